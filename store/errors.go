@@ -1,0 +1,58 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrNotFound is returned by the Get and Find functions when no row matches.
+	ErrNotFound = errors.New("not found")
+
+	// ErrSchemaTooNew is returned by every write when the database's schema was
+	// migrated by a newer verdict than this one. Open wraps it in a
+	// *SchemaVersionError that says which versions it found and expected.
+	ErrSchemaTooNew = errors.New("database schema is newer than this verdict")
+
+	// ErrBadInput is wrapped by every error LogEvaluation returns for input the
+	// user can fix: a NaN, an empty sample ID, a duplicate (sample ID, draw), no
+	// rows. The command line maps it to exit code 2.
+	ErrBadInput = errors.New("bad input")
+)
+
+// SchemaVersionError reports a database migrated past the versions this
+// binary knows. It wraps ErrSchemaTooNew.
+type SchemaVersionError struct {
+	Found, Known int64
+}
+
+func (e *SchemaVersionError) Error() string {
+	return fmt.Sprintf("database schema is at version %d, but this verdict knows versions up to %d: upgrade verdict before writing to this database", e.Found, e.Known)
+}
+
+func (e *SchemaVersionError) Unwrap() error { return ErrSchemaTooNew }
+
+// InputError is a problem with one row of the input, located for the user. It
+// wraps ErrBadInput.
+type InputError struct {
+	Where    string // "scores.csv: line 12"; empty when the whole input is at fault
+	SampleID string // empty when unknown
+	Column   string // the metric or field; empty when the whole row is at fault
+	Problem  string
+}
+
+func (e *InputError) Error() string {
+	msg := e.Where
+	if e.SampleID != "" {
+		msg += fmt.Sprintf(" (sample %q)", e.SampleID)
+	}
+	if e.Column != "" {
+		msg += fmt.Sprintf(", column %q", e.Column)
+	}
+	if msg != "" {
+		msg += ": "
+	}
+	return msg + e.Problem
+}
+
+func (e *InputError) Unwrap() error { return ErrBadInput }

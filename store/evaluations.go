@@ -1,0 +1,242 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Evaluation is a stored evaluation: a run scored on an evaluation set.
+type Evaluation struct {
+	ID              int64
+	Experiment      string
+	Run             string
+	EvalSet         string
+	RunID           int64
+	EvalSetID       int64
+	Fingerprint     string
+	FingerprintKind string // "targets" or "samples"
+	Metrics         []string
+	LowerIsBetter   []string
+	Aggregates      map[string]float64 // mean of each metric over scored rows
+	Rows            int64              // n_rows
+	ScoredRows      int64              // n_scored_rows
+	Units           int64              // n_units
+	Protocol        Protocol
+	Metadata        map[string]any
+	IdempotencyKey  string
+	SoftwareVersion string
+	CreatedAt       time.Time
+}
+
+// Logged is the outcome of LogEvaluation.
+type Logged struct {
+	Evaluation
+	// Existing reports that the same evaluation was already stored; nothing
+	// was written and Evaluation describes the stored one.
+	Existing bool
+	Elapsed  time.Duration
+
+	contentSHA string
+}
+
+const evaluationColumns = `
+	e.id, x.name, r.name, s.name, e.run_id, e.evaluation_set_id,
+	s.fingerprint, s.fingerprint_kind, e.metrics, e.lower_is_better, e.aggregates,
+	e.n_rows, e.n_scored_rows, e.n_units, e.protocol, e.cutoffs,
+	coalesce(e.required_k, 0), coalesce(e.eval_draws, 0), coalesce(e.folds, 0), coalesce(e.repeats, 0),
+	coalesce(e.n_train, 0), coalesce(e.n_test, 0),
+	e.metadata, coalesce(e.idempotency_key, ''), e.software_version, e.created_at`
+
+const evaluationFrom = `
+	FROM evaluations e
+	JOIN runs r ON r.id = e.run_id
+	JOIN experiments x ON x.id = r.experiment_id
+	JOIN evaluation_sets s ON s.id = e.evaluation_set_id`
+
+func scanEvaluation(row pgx.Row) (*Evaluation, error) {
+	var e Evaluation
+	var cutoffs []int32
+	var requiredK, draws, folds, repeats int32
+	err := row.Scan(&e.ID, &e.Experiment, &e.Run, &e.EvalSet, &e.RunID, &e.EvalSetID,
+		&e.Fingerprint, &e.FingerprintKind, &e.Metrics, &e.LowerIsBetter, &e.Aggregates,
+		&e.Rows, &e.ScoredRows, &e.Units, &e.Protocol.Name, &cutoffs,
+		&requiredK, &draws, &folds, &repeats, &e.Protocol.NTrain, &e.Protocol.NTest,
+		&e.Metadata, &e.IdempotencyKey, &e.SoftwareVersion, &e.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cutoffs {
+		e.Protocol.Cutoffs = append(e.Protocol.Cutoffs, int(c))
+	}
+	e.Protocol.RequiredK, e.Protocol.EvalDraws = int(requiredK), int(draws)
+	e.Protocol.Folds, e.Protocol.Repeats = int(folds), int(repeats)
+	return &e, nil
+}
+
+// GetEvaluation returns the evaluation with the given ID, or ErrNotFound.
+func (s *Store) GetEvaluation(ctx context.Context, id int64) (*Evaluation, error) {
+	e, err := scanEvaluation(s.pool.QueryRow(ctx, `SELECT `+evaluationColumns+evaluationFrom+` WHERE e.id = $1`, id))
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("get evaluation %d: %w", id, err)
+	}
+	return e, err
+}
+
+// EvaluationFilter selects evaluations; empty fields match everything.
+type EvaluationFilter struct {
+	Experiment string
+	Run        string
+	EvalSet    string
+	Limit      int // 0 means no limit
+}
+
+// ListEvaluations returns the evaluations matching f, newest first.
+func (s *Store) ListEvaluations(ctx context.Context, f EvaluationFilter) ([]Evaluation, error) {
+	limit := int64(f.Limit)
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+evaluationColumns+evaluationFrom+`
+		WHERE ($1 = '' OR x.name = $1)
+		  AND ($2 = '' OR r.name = $2)
+		  AND ($3 = '' OR s.name = $3)
+		ORDER BY e.created_at DESC, e.id DESC
+		LIMIT CASE WHEN $4 < 0 THEN NULL ELSE $4 END`, f.Experiment, f.Run, f.EvalSet, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list evaluations: %w", err)
+	}
+	defer rows.Close()
+	var out []Evaluation
+	for rows.Next() {
+		e, err := scanEvaluation(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list evaluations: %w", err)
+		}
+		out = append(out, *e)
+	}
+	return out, rows.Err()
+}
+
+// findByKey returns the evaluation logged for a run with an idempotency key.
+func (s *Store) findByKey(ctx context.Context, experiment, run, key string) (*Logged, error) {
+	e, err := scanEvaluation(s.pool.QueryRow(ctx, `SELECT `+evaluationColumns+evaluationFrom+`
+		WHERE x.name = $1 AND r.name = $2 AND e.idempotency_key = $3`, experiment, run, key))
+	if err != nil {
+		return nil, err
+	}
+	return &Logged{Evaluation: *e, Existing: true}, nil
+}
+
+// errConcurrentDuplicate reports that a concurrent transaction committed the
+// same evaluation first.
+var errConcurrentDuplicate = errors.New("evaluation logged concurrently")
+
+// insertEvaluation creates the experiment, run and evaluation set as needed and
+// inserts the evaluation row. When the same content (or idempotency key) is
+// already stored it sets res.Existing and res.ID instead.
+func (s *Store) insertEvaluation(ctx context.Context, tx pgx.Tx, ev NewEvaluation, l *load, res *Logged) error {
+	if _, err := tx.Exec(ctx, `INSERT INTO experiments (name) VALUES ($1) ON CONFLICT (name) DO NOTHING`, ev.Experiment); err != nil {
+		return fmt.Errorf("create experiment: %w", err)
+	}
+	var expID int64
+	if err := tx.QueryRow(ctx, `SELECT id FROM experiments WHERE name = $1`, ev.Experiment).Scan(&expID); err != nil {
+		return fmt.Errorf("find experiment: %w", err)
+	}
+	tags := ev.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	err := tx.QueryRow(ctx, `
+		INSERT INTO runs (experiment_id, name, params, tags, git_commit)
+		VALUES ($1, $2, coalesce($3::jsonb, '{}'), $4, nullif($5, ''))
+		ON CONFLICT (experiment_id, name) DO UPDATE
+		SET params = runs.params || EXCLUDED.params,
+		    tags = ARRAY(SELECT DISTINCT t FROM unnest(runs.tags || EXCLUDED.tags) AS t ORDER BY t),
+		    git_commit = coalesce(runs.git_commit, EXCLUDED.git_commit)
+		RETURNING id`, expID, ev.Run, ev.Params, tags, ev.GitCommit).Scan(&res.RunID)
+	if err != nil {
+		return fmt.Errorf("create run: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `
+		INSERT INTO evaluation_sets (experiment_id, name, fingerprint, fingerprint_kind)
+		VALUES ($1, $2, $3, $4)
+		ON CONFLICT (experiment_id, name, fingerprint) DO NOTHING`,
+		expID, ev.EvalSet, res.Fingerprint, res.FingerprintKind); err != nil {
+		return fmt.Errorf("create evaluation set: %w", err)
+	}
+	var kind string
+	err = tx.QueryRow(ctx, `
+		SELECT id, fingerprint_kind FROM evaluation_sets
+		WHERE experiment_id = $1 AND name = $2 AND fingerprint = $3`,
+		expID, ev.EvalSet, res.Fingerprint).Scan(&res.EvalSetID, &kind)
+	if err != nil {
+		return fmt.Errorf("find evaluation set: %w", err)
+	}
+	if kind != res.FingerprintKind {
+		return fmt.Errorf("%w: evaluation set %q has fingerprint %s recorded as a %s fingerprint, not a %s one",
+			ErrBadInput, ev.EvalSet, res.Fingerprint, kind, res.FingerprintKind)
+	}
+
+	content := l.content.sum()
+	res.contentSHA = content
+	err = tx.QueryRow(ctx, `
+		SELECT id FROM evaluations
+		WHERE run_id = $1 AND evaluation_set_id = $2 AND content_sha256 = $3`,
+		res.RunID, res.EvalSetID, content).Scan(&res.ID)
+	if err == nil {
+		res.Existing = true
+		return nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("look for an identical evaluation: %w", err)
+	}
+
+	p := ev.Protocol
+	name := p.Name
+	if name == "" {
+		name = "holdout"
+	}
+	cutoffs := p.Cutoffs
+	if cutoffs == nil {
+		cutoffs = []int{}
+	}
+	lower := ev.LowerIsBetter
+	if lower == nil {
+		lower = []string{}
+	}
+	_, err = tx.Exec(ctx, `
+		INSERT INTO evaluations (
+			id, run_id, evaluation_set_id, metrics, lower_is_better, aggregates,
+			n_rows, n_scored_rows, n_units, required_k, protocol, cutoffs,
+			eval_draws, folds, repeats, n_train, n_test, metadata,
+			content_sha256, idempotency_key, software_version)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
+			coalesce($18::jsonb, '{}'), $19, nullif($20, ''), $21)`,
+		l.id, res.RunID, res.EvalSetID, res.Metrics, lower, res.Aggregates,
+		res.Rows, res.ScoredRows, res.Units, positive(int64(p.RequiredK)), name, cutoffs,
+		positive(int64(p.EvalDraws)), positive(int64(p.Folds)), positive(int64(p.Repeats)),
+		positive(p.NTrain), positive(p.NTest), ev.Metadata,
+		content, ev.IdempotencyKey, Version())
+	if isUniqueViolation(err) {
+		return errConcurrentDuplicate
+	}
+	if err != nil {
+		return fmt.Errorf("insert evaluation: %w", err)
+	}
+	return nil
+}
+
+// positive maps the zero value of an optional count to SQL NULL.
+func positive(v int64) any {
+	if v <= 0 {
+		return nil
+	}
+	return v
+}

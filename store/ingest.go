@@ -1,0 +1,540 @@
+package store
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// NewEvaluation describes an evaluation to log: where it belongs and what
+// protocol produced it. The per-unit values come separately, from a Rows or
+// LongRows source.
+type NewEvaluation struct {
+	Experiment string // created on first use
+	Run        string // created on first use
+	EvalSet    string // the evaluation set's name
+
+	// TargetFingerprint is the fingerprint of the targets the values were
+	// scored against (see `verdict fingerprint`). When empty, the store derives
+	// a samples-only fingerprint from the set of sample IDs and records that
+	// the guard covers samples, not targets.
+	TargetFingerprint string
+
+	Params    map[string]any // merged into the run's params; new keys win
+	Tags      []string       // added to the run's tags
+	GitCommit string         // recorded on the run if it has none yet
+	Metadata  map[string]any // free metadata of the evaluation
+
+	// LowerIsBetter names the metrics for which a lower value is better
+	// (log loss, MAE). Every name must be one of the input's metrics.
+	LowerIsBetter []string
+
+	// IdempotencyKey, when set, makes a second log with the same key for the
+	// same run return the first evaluation, whatever its content.
+	IdempotencyKey string
+
+	Protocol Protocol
+
+	// NRows is the number of input rows when some rows were not scored (rows
+	// without targets; their values are not stored). Zero means every logged
+	// row was scored.
+	NRows int64
+
+	// Progress, when set, is called now and then from the loading goroutine
+	// with the number of rows read so far.
+	Progress func(rows int64)
+}
+
+// Protocol is how an evaluation was produced. The zero value is a hold-out
+// evaluation with nothing else recorded.
+type Protocol struct {
+	Name      string // holdout (default), kfold, repeated_kfold or 5x2
+	Cutoffs   []int
+	RequiredK int
+	EvalDraws int
+	Folds     int
+	Repeats   int
+	NTrain    int64
+	NTest     int64
+}
+
+// maxSampleIDBytes keeps sample IDs well inside what a B-tree entry can hold.
+const maxSampleIDBytes = 1024
+
+// maxMetrics bounds the number of metrics of one evaluation.
+const maxMetrics = 1000
+
+// LogEvaluation stores one evaluation with its per-unit values from a wide
+// source, in a single transaction. Input problems return an *InputError or a
+// *DuplicateError (both wrap ErrBadInput) and leave the database unchanged.
+// A second log of the same content for the same run and evaluation set, or
+// with the same idempotency key, returns the first evaluation with Existing
+// set.
+func (s *Store) LogEvaluation(ctx context.Context, ev NewEvaluation, rows Rows) (*Logged, error) {
+	metrics := rows.Metrics()
+	if err := checkMetricNames(metrics, ev.LowerIsBetter); err != nil {
+		return nil, err
+	}
+	return s.logEvaluation(ctx, ev, rows.HasDraw(), func(ctx context.Context, tx pgx.Tx, l *load) error {
+		l.metrics = metrics
+		l.sums = make([]neumaier, len(metrics))
+		l.content.metrics(metrics)
+		enc := &wideEncoder{rows: rows, load: l, samples: ev.TargetFingerprint == "" && !rows.HasDraw()}
+		enc.header()
+		return l.copyIn(ctx, tx, enc, rows.HasDraw())
+	})
+}
+
+// LogEvaluationLong is LogEvaluation for a long source. The records are staged
+// in a temporary table and pivoted in the database, so they may come in any
+// order. Every (sample ID, draw) must have exactly one value per metric.
+func (s *Store) LogEvaluationLong(ctx context.Context, ev NewEvaluation, rows LongRows) (*Logged, error) {
+	return s.logEvaluation(ctx, ev, rows.HasDraw(), func(ctx context.Context, tx pgx.Tx, l *load) error {
+		return l.pivotLong(ctx, tx, rows, ev.LowerIsBetter)
+	})
+}
+
+// load is the state of one evaluation being written.
+type load struct {
+	id       int64
+	table    string // sanitized identifier of the evaluation's partition
+	metrics  []string
+	sums     []neumaier
+	rows     int64
+	samples  multisetHash // sample IDs, when the store derives the fingerprint
+	content  contentHash
+	progress func(int64)
+	long     bool // pivoted from a long source
+}
+
+func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, hasDraw bool, fill func(context.Context, pgx.Tx, *load) error) (*Logged, error) {
+	start := time.Now()
+	if err := s.writable(); err != nil {
+		return nil, err
+	}
+	if err := checkNewEvaluation(ev); err != nil {
+		return nil, err
+	}
+	if ev.IdempotencyKey != "" {
+		found, err := s.findByKey(ctx, ev.Experiment, ev.Run, ev.IdempotencyKey)
+		if err == nil {
+			found.Elapsed = time.Since(start)
+			return found, nil
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+	}
+
+	var out *Logged
+	err := s.transact(ctx, func(tx pgx.Tx) error {
+		l := &load{content: newContentHash(), progress: ev.Progress}
+		if err := tx.QueryRow(ctx, `SELECT nextval(pg_get_serial_sequence('evaluations', 'id'))`).Scan(&l.id); err != nil {
+			return fmt.Errorf("allocate evaluation ID: %w", err)
+		}
+		l.table = pgx.Identifier{"verdict_units", fmt.Sprintf("unit_values_%d", l.id)}.Sanitize()
+		// The partition is created in this transaction, so on a server with
+		// wal_level=minimal the load and the index build skip the WAL.
+		if _, err := tx.Exec(ctx, fmt.Sprintf(`
+			CREATE TABLE %s (
+				evaluation_id integer NOT NULL DEFAULT %d CHECK (evaluation_id = %d),
+				sample_id     text COLLATE "C" NOT NULL,
+				draw          smallint NOT NULL DEFAULT 0,
+				vals          real[] NOT NULL
+			)`, l.table, l.id, l.id)); err != nil {
+			return fmt.Errorf("create partition: %w", err)
+		}
+		if err := fill(ctx, tx, l); err != nil {
+			return err
+		}
+		if l.rows == 0 {
+			return &InputError{Problem: "no rows: the input holds no per-unit values"}
+		}
+		if _, err := tx.Exec(ctx, `SET LOCAL maintenance_work_mem = '256MB'; SAVEPOINT before_pk`); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, fmt.Sprintf(`ALTER TABLE %s ADD PRIMARY KEY (evaluation_id, sample_id, draw)`, l.table)); err != nil {
+			if isUniqueViolation(err) {
+				return l.duplicate(ctx, tx, hasDraw)
+			}
+			return fmt.Errorf("index per-unit values: %w", err)
+		}
+
+		// Without draws every row is a unit. Otherwise, and for long input
+		// whose IDs were not seen one by one, the database counts them.
+		units := l.rows
+		var err error
+		switch {
+		case ev.TargetFingerprint == "" && (hasDraw || l.long):
+			units, err = l.distinctSamples(ctx, tx, true)
+		case hasDraw:
+			units, err = l.distinctSamples(ctx, tx, false)
+		}
+		if err != nil {
+			return fmt.Errorf("count units: %w", err)
+		}
+		fp, kind := ev.TargetFingerprint, "targets"
+		if fp == "" {
+			fp, kind = l.samples.fingerprint(), "samples"
+		}
+		nRows := l.rows
+		if ev.NRows > 0 {
+			nRows = ev.NRows
+		}
+		res := &Logged{Evaluation: Evaluation{
+			ID:              l.id,
+			Experiment:      ev.Experiment,
+			Run:             ev.Run,
+			EvalSet:         ev.EvalSet,
+			Fingerprint:     fp,
+			FingerprintKind: kind,
+			Metrics:         l.metrics,
+			LowerIsBetter:   ev.LowerIsBetter,
+			Aggregates:      make(map[string]float64, len(l.metrics)),
+			Rows:            nRows,
+			ScoredRows:      l.rows,
+			Units:           units,
+			Protocol:        ev.Protocol,
+			Metadata:        ev.Metadata,
+			IdempotencyKey:  ev.IdempotencyKey,
+			SoftwareVersion: Version(),
+		}}
+		for i, m := range l.metrics {
+			res.Aggregates[m] = l.sums[i].sum() / float64(l.rows)
+		}
+		if err := s.insertEvaluation(ctx, tx, ev, l, res); err != nil {
+			return err
+		}
+		out = res
+		if res.Existing {
+			return errRollback
+		}
+		if _, err := tx.Exec(ctx, fmt.Sprintf(`ALTER TABLE unit_values ATTACH PARTITION %s FOR VALUES IN (%d)`, l.table, l.id)); err != nil {
+			return fmt.Errorf("attach per-unit values: %w", err)
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errRollback):
+		err = nil
+	case errors.Is(err, errConcurrentDuplicate):
+		// A concurrent log of the same evaluation committed first.
+		out.Existing, err = true, nil
+		if ev.IdempotencyKey != "" {
+			if found, ferr := s.findByKey(ctx, ev.Experiment, ev.Run, ev.IdempotencyKey); ferr == nil {
+				out.ID = found.ID
+				break
+			}
+		}
+		err = s.pool.QueryRow(ctx, `
+			SELECT id FROM evaluations
+			WHERE run_id = $1 AND evaluation_set_id = $2 AND content_sha256 = $3`,
+			out.RunID, out.EvalSetID, out.contentSHA).Scan(&out.ID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if out.Existing {
+		found, err := s.GetEvaluation(ctx, out.ID)
+		if err != nil {
+			return nil, err
+		}
+		out = &Logged{Evaluation: *found, Existing: true}
+	}
+	out.Elapsed = time.Since(start)
+	return out, nil
+}
+
+// errRollback makes transact roll back without reporting an error.
+var errRollback = errors.New("rollback")
+
+func checkNewEvaluation(ev NewEvaluation) error {
+	for _, f := range []struct{ name, v string }{{"experiment", ev.Experiment}, {"run", ev.Run}, {"evaluation set", ev.EvalSet}} {
+		if strings.TrimSpace(f.v) == "" {
+			return fmt.Errorf("%w: the %s name is empty", ErrBadInput, f.name)
+		}
+	}
+	switch ev.Protocol.Name {
+	case "", "holdout", "kfold", "repeated_kfold", "5x2":
+	default:
+		return fmt.Errorf("%w: unknown protocol %q (want holdout, kfold, repeated_kfold or 5x2)", ErrBadInput, ev.Protocol.Name)
+	}
+	return nil
+}
+
+func checkMetricNames(metrics, lowerIsBetter []string) error {
+	if len(metrics) == 0 {
+		return &InputError{Problem: "no metric columns"}
+	}
+	if len(metrics) > maxMetrics {
+		return &InputError{Problem: fmt.Sprintf("%d metrics; at most %d are supported", len(metrics), maxMetrics)}
+	}
+	seen := make(map[string]bool, len(metrics))
+	for _, m := range metrics {
+		switch {
+		case strings.TrimSpace(m) == "":
+			return &InputError{Problem: "a metric has an empty name"}
+		case seen[m]:
+			return &InputError{Column: m, Problem: "metric appears twice"}
+		}
+		seen[m] = true
+	}
+	for _, m := range lowerIsBetter {
+		if !seen[m] {
+			return fmt.Errorf("%w: --lower-is-better names %q, which is not among the metrics (%s)", ErrBadInput, m, strings.Join(metrics, ", "))
+		}
+	}
+	return nil
+}
+
+// copyIn streams r, a binary COPY payload, into the evaluation's partition.
+func (l *load) copyIn(ctx context.Context, tx pgx.Tx, r interface {
+	io.Reader
+	failure() error
+}, hasDraw bool) error {
+	cols := "sample_id, vals"
+	if hasDraw {
+		cols = "sample_id, draw, vals"
+	}
+	_, err := tx.Conn().PgConn().CopyFrom(ctx, r, fmt.Sprintf(`COPY %s (%s) FROM STDIN (FORMAT binary, FREEZE)`, l.table, cols))
+	if ferr := r.failure(); ferr != nil {
+		return ferr
+	}
+	if err != nil {
+		return fmt.Errorf("load per-unit values: %w", err)
+	}
+	return nil
+}
+
+// DuplicateError reports a (sample ID, draw) pair that occurs twice. It wraps
+// ErrBadInput. Where is empty when the store found the duplicate only after
+// loading; a caller holding the input can locate it.
+type DuplicateError struct {
+	Where    string
+	SampleID string
+	Draw     int64
+	HasDraw  bool
+}
+
+func (e *DuplicateError) Error() string {
+	what := fmt.Sprintf("sample %q", e.SampleID)
+	if e.HasDraw {
+		what = fmt.Sprintf("sample %q, draw %d", e.SampleID, e.Draw)
+	}
+	if e.Where == "" {
+		return fmt.Sprintf("duplicate row: %s occurs more than once", what)
+	}
+	return fmt.Sprintf("%s: duplicate row: %s occurs more than once", e.Where, what)
+}
+
+func (e *DuplicateError) Unwrap() error { return ErrBadInput }
+
+// duplicate finds one duplicated (sample ID, draw) after the primary key
+// refused the load.
+func (l *load) duplicate(ctx context.Context, tx pgx.Tx, hasDraw bool) error {
+	if _, err := tx.Exec(ctx, `ROLLBACK TO SAVEPOINT before_pk`); err != nil {
+		return fmt.Errorf("find the duplicate row: %w", err)
+	}
+	d := &DuplicateError{HasDraw: hasDraw}
+	err := tx.QueryRow(ctx, fmt.Sprintf(`
+		SELECT sample_id, draw FROM %s
+		GROUP BY sample_id, draw
+		HAVING count(*) > 1
+		ORDER BY sample_id, draw
+		LIMIT 1`, l.table)).Scan(&d.SampleID, &d.Draw)
+	if err != nil {
+		return fmt.Errorf("find the duplicate row: %w", err)
+	}
+	return d
+}
+
+// distinctSamples counts the distinct sample IDs of the loaded partition and,
+// when asked, folds them into the samples fingerprint.
+func (l *load) distinctSamples(ctx context.Context, tx pgx.Tx, fingerprint bool) (int64, error) {
+	if !fingerprint {
+		var n int64
+		err := tx.QueryRow(ctx, fmt.Sprintf(`SELECT count(DISTINCT sample_id) FROM %s`, l.table)).Scan(&n)
+		return n, err
+	}
+	rows, err := tx.Query(ctx, fmt.Sprintf(`SELECT DISTINCT sample_id FROM %s`, l.table), pgx.QueryResultFormats{pgx.BinaryFormatCode})
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var n int64
+	for rows.Next() {
+		l.samples.add(rows.RawValues()[0])
+		n++
+	}
+	return n, rows.Err()
+}
+
+// wideEncoder turns a Rows source into a binary COPY payload, checking and
+// summarising every row on the way.
+type wideEncoder struct {
+	rows    Rows
+	load    *load
+	samples bool // fold sample IDs into the fingerprint
+	buf     []byte
+	off     int
+	done    bool
+	err     error
+
+	prevID   []byte
+	prevDraw int64
+	f32      []float32
+}
+
+func (e *wideEncoder) failure() error { return e.err }
+
+func (e *wideEncoder) header() {
+	// PGCOPY signature, flags, header extension length.
+	e.buf = append(e.buf, "PGCOPY\n\xff\r\n\x00"...)
+	e.buf = binary.BigEndian.AppendUint32(e.buf, 0)
+	e.buf = binary.BigEndian.AppendUint32(e.buf, 0)
+}
+
+func (e *wideEncoder) Read(p []byte) (int, error) {
+	for len(e.buf)-e.off < len(p) && !e.done && e.err == nil {
+		if e.off > 0 {
+			e.buf = append(e.buf[:0], e.buf[e.off:]...)
+			e.off = 0
+		}
+		for i := 0; i < 256 && !e.done && e.err == nil; i++ {
+			e.next()
+		}
+	}
+	if e.err != nil {
+		return 0, e.err
+	}
+	n := copy(p, e.buf[e.off:])
+	e.off += n
+	if n == 0 && e.done {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// next encodes one row, or the trailer at the end of the input.
+func (e *wideEncoder) next() {
+	r := e.rows
+	if !r.Next() {
+		if err := r.Err(); err != nil {
+			e.err = err
+			return
+		}
+		e.buf = binary.BigEndian.AppendUint16(e.buf, 0xffff)
+		e.done = true
+		return
+	}
+	l := e.load
+	id := r.SampleID()
+	if err := checkSampleID(id); err != nil {
+		e.err = &InputError{Where: r.Where(), Problem: err.Error()}
+		return
+	}
+	draw := r.Draw()
+	if draw < 0 || draw > math.MaxInt16 {
+		e.err = &InputError{Where: r.Where(), SampleID: id, Column: "draw", Problem: fmt.Sprintf("draw %d is outside 0..%d", draw, math.MaxInt16)}
+		return
+	}
+	// Adjacent duplicates are the common case (sorted input) and can be
+	// located exactly; others are caught by the primary key.
+	if l.rows > 0 && draw == e.prevDraw && string(e.prevID) == id {
+		e.err = &DuplicateError{Where: r.Where(), SampleID: id, Draw: draw, HasDraw: r.HasDraw()}
+		return
+	}
+	e.prevID = append(e.prevID[:0], id...)
+	e.prevDraw = draw
+
+	vals := r.Values()
+	if len(vals) != len(l.metrics) {
+		panic(fmt.Sprintf("store: Rows.Values returned %d values for %d metrics", len(vals), len(l.metrics)))
+	}
+	e.f32 = e.f32[:0]
+	for i, v := range vals {
+		f, problem := toReal(v)
+		if problem != "" {
+			e.err = &InputError{Where: r.Where(), SampleID: id, Column: l.metrics[i], Problem: problem}
+			return
+		}
+		e.f32 = append(e.f32, f)
+		l.sums[i].add(float64(f))
+	}
+	if e.samples {
+		l.samples.add([]byte(id))
+	}
+	l.content.row(id, draw, e.f32)
+	e.buf = appendRow(e.buf, id, draw, r.HasDraw(), e.f32)
+	l.rows++
+	if l.progress != nil && l.rows&0xffff == 0 {
+		l.progress(l.rows)
+	}
+}
+
+func checkSampleID(id string) error {
+	switch {
+	case id == "":
+		return errors.New("empty sample ID")
+	case len(id) > maxSampleIDBytes:
+		return fmt.Errorf("sample ID is %d bytes long; at most %d are allowed", len(id), maxSampleIDBytes)
+	case strings.IndexByte(id, 0) >= 0:
+		return errors.New("sample ID contains a NUL byte")
+	}
+	return nil
+}
+
+// toReal converts a value to the stored float4, or says why it cannot.
+func toReal(v float64) (float32, string) {
+	switch {
+	case math.IsNaN(v):
+		return 0, "value is NaN"
+	case math.IsInf(v, 0):
+		return 0, fmt.Sprintf("value is %v", v)
+	case math.Abs(v) > math.MaxFloat32:
+		return 0, fmt.Sprintf("value %g is out of range for a real (float4)", v)
+	}
+	return float32(v), ""
+}
+
+const float4OID = 700
+
+// appendRow appends one binary COPY tuple: sample_id, [draw,] vals.
+func appendRow(b []byte, id string, draw int64, hasDraw bool, vals []float32) []byte {
+	if hasDraw {
+		b = binary.BigEndian.AppendUint16(b, 3)
+	} else {
+		b = binary.BigEndian.AppendUint16(b, 2)
+	}
+	b = binary.BigEndian.AppendUint32(b, uint32(len(id)))
+	b = append(b, id...)
+	if hasDraw {
+		b = binary.BigEndian.AppendUint32(b, 2)
+		b = binary.BigEndian.AppendUint16(b, uint16(draw))
+	}
+	// One-dimensional real[]: ndim, has-nulls, element type, length, lower bound.
+	b = binary.BigEndian.AppendUint32(b, uint32(20+8*len(vals)))
+	b = binary.BigEndian.AppendUint32(b, 1)
+	b = binary.BigEndian.AppendUint32(b, 0)
+	b = binary.BigEndian.AppendUint32(b, float4OID)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(vals)))
+	b = binary.BigEndian.AppendUint32(b, 1)
+	for _, v := range vals {
+		b = binary.BigEndian.AppendUint32(b, 4)
+		b = binary.BigEndian.AppendUint32(b, math.Float32bits(v))
+	}
+	return b
+}
+
+func isUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}

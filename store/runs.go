@@ -1,0 +1,69 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Run is one trained model of an experiment.
+type Run struct {
+	ID          int64
+	Experiment  string
+	Name        string
+	Params      map[string]any
+	Tags        []string
+	GitCommit   string
+	CreatedAt   time.Time
+	Evaluations int64     // how many evaluations it has
+	LastLogged  time.Time // when its newest evaluation was logged
+}
+
+const runColumns = `
+	r.id, x.name, r.name, r.params, r.tags, coalesce(r.git_commit, ''), r.created_at,
+	(SELECT count(*) FROM evaluations e WHERE e.run_id = r.id),
+	coalesce((SELECT max(e.created_at) FROM evaluations e WHERE e.run_id = r.id), r.created_at)`
+
+func scanRun(row pgx.Row) (*Run, error) {
+	var r Run
+	err := row.Scan(&r.ID, &r.Experiment, &r.Name, &r.Params, &r.Tags, &r.GitCommit, &r.CreatedAt, &r.Evaluations, &r.LastLogged)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	return &r, err
+}
+
+// GetRun returns a run by experiment and name, or ErrNotFound.
+func (s *Store) GetRun(ctx context.Context, experiment, name string) (*Run, error) {
+	r, err := scanRun(s.pool.QueryRow(ctx, `SELECT `+runColumns+`
+		FROM runs r JOIN experiments x ON x.id = r.experiment_id
+		WHERE x.name = $1 AND r.name = $2`, experiment, name))
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("get run %s/%s: %w", experiment, name, err)
+	}
+	return r, err
+}
+
+// ListRuns returns the runs of an experiment ("" for all), newest first.
+func (s *Store) ListRuns(ctx context.Context, experiment string) ([]Run, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+runColumns+`
+		FROM runs r JOIN experiments x ON x.id = r.experiment_id
+		WHERE $1 = '' OR x.name = $1
+		ORDER BY r.created_at DESC, r.id DESC`, experiment)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list runs: %w", err)
+		}
+		out = append(out, *r)
+	}
+	return out, rows.Err()
+}
