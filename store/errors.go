@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 var (
@@ -44,10 +45,13 @@ type InputError struct {
 func (e *InputError) Error() string {
 	msg := e.Where
 	if e.SampleID != "" {
-		msg += fmt.Sprintf(" (sample %q)", e.SampleID)
+		msg = strings.TrimSpace(msg + fmt.Sprintf(" (sample %q)", e.SampleID))
 	}
 	if e.Column != "" {
-		msg += fmt.Sprintf(", column %q", e.Column)
+		if msg != "" {
+			msg += ", "
+		}
+		msg += fmt.Sprintf("column %q", e.Column)
 	}
 	if msg != "" {
 		msg += ": "

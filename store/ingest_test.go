@@ -1,0 +1,317 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/floats/scalar"
+
+	"github.com/verdict-ml/verdict/store"
+)
+
+func newEval(experiment, run string) store.NewEvaluation {
+	return store.NewEvaluation{Experiment: experiment, Run: run, EvalSet: "test"}
+}
+
+func twoMetricRows() *memRows {
+	return &memRows{
+		metrics: []string{"ndcg@10", "recall@10"},
+		ids:     []string{"u1", "u2", "u3"},
+		vals:    [][]float64{{0.5, 1}, {0.25, 0}, {0, 0.5}},
+	}
+}
+
+func TestLogWide(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, url := setup(t)
+
+	ev := newEval("movies", "pop")
+	ev.Params = map[string]any{"k": 10.0}
+	ev.Tags = []string{"baseline"}
+	ev.GitCommit = "abc123"
+	got, err := s.LogEvaluation(ctx, ev, twoMetricRows())
+	require.NoError(t, err)
+	require.False(t, got.Existing)
+	require.Equal(t, []string{"ndcg@10", "recall@10"}, got.Metrics)
+	require.Equal(t, int64(3), got.Rows)
+	require.Equal(t, int64(3), got.ScoredRows)
+	require.Equal(t, int64(3), got.Units)
+	require.Equal(t, "samples", got.FingerprintKind)
+	// Means by hand: (0.5+0.25+0)/3 and (1+0+0.5)/3; all values are exact in float4.
+	require.True(t, scalar.EqualWithinAbs(got.Aggregates["ndcg@10"], 0.75/3, 1e-15))
+	require.True(t, scalar.EqualWithinAbs(got.Aggregates["recall@10"], 0.5, 1e-15))
+
+	stored, err := s.GetEvaluation(ctx, got.ID)
+	require.NoError(t, err)
+	require.Equal(t, got.Aggregates, stored.Aggregates)
+	require.Equal(t, "pop", stored.Run)
+	require.Equal(t, "test", stored.EvalSet)
+
+	run, err := s.GetRun(ctx, "movies", "pop")
+	require.NoError(t, err)
+	require.Equal(t, map[string]any{"k": 10.0}, run.Params)
+	require.Equal(t, []string{"baseline"}, run.Tags)
+	require.Equal(t, "abc123", run.GitCommit)
+	require.Equal(t, int64(1), run.Evaluations)
+
+	// The long view gives the values back, one row per metric.
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	var sum float64
+	var n int
+	require.NoError(t, conn.QueryRow(ctx, `
+		SELECT sum(value), count(*) FROM unit_values_long
+		WHERE evaluation_id = $1 AND metric = 'recall@10'`, got.ID).Scan(&sum, &n))
+	require.Equal(t, 3, n)
+	require.InDelta(t, 1.5, sum, 1e-12)
+
+	// The same sample IDs in another order give the same fingerprint, hence
+	// the same evaluation set.
+	other := &memRows{metrics: []string{"ndcg@10"}, ids: []string{"u3", "u1", "u2"}, vals: [][]float64{{1}, {1}, {0}}}
+	got2, err := s.LogEvaluation(ctx, newEval("movies", "knn"), other)
+	require.NoError(t, err)
+	require.Equal(t, got.Fingerprint, got2.Fingerprint)
+	require.Equal(t, got.EvalSetID, got2.EvalSetID)
+
+	// One sample fewer is a different evaluation set.
+	fewer := &memRows{metrics: []string{"ndcg@10"}, ids: []string{"u1", "u2"}, vals: [][]float64{{1}, {0}}}
+	got3, err := s.LogEvaluation(ctx, newEval("movies", "knn2"), fewer)
+	require.NoError(t, err)
+	require.NotEqual(t, got.Fingerprint, got3.Fingerprint)
+	require.NotEqual(t, got.EvalSetID, got3.EvalSetID)
+}
+
+func TestLogDrawsAndTargetFingerprint(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _ := setup(t)
+
+	rows := &memRows{
+		metrics: []string{"hit_rate@5"},
+		hasDraw: true,
+		ids:     []string{"a", "a", "b", "c", "c", "c"},
+		draws:   []int64{0, 1, 0, 0, 1, 2},
+		vals:    [][]float64{{1}, {0}, {1}, {1}, {1}, {0}},
+	}
+	ev := newEval("e", "r")
+	ev.Protocol = store.Protocol{EvalDraws: 3, Cutoffs: []int{5}, RequiredK: 5}
+	got, err := s.LogEvaluation(ctx, ev, rows)
+	require.NoError(t, err)
+	require.Equal(t, int64(6), got.Rows)
+	require.Equal(t, int64(3), got.Units, "units are distinct sample IDs")
+	require.InDelta(t, 4.0/6, got.Aggregates["hit_rate@5"], 1e-15, "the row-weighted mean")
+
+	// The fingerprint of the distinct IDs equals the one of the same IDs
+	// logged without draws.
+	plain := &memRows{metrics: []string{"x"}, ids: []string{"c", "b", "a"}, vals: [][]float64{{1}, {1}, {1}}}
+	got2, err := s.LogEvaluation(ctx, newEval("e", "r2"), plain)
+	require.NoError(t, err)
+	require.Equal(t, got.Fingerprint, got2.Fingerprint)
+
+	stored, err := s.GetEvaluation(ctx, got.ID)
+	require.NoError(t, err)
+	require.Equal(t, []int{5}, stored.Protocol.Cutoffs)
+	require.Equal(t, 3, stored.Protocol.EvalDraws)
+	require.Equal(t, "holdout", stored.Protocol.Name)
+
+	ev = newEval("e", "r3")
+	ev.TargetFingerprint = "t-123"
+	got3, err := s.LogEvaluation(ctx, ev, twoMetricRows())
+	require.NoError(t, err)
+	require.Equal(t, "t-123", got3.Fingerprint)
+	require.Equal(t, "targets", got3.FingerprintKind)
+}
+
+func TestLogIsIdempotent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, url := setup(t)
+
+	first, err := s.LogEvaluation(ctx, newEval("e", "r"), twoMetricRows())
+	require.NoError(t, err)
+	again, err := s.LogEvaluation(ctx, newEval("e", "r"), twoMetricRows())
+	require.NoError(t, err)
+	require.True(t, again.Existing)
+	require.Equal(t, first.ID, again.ID)
+	require.Equal(t, first.Aggregates, again.Aggregates)
+
+	// Different content is a new evaluation...
+	changed := twoMetricRows()
+	changed.vals[0][0] = 0.75
+	second, err := s.LogEvaluation(ctx, newEval("e", "r"), changed)
+	require.NoError(t, err)
+	require.False(t, second.Existing)
+
+	// ...unless the idempotency key says it is a retry.
+	keyed := newEval("e", "r")
+	keyed.IdempotencyKey = "job-42"
+	k1, err := s.LogEvaluation(ctx, keyed, &memRows{metrics: []string{"m"}, ids: []string{"x"}, vals: [][]float64{{1}}})
+	require.NoError(t, err)
+	k2, err := s.LogEvaluation(ctx, keyed, &memRows{metrics: []string{"m"}, ids: []string{"y"}, vals: [][]float64{{0}}})
+	require.NoError(t, err)
+	require.True(t, k2.Existing)
+	require.Equal(t, k1.ID, k2.ID)
+
+	require.Equal(t, 3, count(t, url, `SELECT count(*) FROM evaluations`))
+	require.Equal(t, 3, count(t, url, `SELECT count(*) FROM pg_inherits WHERE inhparent = 'unit_values'::regclass`))
+	require.Equal(t, 3, count(t, url, `SELECT count(*) FROM pg_tables WHERE schemaname = 'verdict_units'`), "no partition left behind")
+}
+
+func TestLogRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, url := setup(t)
+
+	m := []string{"ndcg@10", "recall@10"}
+	tests := []struct {
+		name string
+		rows store.Rows
+		ev   func(*store.NewEvaluation)
+		want string
+	}{
+		{name: "NaN", rows: &memRows{metrics: m, ids: []string{"u1", "u2"}, vals: [][]float64{{1, 1}, {math.NaN(), 0}}},
+			want: `mem: row 2 (sample "u2"), column "ndcg@10": value is NaN`},
+		{name: "+Inf", rows: &memRows{metrics: m, ids: []string{"u1"}, vals: [][]float64{{1, math.Inf(1)}}},
+			want: `mem: row 1 (sample "u1"), column "recall@10": value is +Inf`},
+		{name: "-Inf", rows: &memRows{metrics: m, ids: []string{"u1"}, vals: [][]float64{{math.Inf(-1), 1}}},
+			want: `mem: row 1 (sample "u1"), column "ndcg@10": value is -Inf`},
+		{name: "out of float4 range", rows: &memRows{metrics: m, ids: []string{"u1"}, vals: [][]float64{{1e39, 1}}},
+			want: `mem: row 1 (sample "u1"), column "ndcg@10": value 1e+39 is out of range for a real (float4)`},
+		{name: "empty sample ID", rows: &memRows{metrics: m, ids: []string{"u1", ""}, vals: [][]float64{{1, 1}, {1, 1}}},
+			want: `mem: row 2: empty sample ID`},
+		{name: "adjacent duplicate", rows: &memRows{metrics: m, ids: []string{"u1", "u1"}, vals: [][]float64{{1, 1}, {1, 1}}},
+			want: `mem: row 2: duplicate row: sample "u1" occurs more than once`},
+		{name: "distant duplicate", rows: &memRows{metrics: m, ids: []string{"u2", "u1", "u2"}, vals: [][]float64{{1, 1}, {1, 1}, {0, 0}}},
+			want: `duplicate row: sample "u2" occurs more than once`},
+		{name: "duplicate draw", rows: &memRows{metrics: m, hasDraw: true, ids: []string{"u1", "u2", "u1"}, draws: []int64{1, 1, 1}, vals: [][]float64{{1, 1}, {1, 1}, {0, 0}}},
+			want: `duplicate row: sample "u1", draw 1 occurs more than once`},
+		{name: "draw out of range", rows: &memRows{metrics: m, hasDraw: true, ids: []string{"u1"}, draws: []int64{40000}, vals: [][]float64{{1, 1}}},
+			want: `mem: row 1 (sample "u1"), column "draw": draw 40000 is outside 0..32767`},
+		{name: "zero rows", rows: &memRows{metrics: m},
+			want: `no rows: the input holds no per-unit values`},
+		{name: "no metrics", rows: &memRows{ids: []string{"u1"}, vals: [][]float64{{}}},
+			want: `no metric columns`},
+		{name: "duplicate metric", rows: &memRows{metrics: []string{"a", "a"}, ids: []string{"u1"}, vals: [][]float64{{1, 1}}},
+			want: `column "a": metric appears twice`},
+		{name: "unknown lower-is-better metric", rows: twoMetricRows(), ev: func(e *store.NewEvaluation) { e.LowerIsBetter = []string{"logloss"} },
+			want: `bad input: --lower-is-better names "logloss", which is not among the metrics (ndcg@10, recall@10)`},
+		{name: "empty run", rows: twoMetricRows(), ev: func(e *store.NewEvaluation) { e.Run = " " },
+			want: `bad input: the run name is empty`},
+		{name: "long: value twice", rows: nil, want: ""},
+	}
+	for _, tt := range tests {
+		if tt.rows == nil {
+			continue
+		}
+		t.Run(tt.name, func(t *testing.T) {
+			ev := newEval("e", "r")
+			if tt.ev != nil {
+				tt.ev(&ev)
+			}
+			_, err := s.LogEvaluation(ctx, ev, tt.rows)
+			require.ErrorIs(t, err, store.ErrBadInput)
+			require.EqualError(t, err, tt.want)
+		})
+	}
+	require.Equal(t, 0, count(t, url, `SELECT count(*) FROM evaluations`), "nothing was written")
+	require.Equal(t, 0, count(t, url, `SELECT count(*) FROM runs`))
+	require.Equal(t, 0, count(t, url, `SELECT count(*) FROM experiments`))
+	require.Equal(t, 0, count(t, url, `SELECT count(*) FROM pg_tables WHERE schemaname = 'verdict_units'`))
+}
+
+func TestLogLong(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, url := setup(t)
+
+	// Metric-major order, as pandas.melt writes it.
+	long := &memLong{
+		ids:     []string{"u1", "u2", "u3", "u1", "u2", "u3"},
+		metrics: []string{"ndcg@10", "ndcg@10", "ndcg@10", "recall@10", "recall@10", "recall@10"},
+		vals:    []float64{0.5, 0.25, 0, 1, 0, 0.5},
+	}
+	got, err := s.LogEvaluationLong(ctx, newEval("e", "long"), long)
+	require.NoError(t, err)
+	require.Equal(t, []string{"ndcg@10", "recall@10"}, got.Metrics)
+	require.Equal(t, int64(3), got.Rows)
+	require.Equal(t, int64(3), got.Units)
+	require.InDelta(t, 0.25, got.Aggregates["ndcg@10"], 1e-15)
+	require.InDelta(t, 0.5, got.Aggregates["recall@10"], 1e-15)
+
+	wide, err := s.LogEvaluation(ctx, newEval("e", "wide"), twoMetricRows())
+	require.NoError(t, err)
+	require.Equal(t, wide.Fingerprint, got.Fingerprint, "long and wide input of the same IDs share the evaluation set")
+	require.Equal(t, 0, count(t, url, fmt.Sprintf(`
+		SELECT count(*) FROM unit_values a JOIN unit_values b USING (sample_id, draw)
+		WHERE a.evaluation_id = %d AND b.evaluation_id = %d AND a.vals <> b.vals`, got.ID, wide.ID)),
+		"the pivot gives the same per-unit values as the wide input")
+
+	tests := []struct {
+		name string
+		rows *memLong
+		want string
+	}{
+		{name: "value twice", rows: &memLong{ids: []string{"u1", "u1", "u1"}, metrics: []string{"a", "b", "a"}, vals: []float64{1, 1, 0}},
+			want: `mem.csv: line 4 (sample "u1"), column "a": value given twice (first at mem.csv: line 2)`},
+		{name: "metric missing", rows: &memLong{ids: []string{"u1", "u1", "u2"}, metrics: []string{"a", "b", "a"}, vals: []float64{1, 1, 0}},
+			want: `mem.csv: line 4 (sample "u2"), column "b": value missing: the sample has no "b"`},
+		{name: "NaN", rows: &memLong{ids: []string{"u1"}, metrics: []string{"a"}, vals: []float64{math.NaN()}},
+			want: `mem.csv: line 2 (sample "u1"), column "a": value is NaN`},
+		{name: "zero rows", rows: &memLong{},
+			want: `no rows: the input holds no per-unit values`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := s.LogEvaluationLong(ctx, newEval("e", "bad"), tt.rows)
+			require.ErrorIs(t, err, store.ErrBadInput)
+			require.EqualError(t, err, tt.want)
+		})
+	}
+	require.Equal(t, 2, count(t, url, `SELECT count(*) FROM evaluations`))
+}
+
+func TestConcurrentLogsIntoOneExperiment(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, url := setup(t)
+
+	const n = 8
+	var wg sync.WaitGroup
+	ids := make([]int64, n)
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			got, err := s.LogEvaluation(ctx, newEval("shared", fmt.Sprintf("run-%d", i)), twoMetricRows())
+			if err == nil {
+				ids[i] = got.ID
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	require.Equal(t, n, count(t, url, `SELECT count(*) FROM evaluations`))
+	require.Equal(t, 1, count(t, url, `SELECT count(*) FROM experiments`))
+	require.Equal(t, 1, count(t, url, `SELECT count(*) FROM evaluation_sets`))
+	require.Equal(t, n*3, count(t, url, `SELECT count(*) FROM unit_values`))
+}
+
+func count(t *testing.T, url, query string) int {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	var n int
+	require.NoError(t, conn.QueryRow(ctx, query).Scan(&n))
+	return n
+}

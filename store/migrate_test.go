@@ -1,0 +1,93 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/verdict-ml/verdict/store"
+)
+
+func TestMigrateUpDownUp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, url := setup(t)
+
+	current, known, err := s.SchemaVersions(ctx)
+	require.NoError(t, err)
+	require.Equal(t, known, current, "Open migrates to the newest version")
+	require.Positive(t, known)
+
+	// Log something so that down has data and a partition to remove.
+	_, err = s.LogEvaluation(ctx, newEval("exp", "run"), twoMetricRows())
+	require.NoError(t, err)
+
+	require.NoError(t, s.MigrateDownTo(ctx, 0))
+	current, _, err = s.SchemaVersions(ctx)
+	require.NoError(t, err)
+	require.Zero(t, current)
+	require.Empty(t, userTables(t, url), "down to zero leaves no verdict tables")
+
+	applied, err := s.Migrate(ctx)
+	require.NoError(t, err)
+	require.Len(t, applied, int(known))
+	current, _, err = s.SchemaVersions(ctx)
+	require.NoError(t, err)
+	require.Equal(t, known, current)
+
+	st, err := s.MigrationStatus(ctx)
+	require.NoError(t, err)
+	for _, m := range st {
+		require.True(t, m.Applied, m.Name)
+	}
+	_, err = s.LogEvaluation(ctx, newEval("exp", "run"), twoMetricRows())
+	require.NoError(t, err, "the schema works again after down and up")
+}
+
+func TestSchemaTooNewRefusesWrites(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, url := setup(t)
+
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, `INSERT INTO goose_db_version (version_id, is_applied) VALUES (9999, true)`)
+	require.NoError(t, err)
+
+	s, err := store.Open(ctx, url, store.Options{})
+	require.NoError(t, err, "a newer schema still opens for reading")
+	defer s.Close()
+	_, err = s.LogEvaluation(ctx, newEval("exp", "run"), twoMetricRows())
+	require.ErrorIs(t, err, store.ErrSchemaTooNew)
+	var ve *store.SchemaVersionError
+	require.True(t, errors.As(err, &ve))
+	require.Equal(t, int64(9999), ve.Found)
+	require.Contains(t, err.Error(), "database schema is at version 9999, but this verdict knows versions up to 1")
+
+	_, err = s.Migrate(ctx)
+	require.ErrorIs(t, err, store.ErrSchemaTooNew)
+	_, err = s.ListRuns(ctx, "")
+	require.NoError(t, err, "reads still work")
+}
+
+// userTables lists the tables and views outside the system schemas, except
+// goose's version table.
+func userTables(t *testing.T, url string) []string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `
+		SELECT table_schema || '.' || table_name FROM information_schema.tables
+		WHERE table_schema NOT IN ('pg_catalog', 'information_schema')
+		  AND table_name <> 'goose_db_version'`)
+	require.NoError(t, err)
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	return names
+}
