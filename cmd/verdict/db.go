@@ -1,0 +1,187 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/verdict-ml/verdict/store"
+	"github.com/verdict-ml/verdict/store/localpg"
+)
+
+func dbCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "db",
+		Usage: "show, start, stop or open the database verdict uses",
+		Description: `verdict uses, in this order: --database-url, $VERDICT_DATABASE_URL,
+$DATABASE_URL, or else its embedded default: a private PostgreSQL cluster
+under $VERDICT_HOME (default ${XDG_DATA_HOME:-~/.local/share}/verdict), made
+with the PostgreSQL server binaries already on the machine. It listens only on
+a Unix socket in that folder, is created and migrated on first use, and is
+reused afterwards. Passwords are never printed unless asked for.`,
+		Subcommands: []*cli.Command{
+			{
+				Name:   "status",
+				Usage:  "say which database verdict uses and whether it answers",
+				Action: dbStatus,
+			},
+			{
+				Name:  "start",
+				Usage: "start the embedded default cluster (creating it on first use)",
+				Action: func(c *cli.Context) error {
+					if url, src := store.ResolveURL(c.String("database-url")); url != "" {
+						return userError("verdict uses %s (from %s); there is no embedded cluster to start", store.Redact(url), src)
+					}
+					st, err := openStore(c)
+					if err != nil {
+						return err
+					}
+					st.Close()
+					fmt.Fprintf(c.App.Writer, "embedded cluster running in %s\n", localpg.DefaultHome())
+					return nil
+				},
+			},
+			{
+				Name:  "stop",
+				Usage: "stop the embedded default cluster",
+				Action: func(c *cli.Context) error {
+					if url, src := store.ResolveURL(c.String("database-url")); url != "" {
+						return userError("verdict uses %s (from %s), which it does not manage; nothing to stop", store.Redact(url), src)
+					}
+					cl := localpg.New(localpg.DefaultHome())
+					s, err := cl.Status(c.Context)
+					if err != nil {
+						return err
+					}
+					if !s.Running {
+						fmt.Fprintf(c.App.Writer, "embedded cluster in %s is not running\n", cl.Home())
+						return nil
+					}
+					if err := cl.Stop(c.Context); err != nil {
+						return err
+					}
+					fmt.Fprintf(c.App.Writer, "stopped the embedded cluster in %s\n", cl.Home())
+					return nil
+				},
+			},
+			{
+				Name:  "url",
+				Usage: "print the database URL (password redacted)",
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "show-password", Usage: "print the password instead of redacting it"},
+				},
+				Action: func(c *cli.Context) error {
+					url, _, err := database(c)
+					if err != nil {
+						return err
+					}
+					if !c.Bool("show-password") {
+						url = store.Redact(url)
+					}
+					fmt.Fprintln(c.App.Writer, url)
+					return nil
+				},
+			},
+			{
+				Name:      "psql",
+				Usage:     "open psql on the database verdict uses",
+				ArgsUsage: "[-- PSQL ARGS...]",
+				Description: `psql starts an interactive psql on the same database verdict uses, migrated.
+Arguments after -- go to psql, e.g. verdict db psql -- -c 'select * from evaluation_overview'.`,
+				Action: dbPsql,
+			},
+		},
+	}
+}
+
+func dbStatus(c *cli.Context) error {
+	w := c.App.Writer
+	url, src := store.ResolveURL(c.String("database-url"))
+	if url == "" {
+		cl := localpg.New(localpg.DefaultHome())
+		s, err := cl.Status(c.Context)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "database:    embedded default in %s\n", s.Home)
+		switch {
+		case !s.Initialized:
+			fmt.Fprintln(w, "state:       not created yet (it is created on first use)")
+		case s.Running:
+			fmt.Fprintf(w, "state:       running (PostgreSQL %s, pid %d)\n", s.Version, s.PID)
+		default:
+			fmt.Fprintf(w, "state:       stopped (PostgreSQL %s; started on next use)\n", s.Version)
+		}
+		if s.BinDir != "" {
+			fmt.Fprintf(w, "binaries:    %s\n", s.BinDir)
+		} else {
+			fmt.Fprintln(w, "binaries:    none found (see 'verdict db start' for how to get them)")
+		}
+		fmt.Fprintf(w, "socket:      %s\n", s.SocketDir)
+		fmt.Fprintf(w, "server log:  %s\n", s.LogFile)
+		if !s.Running {
+			return nil
+		}
+		url = cl.URL()
+	} else {
+		fmt.Fprintf(w, "database:    %s (from %s)\n", store.Redact(url), src)
+	}
+	st, err := store.Open(c.Context, url, store.Options{NoMigrate: true})
+	if err != nil {
+		fmt.Fprintf(w, "connection:  failed: %v\n", err)
+		return cli.Exit("", exitError)
+	}
+	defer st.Close()
+	current, known, err := st.SchemaVersions(c.Context)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "connection:  ok")
+	switch {
+	case current > known:
+		fmt.Fprintf(w, "schema:      version %d, newer than this verdict (%d): read-only\n", current, known)
+	case current < known:
+		fmt.Fprintf(w, "schema:      version %d of %d (migrated on next use)\n", current, known)
+	default:
+		fmt.Fprintf(w, "schema:      version %d (up to date)\n", current)
+	}
+	return nil
+}
+
+func dbPsql(c *cli.Context) error {
+	st, err := openStore(c)
+	if err != nil {
+		return err
+	}
+	st.Close()
+	url, _, err := database(c)
+	if err != nil {
+		return err
+	}
+	psql, err := findPsql()
+	if err != nil {
+		return err
+	}
+	args := append([]string{"psql", url}, c.Args().Slice()...)
+	// Replace this process, so that psql owns the terminal and its signals.
+	return syscall.Exec(psql, args, os.Environ())
+}
+
+// findPsql looks for psql on PATH, then next to the server binaries.
+func findPsql() (string, error) {
+	if p, err := exec.LookPath("psql"); err == nil {
+		return p, nil
+	}
+	if dir, err := localpg.FindBinaries(); err == nil {
+		p := filepath.Join(dir, "psql")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("psql not found: install PostgreSQL's client (Debian/Ubuntu: apt-get install postgresql-client; Homebrew: brew install libpq)")
+}

@@ -1,0 +1,127 @@
+// Command verdict stores ML evaluations with the per-user values behind every
+// metric in PostgreSQL, and tells whether a winner is real.
+//
+// This package only wires the command line: it parses flags, opens the
+// database, calls one library function per command and maps errors to exit
+// codes. Run `verdict --help` for the commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/store"
+	"github.com/verdict-ml/verdict/store/localpg"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitGate  = 1 // a check the user asked for failed (reserved for CI gates)
+	exitError = 2 // bad input, bad usage, or anything that went wrong
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes one command line and returns its exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	err := app.RunContext(ctx, args)
+	if err == nil {
+		return exitOK
+	}
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(stderr, "verdict:", msg)
+		}
+		return ec.ExitCode()
+	}
+	fmt.Fprintln(stderr, "verdict:", err)
+	return exitError
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:    "verdict",
+		Usage:   "store ML evaluations with their per-user values, and tell whether a winner is real",
+		Version: store.Version(),
+		Description: `verdict keeps every evaluation of every run together with the per-user value
+behind each metric, in PostgreSQL, so that two runs can be paired user by user.
+
+The database is, in this order: --database-url, $VERDICT_DATABASE_URL,
+$DATABASE_URL, or else a private PostgreSQL cluster that verdict runs for you
+under $VERDICT_HOME (default ~/.local/share/verdict), reachable only through a
+Unix socket. See 'verdict db --help'.
+
+Exit codes: 0 success, 1 a requested check failed, 2 an error (bad input,
+bad usage, database unreachable).`,
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		HideHelpCommand: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{
+				Name:    "database-url",
+				Usage:   "PostgreSQL URL to use instead of `URL`s from $VERDICT_DATABASE_URL, $DATABASE_URL or the embedded default",
+				EnvVars: nil,
+			},
+		},
+		ExitErrHandler: func(*cli.Context, error) {}, // run prints errors
+		Commands: []*cli.Command{
+			logCommand(),
+			runsCommand(),
+			demoCommand(),
+			dbCommand(),
+			migrateCommand(),
+		},
+	}
+}
+
+// database resolves the database URL for a command: an explicit URL, or the
+// embedded default cluster, started if needed.
+func database(c *cli.Context) (url, source string, err error) {
+	url, source = store.ResolveURL(c.String("database-url"))
+	if url != "" {
+		return url, source, nil
+	}
+	cl := localpg.New(localpg.DefaultHome())
+	cl.Notices = c.App.ErrWriter
+	url, err = cl.Ensure(c.Context)
+	if err != nil {
+		return "", "", err
+	}
+	return url, "embedded default in " + cl.Home(), nil
+}
+
+// openStore opens (and, on first use, migrates) the database for a command.
+func openStore(c *cli.Context) (*store.Store, error) {
+	url, _, err := database(c)
+	if err != nil {
+		return nil, err
+	}
+	return store.Open(c.Context, url, store.Options{})
+}
+
+// userError marks an error as the user's to fix: exit code 2 with its message.
+func userError(format string, args ...any) error {
+	return cli.Exit(fmt.Sprintf(format, args...), exitError)
+}
+
+// isBadInput reports whether err is about the user's input rather than the
+// system.
+func isBadInput(err error) bool {
+	return errors.Is(err, store.ErrBadInput) || errors.Is(err, evaluate.ErrBadInput) || errors.Is(err, evaluate.ErrUnknownFormat)
+}

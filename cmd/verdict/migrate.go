@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/store"
+)
+
+func migrateCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "migrate",
+		Usage: "apply pending schema migrations (verdict also does this on first connect)",
+		Description: `migrate brings the database schema up to the newest version this verdict
+knows, under an advisory lock so that concurrent runs are safe. Every command
+does the same on first connect; this one is for deployment scripts.
+
+A database migrated by a newer verdict is left alone: this binary refuses to
+write to it and says which versions it found and expected.`,
+		Action: func(c *cli.Context) error {
+			url, _, err := database(c)
+			if err != nil {
+				return err
+			}
+			st, err := store.Open(c.Context, url, store.Options{NoMigrate: true})
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			applied, err := st.Migrate(c.Context)
+			if err != nil {
+				return err
+			}
+			current, _, err := st.SchemaVersions(c.Context)
+			if err != nil {
+				return err
+			}
+			if len(applied) == 0 {
+				fmt.Fprintf(c.App.Writer, "schema is up to date at version %d\n", current)
+				return nil
+			}
+			fmt.Fprintf(c.App.Writer, "applied %d migration(s); schema is at version %d\n", len(applied), current)
+			return nil
+		},
+		Subcommands: []*cli.Command{{
+			Name:  "status",
+			Usage: "list migrations and whether each is applied",
+			Action: func(c *cli.Context) error {
+				url, _, err := database(c)
+				if err != nil {
+					return err
+				}
+				st, err := store.Open(c.Context, url, store.Options{NoMigrate: true})
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				current, known, err := st.SchemaVersions(c.Context)
+				if err != nil {
+					return err
+				}
+				list, err := st.MigrationStatus(c.Context)
+				if err != nil {
+					return err
+				}
+				t := report.Table{Header: []string{"VERSION", "MIGRATION", "APPLIED"}, Right: map[int]bool{0: true}}
+				for _, m := range list {
+					applied := "pending"
+					if m.Applied {
+						applied = m.AppliedAt
+					}
+					t.Add(fmt.Sprint(m.Version), m.Name, applied)
+				}
+				if err := t.Render(c.App.Writer); err != nil {
+					return err
+				}
+				switch {
+				case current > known:
+					fmt.Fprintf(c.App.Writer, "\ndatabase is at version %d, newer than this verdict (%d): upgrade verdict to write to it\n", current, known)
+				case current < known:
+					fmt.Fprintf(c.App.Writer, "\ndatabase is at version %d of %d: run 'verdict migrate'\n", current, known)
+				default:
+					fmt.Fprintf(c.App.Writer, "\ndatabase is up to date at version %d\n", current)
+				}
+				return nil
+			},
+		}},
+	}
+}
