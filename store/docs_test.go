@@ -1,0 +1,49 @@
+package store_test
+
+import (
+	"context"
+	"os"
+	"regexp"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSchemaDocQueriesRun runs every SQL example in docs/schema.md against two
+// logged evaluations and checks that each returns rows.
+func TestSchemaDocQueriesRun(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, url := setup(t)
+
+	doc, err := os.ReadFile("../docs/schema.md")
+	require.NoError(t, err)
+	queries := regexp.MustCompile("(?s)```sql\n(.*?)```").FindAllStringSubmatch(string(doc), -1)
+	require.GreaterOrEqual(t, len(queries), 3)
+
+	for i, run := range []string{"baseline", "candidate"} {
+		rows := &memRows{
+			metrics: []string{"ndcg@20", "recall@20"},
+			ids:     []string{"u1", "u2", "u3", "u4"},
+			vals:    [][]float64{{0.5, 1}, {0.25, 0}, {0, 0.5}, {float64(i), 1}},
+		}
+		got, err := s.LogEvaluation(ctx, newEval("demo", run), rows)
+		require.NoError(t, err)
+		require.Equal(t, int64(i+1), got.ID)
+	}
+
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	for _, q := range queries {
+		rows, err := conn.Query(ctx, q[1])
+		require.NoError(t, err, q[1])
+		n := 0
+		for rows.Next() {
+			n++
+		}
+		require.NoError(t, rows.Err(), q[1])
+		require.Positive(t, n, "no rows from:\n%s", q[1])
+	}
+}
