@@ -1,0 +1,35 @@
+// Package evaluate reads evaluation inputs: the per-user (per-sample) score
+// files that a training job writes and `verdict log` stores.
+//
+// # Score files
+//
+// OpenScores opens one file and tells from its columns whether it is in wide
+// form (one row per sample ID and draw, one column per metric) or in long form
+// (one sample_id, metric, value record per line). Wide returns a reader for the
+// first, Long one for the second; both stream, so memory stays flat however
+// large the file is.
+//
+// The formats are CSV, TSV and JSON Lines, each optionally gzipped. Every
+// format names its columns the same way:
+//
+//   - sample_id: the unit's ID, a string or an integer (kept as its decimal
+//     text);
+//   - draw: optional, a whole number from 0 to 32767 for protocols that score
+//     one sample several times;
+//   - wide form: every other column is a metric, e.g. ndcg@10;
+//   - long form: exactly sample_id, metric and value, plus optional draw.
+//
+// The readers report what is wrong with a file's own syntax: a missing or
+// duplicate column, a ragged row, a cell that is not a number, a missing
+// value. Each such error wraps ErrBadInput and names the file, the line, the
+// sample ID when it is known and the column. Checks that do not depend on the format, such as empty
+// sample IDs, NaN and ±Inf, duplicate (sample ID, draw) pairs and an empty
+// input, are left to the store.
+//
+// # What it does not do
+//
+// The package does not touch the database and does not aggregate: it hands
+// rows to the store as they are read. It does not guess a format from a
+// file's content, except that text files are decompressed whenever they start
+// with the gzip magic bytes.
+package evaluate

@@ -1,0 +1,570 @@
+package evaluate
+
+import (
+	"bufio"
+	"compress/flate"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// ErrUnknownFormat is returned by OpenScores when the format argument names
+// no supported format, or when it is empty and the file's extension is not
+// one of .csv, .tsv, .jsonl, .ndjson, each optionally followed by .gz. The message names the file, lists the formats and
+// points at the --format flag.
+var ErrUnknownFormat = errors.New("unknown scores format")
+
+// ErrBadInput is wrapped by every error about the content of a scores file:
+// the errors of OpenScores about a header, schema or array layout, and the
+// errors that WideReader.Err and LongReader.Err report about a row. Callers
+// use errors.Is(err, ErrBadInput) to tell a user's data error from an I/O
+// failure. The message never repeats this sentinel's text; it reads like
+//
+//	scores.csv: line 12 (sample "u0000011"), column "ndcg@10": "abc" is not a number
+//
+// with the file as given to OpenScores, the line, the sample ID when known
+// and the column.
+var ErrBadInput = errors.New("malformed scores file")
+
+// maxDraw is the largest draw number; the store keeps draws in a smallint.
+const maxDraw = math.MaxInt16
+
+// formats maps the names OpenScores accepts to whether the format is text.
+var formats = map[string]bool{
+	"csv": true, "tsv": true, "jsonl": true, "ndjson": true,
+}
+
+const formatHelp = "the formats are csv, tsv and jsonl (also .ndjson), " +
+	"each optionally gzipped (.csv.gz); name one with --format csv|tsv|jsonl"
+
+// Scores is an open per-unit scores file. Exactly one of Wide and Long is
+// non-nil, depending on the file's columns. Close it when done.
+type Scores struct {
+	file *os.File
+	size int64
+	read atomic.Int64
+	wide *WideReader
+	long *LongReader
+	dec  decoder
+}
+
+// OpenScores opens the per-unit scores file at path and reads its header,
+// schema or array headers, so that the form (wide or long), the metric names
+// and the presence of a draw column are known when it returns.
+//
+// format is one of "csv", "tsv" and "jsonl" ("ndjson" is the same), or "" to
+// choose by the file name's extension: .csv, .tsv, .jsonl or .ndjson. Files may be gzipped, named for
+// example scores.csv.gz; a text file that starts with the gzip magic bytes is
+// decompressed whatever its name.
+//
+// OpenScores returns an error wrapping ErrUnknownFormat when the format is
+// unknown, one wrapping ErrBadInput when the header or schema is malformed
+// (for example an empty file, no sample_id column, a duplicate column, no
+// metric column), and the *os.PathError of os.Open when
+// the file cannot be opened.
+func OpenScores(path, format string) (*Scores, error) {
+	format, err := scoresFormat(path, format)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if info.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s: is a directory, not a scores file", path)
+	}
+	s := &Scores{file: f, size: info.Size()}
+	var (
+		dec decoder
+		lay layout
+	)
+	switch format {
+	case "csv", "tsv":
+		var r io.Reader
+		if r, err = s.text(path); err == nil {
+			comma := ','
+			if format == "tsv" {
+				comma = '\t'
+			}
+			dec, lay, err = openCSV(path, r, comma)
+		}
+	case "jsonl", "ndjson":
+		var r io.Reader
+		if r, err = s.text(path); err == nil {
+			dec, lay, err = openJSONL(path, r)
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s.dec = dec
+	c := cursor{path: path, unit: lay.unit, hasDraw: lay.hasDraw, dec: dec}
+	if lay.long {
+		s.long = &LongReader{cursor: c}
+	} else {
+		c.rec.values = make([]float64, len(lay.metrics))
+		s.wide = &WideReader{cursor: c, metrics: lay.metrics}
+	}
+	return s, nil
+}
+
+// scoresFormat resolves OpenScores' format argument.
+func scoresFormat(path, format string) (string, error) {
+	if format != "" {
+		f := strings.ToLower(format)
+		if _, ok := formats[f]; !ok {
+			return "", fmt.Errorf("%s: %w %q: %s", path, ErrUnknownFormat, format, formatHelp)
+		}
+		return f, nil
+	}
+	name := strings.ToLower(filepath.Base(path))
+	base, gz := strings.CutSuffix(name, ".gz")
+	ext := filepath.Ext(base)
+	if f := strings.TrimPrefix(ext, "."); f != "" {
+		if text, ok := formats[f]; ok && (text || !gz) {
+			return f, nil
+		}
+	}
+	switch {
+	case gz:
+		ext += ".gz"
+	case ext == "":
+		return "", fmt.Errorf("%s: %w: the file name has no extension; %s", path, ErrUnknownFormat, formatHelp)
+	}
+	return "", fmt.Errorf("%s: %w %q: %s", path, ErrUnknownFormat, ext, formatHelp)
+}
+
+// text returns the file's text, decompressed when it starts with the gzip
+// magic bytes.
+func (s *Scores) text(path string) (io.Reader, error) {
+	br := bufio.NewReaderSize(countingReader{s.file, &s.read}, 1<<18)
+	magic, err := br.Peek(2)
+	if err != nil || magic[0] != 0x1f || magic[1] != 0x8b {
+		// A short or unreadable file is the format reader's to report.
+		return br, nil
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, readError(at{path: path}, err)
+	}
+	return bufio.NewReaderSize(zr, 1<<20), nil
+}
+
+// Wide returns the reader of a file in wide form, or nil when the file is in
+// long form.
+func (s *Scores) Wide() *WideReader { return s.wide }
+
+// Long returns the reader of a file in long form, or nil when the file is in
+// wide form.
+func (s *Scores) Long() *LongReader { return s.long }
+
+// Progress reports how many bytes of the file on disk have been read so far
+// and the file's size, for a progress bar. For compressed input done counts
+// compressed bytes, so it still ends at total. It is cheap and safe to call
+// from another goroutine while a reader runs.
+func (s *Scores) Progress() (done, total int64) {
+	return min(s.read.Load(), s.size), s.size
+}
+
+// Close releases the file. The readers must not be used afterwards.
+func (s *Scores) Close() error {
+	err := s.dec.close()
+	return errors.Join(err, s.file.Close())
+}
+
+// WideReader streams the rows of a scores file in wide form: one row per
+// sample ID and draw, with one value per metric. It satisfies store.Rows.
+type WideReader struct {
+	cursor
+	metrics []string
+}
+
+// Metrics names the metric columns in file order, the order of Values.
+func (r *WideReader) Metrics() []string { return r.metrics }
+
+// HasDraw reports whether the file has a draw column.
+func (r *WideReader) HasDraw() bool { return r.hasDraw }
+
+// Next advances to the next row. It returns false at the end of the file or
+// at the first error, which Err then returns.
+func (r *WideReader) Next() bool { return r.next() }
+
+// SampleID is the current row's sample ID. It holds no reference to the
+// reader's buffers, so it may be kept.
+func (r *WideReader) SampleID() string { return r.rec.id }
+
+// Draw is the current row's draw number, 0 when the file has no draw column.
+func (r *WideReader) Draw() int64 { return r.rec.draw }
+
+// Values are the current row's values, one per metric. Next reuses the slice.
+func (r *WideReader) Values() []float64 { return r.rec.values }
+
+// Where locates the current row, as "scores.csv: line 12".
+func (r *WideReader) Where() string { return r.where(r.rec.pos) }
+
+// Err returns the error that stopped Next, or nil at a clean end of input.
+// Errors about the file's content wrap ErrBadInput.
+func (r *WideReader) Err() error { return r.err }
+
+// LongReader streams the records of a scores file in long form: one sample
+// ID, draw, metric and value per record. It satisfies store.LongRows.
+type LongReader struct {
+	cursor
+}
+
+// HasDraw reports whether the file has a draw column.
+func (r *LongReader) HasDraw() bool { return r.hasDraw }
+
+// Next advances to the next record. It returns false at the end of the file
+// or at the first error, which Err then returns.
+func (r *LongReader) Next() bool { return r.next() }
+
+// SampleID is the current record's sample ID. It holds no reference to the
+// reader's buffers, so it may be kept.
+func (r *LongReader) SampleID() string { return r.rec.id }
+
+// Draw is the current record's draw number, 0 when the file has no draw
+// column.
+func (r *LongReader) Draw() int64 { return r.rec.draw }
+
+// Metric is the current record's metric name.
+func (r *LongReader) Metric() string { return r.rec.metric }
+
+// Value is the current record's value.
+func (r *LongReader) Value() float64 { return r.rec.value }
+
+// Record is the current record's line.
+func (r *LongReader) Record() int64 { return r.rec.pos }
+
+// Where formats a record position as returned by Record, for example
+// "scores.csv: line 12".
+func (r *LongReader) Where(record int64) string { return r.where(record) }
+
+// Err returns the error that stopped Next, or nil at a clean end of input.
+// Errors about the file's content wrap ErrBadInput.
+func (r *LongReader) Err() error { return r.err }
+
+// cursor is what WideReader and LongReader share: the decoder and the
+// current record.
+type cursor struct {
+	path    string
+	unit    string // "line" or "row"
+	hasDraw bool
+	dec     decoder
+	rec     record
+	err     error
+	done    bool
+}
+
+func (c *cursor) next() bool {
+	if c.done {
+		return false
+	}
+	if err := c.dec.decode(&c.rec); err != nil {
+		c.done = true
+		if err != io.EOF {
+			c.err = err
+		}
+		return false
+	}
+	return true
+}
+
+func (c *cursor) where(pos int64) string {
+	return c.path + ": " + c.unit + " " + strconv.FormatInt(pos, 10)
+}
+
+// decoder reads the records of one file format.
+type decoder interface {
+	// decode fills rec with the next record; for wide files rec.values has
+	// one element per metric. It returns io.EOF at the end of the input.
+	decode(rec *record) error
+	close() error
+}
+
+// record is one row (wide form) or one record (long form).
+type record struct {
+	pos    int64 // line or 1-based row
+	id     string
+	draw   int64
+	values []float64 // wide form
+	metric string    // long form
+	value  float64   // long form
+}
+
+// layout is what a file's header or schema says about its rows.
+type layout struct {
+	unit    string // "line" or "row"
+	long    bool
+	hasDraw bool
+	metrics []string // wide form
+}
+
+// columns is where the named columns of a file are, by index into its
+// column names.
+type columns struct {
+	long    bool
+	id      int
+	draw    int // -1 without a draw column
+	metric  int // long form
+	value   int // long form
+	metrics []int
+}
+
+// findColumns decides the form of a file from its column names and locates
+// the columns. kind is what the format calls a column ("column", "key",
+// "array"). It returns a problem for the user, or "".
+func findColumns(names []string, kind string) (columns, string) {
+	c := columns{id: -1, draw: -1, metric: -1, value: -1}
+	seen := make(map[string]int, len(names))
+	for i, name := range names {
+		if name == "" {
+			if kind == "column" && i == 0 {
+				return c, "column 1 has no name (was a pandas index written without index=False?)"
+			}
+			return c, fmt.Sprintf("%s %d has no name", kind, i+1)
+		}
+		if j, dup := seen[name]; dup {
+			return c, fmt.Sprintf("%s %q appears twice (%ss %d and %d)", kind, name, kind, j+1, i+1)
+		}
+		seen[name] = i
+		switch name {
+		case "sample_id":
+			c.id = i
+		case "draw":
+			c.draw = i
+		case "metric":
+			c.metric = i
+		case "value":
+			c.value = i
+		}
+	}
+	if c.id < 0 {
+		return c, fmt.Sprintf("no %q %s among %s", "sample_id", kind, quoteList(names))
+	}
+	special := 2 // sample_id, metric
+	if c.draw >= 0 {
+		special++
+	}
+	if c.metric >= 0 && c.value >= 0 && len(names) == special+1 {
+		c.long = true
+		return c, ""
+	}
+	if c.metric >= 0 {
+		return c, fmt.Sprintf("%s %q next to other %ss: the long form has exactly the %ss sample_id, metric and value, and optionally draw",
+			kind, "metric", kind, kind)
+	}
+	c.value = -1
+	for i, name := range names {
+		if name != "sample_id" && name != "draw" {
+			c.metrics = append(c.metrics, i)
+		}
+	}
+	if len(c.metrics) == 0 {
+		return c, fmt.Sprintf("no metric %ss besides %s", kind, quoteList(names))
+	}
+	return c, ""
+}
+
+// quoteList quotes up to six names for a message.
+func quoteList(names []string) string {
+	const most = 6
+	var b strings.Builder
+	for i, name := range names {
+		if i == most {
+			fmt.Fprintf(&b, " and %d more", len(names)-most)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(name))
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return b.String()
+}
+
+// at locates a data error: the file, the line or row when known, the sample
+// ID when known and the column.
+type at struct {
+	path      string
+	unit      string // "line" or "row"
+	pos       int64  // 0: the file as a whole
+	sample    string
+	hasSample bool
+	kind      string // "column", "key" or "array"
+	name      string // empty: no column
+}
+
+// errorf returns an error wrapping ErrBadInput whose message is the location
+// followed by the formatted problem.
+func (a at) errorf(format string, args ...any) error {
+	return &inputError{msg: a.String() + ": " + fmt.Sprintf(format, args...)}
+}
+
+// String formats the location, as in
+// `scores.csv: line 12 (sample "u0000011"), column "ndcg@10"`.
+func (a at) String() string {
+	var b strings.Builder
+	b.WriteString(a.path)
+	if a.pos > 0 {
+		fmt.Fprintf(&b, ": %s %d", a.unit, a.pos)
+	}
+	if a.hasSample {
+		fmt.Fprintf(&b, " (sample %q)", a.sample)
+	}
+	if a.name != "" {
+		if a.pos > 0 || a.hasSample {
+			b.WriteString(",")
+		} else {
+			b.WriteString(":")
+		}
+		fmt.Fprintf(&b, " %s %q", a.kind, a.name)
+	}
+	return b.String()
+}
+
+func (a at) withSample(id string) at {
+	a.sample, a.hasSample = id, true
+	return a
+}
+
+func (a at) column(name string) at {
+	a.name = name
+	return a
+}
+
+// inputError is an error in a scores file's content.
+type inputError struct {
+	msg   string
+	cause error
+}
+
+func (e *inputError) Error() string { return e.msg }
+
+func (e *inputError) Unwrap() []error {
+	if e.cause == nil {
+		return []error{ErrBadInput}
+	}
+	return []error{ErrBadInput, e.cause}
+}
+
+// readError reports a failure to read or decompress the file at a. A
+// corrupt or truncated compressed stream is bad input; any other failure
+// is passed on with its location.
+func readError(a at, err error) error {
+	var corrupt flate.CorruptInputError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &inputError{msg: a.String() + ": the file is truncated", cause: err}
+	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.As(err, &corrupt):
+		return &inputError{msg: a.String() + ": corrupt compressed data: " + err.Error(), cause: err}
+	}
+	return fmt.Errorf("%s: %w", a, err)
+}
+
+// parseValue parses a metric value written as text. NaN and infinities are
+// accepted in Go's and Python's spellings; the store refuses them with its
+// own message. It returns a problem for the user, or "".
+func parseValue(s string) (float64, string) {
+	if s == "" {
+		return 0, "value missing"
+	}
+	t := s
+	if t[0] == ' ' || t[len(t)-1] == ' ' {
+		if t = strings.TrimSpace(t); t == "" {
+			return 0, "value missing"
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) && !math.IsInf(v, 0) {
+			return v, "" // underflow to zero or a subnormal
+		}
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, fmt.Sprintf("%q is out of range", s)
+		}
+		return 0, fmt.Sprintf("%q is not a number", s)
+	}
+	return v, ""
+}
+
+// parseDraw parses a draw number written as text. It returns a problem for
+// the user, or "".
+func parseDraw(s string) (int64, string) {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return 0, "draw missing"
+	}
+	d, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || d < 0 || d > maxDraw {
+		return 0, fmt.Sprintf("draw %q is not a whole number from 0 to %d", s, maxDraw)
+	}
+	return d, ""
+}
+
+// interner hands out one string per distinct metric name, so that records
+// of a long file share their names instead of each holding a copy.
+type interner map[string]string
+
+func (in interner) intern(b []byte) string {
+	if s, ok := in[string(b)]; ok {
+		return s
+	}
+	return in.add(string(b))
+}
+
+func (in interner) internString(s string) string {
+	if t, ok := in[s]; ok {
+		return t
+	}
+	return in.add(strings.Clone(s))
+}
+
+func (in interner) add(s string) string {
+	if len(in) < 10_000 {
+		in[s] = s
+	}
+	return s
+}
+
+// countingReader counts the bytes read from the file, for Progress.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// countingReaderAt counts the bytes read from the file, for Progress.
+type countingReaderAt struct {
+	r io.ReaderAt
+	n *atomic.Int64
+}
+
+func (c countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.n.Add(int64(n))
+	return n, err
+}

@@ -1,0 +1,517 @@
+package evaluate
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// jsonlDecoder reads JSON Lines: one flat object per line, whose keys are
+// fixed by the first line. It scans each line with a small hand-written
+// parser instead of decoding into a map, which would allocate for every key
+// and value; the objects are flat, so the grammar it needs is small.
+type jsonlDecoder struct {
+	path   string
+	br     *bufio.Reader
+	line   int64  // of the last line read
+	long   []byte // a line longer than br's buffer
+	keys   []string
+	slot   map[string]int
+	first  int64 // the line that fixed the keys
+	cols   columns
+	vals   []jsonValue // the current line's members, in line order
+	byKey  []*jsonValue
+	held   bool // the first line is read but not yet decoded
+	lastID string
+	metric interner
+}
+
+// jsonValue is one member of an object: its key and its value's literal.
+type jsonValue struct {
+	key  []byte
+	kind byte   // one of the kind constants
+	raw  []byte // the literal; for a string, with its quotes
+	int  bool   // a number without fraction or exponent
+}
+
+// Kinds of JSON values. kindSpecial is Python's NaN, Infinity and -Infinity,
+// which json.dumps writes by default.
+const (
+	kindString  = 's'
+	kindNumber  = 'n'
+	kindSpecial = 'x'
+	kindNull    = 'z'
+	kindBool    = 'b'
+	kindObject  = 'o'
+	kindArray   = 'a'
+)
+
+// openJSONL reads the first non-blank line of a JSON Lines file to learn its
+// keys.
+func openJSONL(path string, r io.Reader) (*jsonlDecoder, layout, error) {
+	br, ok := r.(*bufio.Reader)
+	if !ok || br.Size() < 1<<16 {
+		br = bufio.NewReaderSize(r, 1<<20)
+	}
+	d := &jsonlDecoder{path: path, br: br, metric: interner{}}
+	line, err := d.readLine()
+	if err == io.EOF {
+		return nil, layout{}, at{path: path}.errorf("the file is empty; it needs one JSON object per line, with a sample_id key and one key per metric")
+	}
+	if err != nil {
+		return nil, layout{}, err
+	}
+	d.long = append(d.long[:0:0], line...) // keep it past the next read
+	if d.vals, err = d.scan(d.long); err != nil {
+		return nil, layout{}, err
+	}
+	d.first = d.line
+	d.slot = make(map[string]int, len(d.vals))
+	for _, v := range d.vals {
+		d.keys = append(d.keys, string(v.key))
+	}
+	var problem string
+	if d.cols, problem = findColumns(d.keys, "key"); problem != "" {
+		return nil, layout{}, at{path: path, unit: "line", pos: d.line}.errorf("%s", problem)
+	}
+	for i, k := range d.keys {
+		d.slot[k] = i
+	}
+	d.byKey = make([]*jsonValue, len(d.keys))
+	d.held = true
+	lay := layout{unit: "line", long: d.cols.long, hasDraw: d.cols.draw >= 0}
+	for _, i := range d.cols.metrics {
+		lay.metrics = append(lay.metrics, d.keys[i])
+	}
+	return d, lay, nil
+}
+
+// readLine returns the next line that is not blank, without its line end.
+func (d *jsonlDecoder) readLine() ([]byte, error) {
+	for {
+		line, err := d.br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			d.long = append(d.long[:0], line...)
+			for err == bufio.ErrBufferFull {
+				line, err = d.br.ReadSlice('\n')
+				d.long = append(d.long, line...)
+			}
+			line = d.long
+		}
+		if err != nil && (err != io.EOF || len(line) == 0) {
+			if err == io.EOF {
+				return nil, io.EOF
+			}
+			return nil, readError(at{path: d.path, unit: "line", pos: d.line + 1}, err)
+		}
+		d.line++
+		if d.line == 1 {
+			line = bytes.TrimPrefix(line, []byte("\ufeff"))
+		}
+		line = bytes.TrimRight(line, " \t\r\n")
+		if len(bytes.TrimLeft(line, " \t")) > 0 {
+			return line, nil
+		}
+	}
+}
+
+func (d *jsonlDecoder) decode(rec *record) error {
+	if d.held {
+		d.held = false
+	} else {
+		line, err := d.readLine()
+		if err != nil {
+			return err
+		}
+		if d.vals, err = d.scanInto(line, d.vals[:0]); err != nil {
+			return err
+		}
+	}
+	rec.pos = d.line
+	a := at{path: d.path, unit: "line", pos: d.line, kind: "key"}
+
+	// Match the members to the first line's keys, in the common case by
+	// position alone.
+	clear(d.byKey)
+	var extra []string
+	for i := range d.vals {
+		v := &d.vals[i]
+		slot := -1
+		if i < len(d.keys) && string(v.key) == d.keys[i] {
+			slot = i
+		} else if s, ok := d.slot[string(v.key)]; ok {
+			slot = s
+		}
+		switch {
+		case slot < 0:
+			extra = append(extra, string(v.key))
+		case d.byKey[slot] != nil:
+			return a.errorf("key %q appears twice", v.key)
+		default:
+			d.byKey[slot] = v
+		}
+	}
+
+	if v := d.byKey[d.cols.id]; v != nil {
+		id, problem := d.sampleID(v)
+		if problem != "" {
+			return a.column("sample_id").errorf("%s", problem)
+		}
+		rec.id = id
+		a = a.withSample(id)
+	}
+	if len(extra) > 0 || len(d.vals)-len(extra) < len(d.keys) {
+		var missing []string
+		for i, v := range d.byKey {
+			if v == nil {
+				missing = append(missing, d.keys[i])
+			}
+		}
+		return a.errorf("%s", d.keyMismatch(missing, extra))
+	}
+
+	if d.cols.draw >= 0 {
+		v := d.byKey[d.cols.draw]
+		draw, problem := jsonDraw(v)
+		if problem != "" {
+			return a.column("draw").errorf("%s", problem)
+		}
+		rec.draw = draw
+	}
+	if d.cols.long {
+		v := d.byKey[d.cols.metric]
+		if v.kind != kindString || len(v.raw) == 2 {
+			return a.column("metric").errorf("expected a metric name, got %s", describe(v))
+		}
+		if bytes.IndexByte(v.raw, '\\') >= 0 {
+			rec.metric = d.metric.internString(unquote(v.raw))
+		} else {
+			rec.metric = d.metric.intern(v.raw[1 : len(v.raw)-1])
+		}
+		var problem string
+		if rec.value, problem = jsonNumber(d.byKey[d.cols.value]); problem != "" {
+			return a.column("value").errorf("%s", problem)
+		}
+		return nil
+	}
+	for i, slot := range d.cols.metrics {
+		x, problem := jsonNumber(d.byKey[slot])
+		if problem != "" {
+			return a.column(d.keys[slot]).errorf("%s", problem)
+		}
+		rec.values[i] = x
+	}
+	return nil
+}
+
+// keyMismatch describes how a line's keys differ from the first line's.
+func (d *jsonlDecoder) keyMismatch(missing, extra []string) string {
+	var parts []string
+	if len(missing) > 0 {
+		parts = append(parts, fmt.Sprintf("lacks %s", plural("key", missing)))
+	}
+	if len(extra) > 0 {
+		parts = append(parts, fmt.Sprintf("has %s", plural("key", extra)))
+	}
+	return fmt.Sprintf("keys differ from line %d: this line %s", d.first, strings.Join(parts, " and "))
+}
+
+// plural quotes a list of names after a noun, as `key "a"` or `keys "a", "b"`.
+func plural(noun string, names []string) string {
+	if len(names) == 1 {
+		return noun + " " + strconv.Quote(names[0])
+	}
+	return noun + "s " + quoteList(names)
+}
+
+// sampleID converts a sample_id value: a string, or an integer kept as
+// its decimal text.
+func (d *jsonlDecoder) sampleID(v *jsonValue) (string, string) {
+	switch {
+	case v.kind == kindString && bytes.IndexByte(v.raw, '\\') >= 0:
+		d.lastID = unquote(v.raw)
+	case v.kind == kindString:
+		if id := v.raw[1 : len(v.raw)-1]; string(id) != d.lastID || len(id) == 0 {
+			d.lastID = string(id)
+		}
+	case v.kind == kindNumber && v.int:
+		if string(v.raw) != d.lastID {
+			d.lastID = string(v.raw)
+		}
+	case v.kind == kindNull:
+		return "", "sample ID missing"
+	default:
+		return "", fmt.Sprintf("expected a string or an integer, got %s", describe(v))
+	}
+	return d.lastID, ""
+}
+
+// jsonDraw converts a draw value.
+func jsonDraw(v *jsonValue) (int64, string) {
+	if v.kind == kindNull {
+		return 0, "draw missing"
+	}
+	if v.kind == kindNumber && v.int {
+		if d, err := strconv.ParseInt(string(v.raw), 10, 64); err == nil && d >= 0 && d <= maxDraw {
+			return d, ""
+		}
+	}
+	return 0, fmt.Sprintf("draw %s is not a whole number from 0 to %d", describe(v), maxDraw)
+}
+
+// jsonNumber converts a metric value: a number, or Python's NaN, Infinity
+// or -Infinity.
+func jsonNumber(v *jsonValue) (float64, string) {
+	switch v.kind {
+	case kindNumber:
+		return parseValue(string(v.raw))
+	case kindSpecial:
+		switch string(v.raw) {
+		case "NaN":
+			return math.NaN(), ""
+		case "Infinity":
+			return math.Inf(1), ""
+		}
+		return math.Inf(-1), ""
+	case kindNull:
+		return 0, "value missing"
+	}
+	return 0, fmt.Sprintf("expected a number, got %s", describe(v))
+}
+
+// describe names a value that has the wrong type.
+func describe(v *jsonValue) string {
+	switch v.kind {
+	case kindObject:
+		return "an object"
+	case kindArray:
+		return "an array"
+	case kindNull:
+		return "null"
+	}
+	if len(v.raw) > 40 {
+		return string(v.raw[:37]) + "..."
+	}
+	return string(v.raw)
+}
+
+// unquote decodes a JSON string literal with escapes.
+func unquote(raw []byte) string {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return string(raw[1 : len(raw)-1]) // scan accepted it, so unreachable
+	}
+	return s
+}
+
+func (d *jsonlDecoder) scan(line []byte) ([]jsonValue, error) { return d.scanInto(line, nil) }
+
+// scanInto parses a line holding one flat JSON object into its members.
+// Nested objects and arrays are skipped over, to be reported with their key.
+func (d *jsonlDecoder) scanInto(line []byte, vals []jsonValue) ([]jsonValue, error) {
+	s := jsonScanner{b: line}
+	bad := func(what string) error {
+		return at{path: d.path, unit: "line", pos: d.line}.errorf("invalid JSON at byte %d: %s", s.i+1, what)
+	}
+	s.space()
+	if !s.eat('{') {
+		return nil, bad("expected an object, one per line")
+	}
+	s.space()
+	if s.peek() == '}' {
+		return nil, bad("the object is empty")
+	}
+	for {
+		s.space()
+		if s.peek() != '"' {
+			return nil, bad("expected a quoted key")
+		}
+		start := s.i
+		if !s.str() {
+			return nil, bad("unterminated string")
+		}
+		key := line[start+1 : s.i-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			key = []byte(unquote(line[start:s.i]))
+		}
+		s.space()
+		if !s.eat(':') {
+			return nil, bad("expected ':' after the key")
+		}
+		s.space()
+		v := jsonValue{key: key}
+		start = s.i
+		badValue := func() error {
+			s.i = start
+			return bad("expected a value")
+		}
+		switch c := s.peek(); {
+		case c == '"':
+			v.kind = kindString
+			if !s.str() {
+				return nil, bad("unterminated string")
+			}
+		case c == '{' || c == '[':
+			v.kind = kindObject
+			if c == '[' {
+				v.kind = kindArray
+			}
+			if !s.nested() {
+				return nil, bad("unterminated object or array")
+			}
+		case c == 'n':
+			v.kind = kindNull
+			if !s.word("null") {
+				return nil, badValue()
+			}
+		case c == 't' || c == 'f':
+			v.kind = kindBool
+			if !s.word("true") && !s.word("false") {
+				return nil, badValue()
+			}
+		case c == 'N' || c == 'I' || c == '-' && s.i+1 < len(line) && line[s.i+1] == 'I':
+			v.kind = kindSpecial
+			if !s.word("NaN") && !s.word("Infinity") && !s.word("-Infinity") {
+				return nil, badValue()
+			}
+		default:
+			v.kind = kindNumber
+			var ok bool
+			if v.int, ok = s.number(); !ok {
+				return nil, badValue()
+			}
+		}
+		v.raw = line[start:s.i]
+		vals = append(vals, v)
+		s.space()
+		if s.eat(',') {
+			continue
+		}
+		if s.eat('}') {
+			break
+		}
+		return nil, bad("expected ',' or '}'")
+	}
+	s.space()
+	if s.i < len(line) {
+		return nil, bad("text after the object; put one object on each line")
+	}
+	return vals, nil
+}
+
+// jsonScanner walks a line of JSON.
+type jsonScanner struct {
+	b []byte
+	i int
+}
+
+func (s *jsonScanner) peek() byte {
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+func (s *jsonScanner) eat(c byte) bool {
+	if s.peek() == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+func (s *jsonScanner) space() {
+	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\r' || s.b[s.i] == '\n') {
+		s.i++
+	}
+}
+
+func (s *jsonScanner) word(w string) bool {
+	if bytes.HasPrefix(s.b[s.i:], []byte(w)) {
+		s.i += len(w)
+		return true
+	}
+	return false
+}
+
+// str skips a string literal, its quotes included.
+func (s *jsonScanner) str() bool {
+	for i := s.i + 1; i < len(s.b); i++ {
+		switch s.b[i] {
+		case '\\':
+			i++
+		case '"':
+			s.i = i + 1
+			return true
+		}
+	}
+	return false
+}
+
+// nested skips an object or array.
+func (s *jsonScanner) nested() bool {
+	depth := 0
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case '"':
+			if !s.str() {
+				return false
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		}
+		s.i++
+		if depth == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// number skips a number as JSON writes it, and reports whether it is an
+// integer (no fraction, no exponent).
+func (s *jsonScanner) number() (isInt, ok bool) {
+	digits := func() int {
+		n := 0
+		for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+			s.i++
+			n++
+		}
+		return n
+	}
+	s.eat('-')
+	if s.eat('0') {
+		if c := s.peek(); c >= '0' && c <= '9' {
+			return false, false
+		}
+	} else if digits() == 0 {
+		return false, false
+	}
+	isInt = true
+	if s.eat('.') {
+		isInt = false
+		if digits() == 0 {
+			return false, false
+		}
+	}
+	if s.eat('e') || s.eat('E') {
+		isInt = false
+		if !s.eat('+') {
+			s.eat('-')
+		}
+		if digits() == 0 {
+			return false, false
+		}
+	}
+	return isInt, true
+}
+
+func (d *jsonlDecoder) close() error { return nil }

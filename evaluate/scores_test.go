@@ -1,0 +1,330 @@
+package evaluate_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/store"
+)
+
+var (
+	_ store.Rows     = (*evaluate.WideReader)(nil)
+	_ store.LongRows = (*evaluate.LongReader)(nil)
+)
+
+// tol is the tolerance for values that went through a decimal or binary
+// encoding; the fixtures hold short decimals, so any real loss is far above it.
+const tol = 1e-12
+
+// wideRow is one row of a wide file as the reader returns it.
+type wideRow struct {
+	ID     string
+	Draw   int64
+	Values []float64
+	Where  string
+}
+
+// longRow is one record of a long file as the reader returns it.
+type longRow struct {
+	ID     string
+	Draw   int64
+	Metric string
+	Value  float64
+	Where  string
+}
+
+// wideFile is what a test expects of a file in wide form.
+type wideFile struct {
+	Metrics []string
+	HasDraw bool
+	Rows    []wideRow
+}
+
+// longFile is what a test expects of a file in long form.
+type longFile struct {
+	HasDraw bool
+	Rows    []longRow
+}
+
+// in returns a copy of f whose Where fields, which start with a file's base
+// name, are prefixed with the directory of path.
+func (f wideFile) in(path string) wideFile {
+	rows := make([]wideRow, len(f.Rows))
+	for i, r := range f.Rows {
+		r.Where = inDir(path, r.Where)
+		rows[i] = r
+	}
+	f.Rows = rows
+	return f
+}
+
+// in returns a copy of f whose Where fields, which start with a file's base
+// name, are prefixed with the directory of path.
+func (f longFile) in(path string) longFile {
+	rows := make([]longRow, len(f.Rows))
+	for i, r := range f.Rows {
+		r.Where = inDir(path, r.Where)
+		rows[i] = r
+	}
+	f.Rows = rows
+	return f
+}
+
+// writeFile writes content to name in a fresh temporary directory and
+// returns its path. A name ending in .gz is gzipped.
+func writeFile(t testing.TB, name string, content []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if filepath.Ext(name) == ".gz" {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		_, err := zw.Write(content)
+		require.NoError(t, err)
+		require.NoError(t, zw.Close())
+		content = buf.Bytes()
+	}
+	require.NoError(t, os.WriteFile(path, content, 0o644))
+	return path
+}
+
+// inDir prefixes an expected message, which starts with a file's base name,
+// with the directory of path, since messages name files as given.
+func inDir(path, msg string) string {
+	return filepath.Dir(path) + string(filepath.Separator) + msg
+}
+
+// readWide opens path and reads it to the end as a wide file.
+func readWide(t *testing.T, path, format string) (wideFile, error) {
+	t.Helper()
+	s, err := evaluate.OpenScores(path, format)
+	if err != nil {
+		return wideFile{}, err
+	}
+	defer s.Close()
+	require.Nil(t, s.Long(), "Long of a wide file")
+	r := s.Wide()
+	require.NotNil(t, r, "Wide of a wide file")
+	got := wideFile{Metrics: r.Metrics(), HasDraw: r.HasDraw()}
+	for r.Next() {
+		got.Rows = append(got.Rows, wideRow{
+			ID: r.SampleID(), Draw: r.Draw(), Values: append([]float64(nil), r.Values()...), Where: r.Where(),
+		})
+	}
+	return got, r.Err()
+}
+
+// readLong opens path and reads it to the end as a long file.
+func readLong(t *testing.T, path, format string) (longFile, error) {
+	t.Helper()
+	s, err := evaluate.OpenScores(path, format)
+	if err != nil {
+		return longFile{}, err
+	}
+	defer s.Close()
+	require.Nil(t, s.Wide(), "Wide of a long file")
+	r := s.Long()
+	require.NotNil(t, r, "Long of a long file")
+	got := longFile{HasDraw: r.HasDraw()}
+	for r.Next() {
+		got.Rows = append(got.Rows, longRow{
+			ID: r.SampleID(), Draw: r.Draw(), Metric: r.Metric(), Value: r.Value(), Where: r.Where(r.Record()),
+		})
+	}
+	return got, r.Err()
+}
+
+// readAll opens path and reads it to the end in whichever form it has,
+// returning the first error.
+func readAll(t *testing.T, path, format string) error {
+	t.Helper()
+	s, err := evaluate.OpenScores(path, format)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if r := s.Wide(); r != nil {
+		for r.Next() {
+		}
+		return r.Err()
+	}
+	r := s.Long()
+	for r.Next() {
+	}
+	return r.Err()
+}
+
+// requireWide compares wide files, values within tol (NaN equal to NaN).
+func requireWide(t *testing.T, want, got wideFile) {
+	t.Helper()
+	require.Equal(t, want.Metrics, got.Metrics, "metrics")
+	require.Equal(t, want.HasDraw, got.HasDraw, "HasDraw")
+	require.Len(t, got.Rows, len(want.Rows), "rows: %v", got.Rows)
+	for i, w := range want.Rows {
+		g := got.Rows[i]
+		require.Equal(t, w.ID, g.ID, "row %d sample ID", i)
+		require.Equal(t, w.Draw, g.Draw, "row %d draw", i)
+		require.Equal(t, w.Where, g.Where, "row %d Where", i)
+		require.Len(t, g.Values, len(w.Values), "row %d values", i)
+		for j := range w.Values {
+			requireClose(t, w.Values[j], g.Values[j], "row %d value %d", i, j)
+		}
+	}
+}
+
+// requireLong compares long files, values within tol.
+func requireLong(t *testing.T, want, got longFile) {
+	t.Helper()
+	require.Equal(t, want.HasDraw, got.HasDraw, "HasDraw")
+	require.Len(t, got.Rows, len(want.Rows), "records: %v", got.Rows)
+	for i, w := range want.Rows {
+		g := got.Rows[i]
+		requireClose(t, w.Value, g.Value, "record %d value", i)
+		w.Value, g.Value = 0, 0
+		require.Equal(t, w, g, "record %d", i)
+	}
+}
+
+func requireClose(t *testing.T, want, got float64, msg string, args ...any) {
+	t.Helper()
+	if math.IsNaN(want) || math.IsInf(want, 0) {
+		require.Equal(t, fmt.Sprint(want), fmt.Sprint(got), append([]any{msg}, args...)...)
+		return
+	}
+	require.InDelta(t, want, got, tol, append([]any{msg}, args...)...)
+}
+
+func TestOpenScoresFormat(t *testing.T) {
+	t.Parallel()
+	const csv = "sample_id,ndcg@10\nu1,0.5\n"
+	tests := []struct {
+		name    string
+		file    string
+		format  string
+		wantErr string
+	}{
+		{name: "csv", file: "scores.csv"},
+		{name: "upper case extension", file: "SCORES.CSV"},
+		{name: "gzipped csv", file: "scores.csv.gz"},
+		{name: "format overrides the extension", file: "scores.txt", format: "csv"},
+		{name: "format in upper case", file: "scores.txt", format: "CSV"},
+		{name: "gzip found by its magic bytes", file: "scores.gz", format: "csv"},
+		{
+			name: "unknown extension", file: "scores.txt",
+			wantErr: `scores.txt: unknown scores format ".txt": the formats are csv, tsv and jsonl (also .ndjson), ` +
+				`each optionally gzipped (.csv.gz); name one with --format csv|tsv|jsonl`,
+		},
+		{
+			name: "unknown gzipped extension", file: "scores.txt.gz",
+			wantErr: `scores.txt.gz: unknown scores format ".txt.gz": the formats are csv, tsv and jsonl (also .ndjson), ` +
+				`each optionally gzipped (.csv.gz); name one with --format csv|tsv|jsonl`,
+		},
+		{
+			name: "no extension", file: "scores",
+			wantErr: `scores: unknown scores format: the file name has no extension; the formats are csv, tsv and jsonl (also .ndjson), ` +
+				`each optionally gzipped (.csv.gz); name one with --format csv|tsv|jsonl`,
+		},
+		{
+			name: "unknown format", file: "scores.csv", format: "xlsx",
+			wantErr: `scores.csv: unknown scores format "xlsx": the formats are csv, tsv and jsonl (also .ndjson), ` +
+				`each optionally gzipped (.csv.gz); name one with --format csv|tsv|jsonl`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := writeFile(t, tt.file, []byte(csv))
+			s, err := evaluate.OpenScores(path, tt.format)
+			if tt.wantErr != "" {
+				require.EqualError(t, err, inDir(path, tt.wantErr))
+				require.ErrorIs(t, err, evaluate.ErrUnknownFormat)
+				return
+			}
+			require.NoError(t, err)
+			defer s.Close()
+			r := s.Wide()
+			require.True(t, r.Next())
+			require.Equal(t, "u1", r.SampleID())
+			require.False(t, r.Next())
+			require.NoError(t, r.Err())
+		})
+	}
+}
+
+func TestOpenScoresMissingFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "absent.csv")
+	_, err := evaluate.OpenScores(path, "")
+	require.ErrorIs(t, err, os.ErrNotExist)
+	require.NotErrorIs(t, err, evaluate.ErrBadInput)
+}
+
+func TestScoresProgress(t *testing.T) {
+	t.Parallel()
+	var content bytes.Buffer
+	content.WriteString("sample_id,ndcg@10\n")
+	for i := range 200_000 {
+		fmt.Fprintf(&content, "u%07d,0.%06d\n", i, i)
+	}
+	for _, name := range []string{"scores.csv", "scores.csv.gz"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := writeFile(t, name, content.Bytes())
+			info, err := os.Stat(path)
+			require.NoError(t, err)
+			s, err := evaluate.OpenScores(path, "")
+			require.NoError(t, err)
+			defer s.Close()
+			done, total := s.Progress()
+			require.Equal(t, info.Size(), total)
+			require.Less(t, done, total, "the header alone is not the whole file")
+			r := s.Wide()
+			n := 0
+			for r.Next() {
+				n++
+			}
+			require.NoError(t, r.Err())
+			require.Equal(t, 200_000, n)
+			done, total = s.Progress()
+			require.Equal(t, total, done)
+		})
+	}
+}
+
+func ExampleOpenScores() {
+	dir, err := os.MkdirTemp("", "verdict")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "scores.csv")
+	content := "sample_id,ndcg@10,recall@10\nu1,0.63093,1\nu2,0,0\n"
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		panic(err)
+	}
+
+	s, err := evaluate.OpenScores(path, "")
+	if err != nil {
+		panic(err)
+	}
+	defer s.Close()
+	r := s.Wide()
+	fmt.Println(r.Metrics())
+	for r.Next() {
+		fmt.Printf("%s %.4f\n", r.SampleID(), r.Values())
+	}
+	if err := r.Err(); err != nil {
+		panic(err)
+	}
+	// Output:
+	// [ndcg@10 recall@10]
+	// u1 [0.6309 1.0000]
+	// u2 [0.0000 0.0000]
+}
