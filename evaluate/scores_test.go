@@ -218,23 +218,27 @@ func TestOpenScoresFormat(t *testing.T) {
 		{name: "gzip found by its magic bytes", file: "scores.gz", format: "csv"},
 		{
 			name: "unknown extension", file: "scores.txt",
-			wantErr: `scores.txt: unknown scores format ".txt": the formats are csv, tsv and jsonl (also .ndjson), ` +
-				`each optionally gzipped (.csv.gz); name one with --format csv|tsv|jsonl`,
+			wantErr: `scores.txt: unknown scores format ".txt": the formats are csv, tsv, jsonl (also .ndjson) and parquet, ` +
+				`and the text formats may be gzipped (.csv.gz); name one with --format csv|tsv|jsonl|parquet`,
 		},
 		{
 			name: "unknown gzipped extension", file: "scores.txt.gz",
-			wantErr: `scores.txt.gz: unknown scores format ".txt.gz": the formats are csv, tsv and jsonl (also .ndjson), ` +
-				`each optionally gzipped (.csv.gz); name one with --format csv|tsv|jsonl`,
+			wantErr: `scores.txt.gz: unknown scores format ".txt.gz": the formats are csv, tsv, jsonl (also .ndjson) and parquet, ` +
+				`and the text formats may be gzipped (.csv.gz); name one with --format csv|tsv|jsonl|parquet`,
 		},
 		{
 			name: "no extension", file: "scores",
-			wantErr: `scores: unknown scores format: the file name has no extension; the formats are csv, tsv and jsonl (also .ndjson), ` +
-				`each optionally gzipped (.csv.gz); name one with --format csv|tsv|jsonl`,
+			wantErr: `scores: unknown scores format: the file name has no extension; the formats are csv, tsv, jsonl (also .ndjson) and parquet, ` +
+				`and the text formats may be gzipped (.csv.gz); name one with --format csv|tsv|jsonl|parquet`,
+		},
+		{
+			name: "gzipped parquet", file: "scores.parquet.gz",
+			wantErr: `scores.parquet.gz: unknown scores format: only text formats may be gzipped; .parquet files are compressed inside already, so decompress this one first`,
 		},
 		{
 			name: "unknown format", file: "scores.csv", format: "xlsx",
-			wantErr: `scores.csv: unknown scores format "xlsx": the formats are csv, tsv and jsonl (also .ndjson), ` +
-				`each optionally gzipped (.csv.gz); name one with --format csv|tsv|jsonl`,
+			wantErr: `scores.csv: unknown scores format "xlsx": the formats are csv, tsv, jsonl (also .ndjson) and parquet, ` +
+				`and the text formats may be gzipped (.csv.gz); name one with --format csv|tsv|jsonl|parquet`,
 		},
 	}
 	for _, tt := range tests {
