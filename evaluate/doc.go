@@ -10,7 +10,8 @@
 // large the file is.
 //
 // The formats are CSV and TSV (optionally gzipped), JSON Lines (optionally
-// gzipped) and Parquet. Every format names its columns the same way:
+// gzipped), Parquet and NumPy .npz. Every format names its columns the same
+// way:
 //
 //   - sample_id: the unit's ID, a string or an integer (kept as its decimal
 //     text);
@@ -22,7 +23,7 @@
 // The readers report what is wrong with a file's own syntax: a missing or
 // duplicate column, a ragged row, a cell that is not a number, a missing
 // value. Each such error wraps ErrBadInput and names the file, the line (text
-// formats) or the 1-based data row (Parquet), the sample ID when it is
+// formats) or the 1-based data row (Parquet, NumPy), the sample ID when it is
 // known and the column. Checks that do not depend on the format, such as empty
 // sample IDs, NaN and ±Inf, duplicate (sample ID, draw) pairs and an empty
 // input, are left to the store.

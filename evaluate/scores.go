@@ -17,8 +17,8 @@ import (
 
 // ErrUnknownFormat is returned by OpenScores when the format argument names
 // no supported format, or when it is empty and the file's extension is not
-// one of .csv, .tsv, .jsonl, .ndjson (each optionally followed by .gz) or
-// .parquet. The message names the file, lists the formats and
+// one of .csv, .tsv, .jsonl, .ndjson (each optionally followed by .gz),
+// .parquet or .npz. The message names the file, lists the formats and
 // points at the --format flag.
 var ErrUnknownFormat = errors.New("unknown scores format")
 
@@ -31,7 +31,7 @@ var ErrUnknownFormat = errors.New("unknown scores format")
 //	scores.csv: line 12 (sample "u0000011"), column "ndcg@10": "abc" is not a number
 //
 // with the file as given to OpenScores, the line (text formats) or the
-// 1-based data row (Parquet), the sample ID when known and the column.
+// 1-based data row (Parquet, NumPy), the sample ID when known and the column.
 var ErrBadInput = errors.New("malformed scores file")
 
 // maxDraw is the largest draw number; the store keeps draws in a smallint.
@@ -40,11 +40,11 @@ const maxDraw = math.MaxInt16
 // formats maps the names OpenScores accepts to whether the format is text.
 var formats = map[string]bool{
 	"csv": true, "tsv": true, "jsonl": true, "ndjson": true,
-	"parquet": false,
+	"parquet": false, "npz": false,
 }
 
-const formatHelp = "the formats are csv, tsv, jsonl (also .ndjson) and parquet, " +
-	"and the text formats may be gzipped (.csv.gz); name one with --format csv|tsv|jsonl|parquet"
+const formatHelp = "the formats are csv, tsv, jsonl (also .ndjson), parquet and npz, " +
+	"and the text formats may be gzipped (.csv.gz); name one with --format csv|tsv|jsonl|parquet|npz"
 
 // Scores is an open per-unit scores file. Exactly one of Wide and Long is
 // non-nil, depending on the file's columns. Close it when done.
@@ -61,16 +61,16 @@ type Scores struct {
 // schema or array headers, so that the form (wide or long), the metric names
 // and the presence of a draw column are known when it returns.
 //
-// format is one of "csv", "tsv", "jsonl" ("ndjson" is the same) and
-// "parquet", or "" to choose by the file name's extension: .csv, .tsv,
-// .jsonl, .ndjson or .parquet. Text formats may be gzipped, named for
+// format is one of "csv", "tsv", "jsonl" ("ndjson" is the same), "parquet"
+// and "npz", or "" to choose by the file name's extension: .csv, .tsv,
+// .jsonl, .ndjson, .parquet or .npz. Text formats may be gzipped, named for
 // example scores.csv.gz; a text file that starts with the gzip magic bytes is
 // decompressed whatever its name.
 //
 // OpenScores returns an error wrapping ErrUnknownFormat when the format is
 // unknown, one wrapping ErrBadInput when the header or schema is malformed
 // (for example an empty file, no sample_id column, a duplicate column, no
-// metric column, a nested Parquet column), and the *os.PathError of os.Open when
+// metric column, a 2-D NumPy array), and the *os.PathError of os.Open when
 // the file cannot be opened.
 func OpenScores(path, format string) (*Scores, error) {
 	format, err := scoresFormat(path, format)
@@ -112,6 +112,8 @@ func OpenScores(path, format string) (*Scores, error) {
 		}
 	case "parquet":
 		dec, lay, err = openParquet(path, countingReaderAt{f, &s.read}, s.size)
+	case "npz":
+		dec, lay, err = openNPZ(path, countingReaderAt{f, &s.read}, s.size)
 	}
 	if err != nil {
 		f.Close()
@@ -146,7 +148,7 @@ func scoresFormat(path, format string) (string, error) {
 		}
 	}
 	switch {
-	case gz && ext == ".parquet":
+	case gz && (ext == ".parquet" || ext == ".npz"):
 		return "", fmt.Errorf("%s: %w: only text formats may be gzipped; %s files are compressed inside already, so decompress this one first",
 			path, ErrUnknownFormat, ext)
 	case gz:
@@ -223,7 +225,7 @@ func (r *WideReader) Draw() int64 { return r.rec.draw }
 func (r *WideReader) Values() []float64 { return r.rec.values }
 
 // Where locates the current row, as "scores.csv: line 12" for text formats
-// and "scores.parquet: row 12" (the 1-based data row) for Parquet.
+// and "scores.parquet: row 12" (the 1-based data row) for the others.
 func (r *WideReader) Where() string { return r.where(r.rec.pos) }
 
 // Err returns the error that stopped Next, or nil at a clean end of input.
@@ -258,7 +260,7 @@ func (r *LongReader) Metric() string { return r.rec.metric }
 func (r *LongReader) Value() float64 { return r.rec.value }
 
 // Record is the current record's line (text formats) or 1-based data row
-// (Parquet).
+// (Parquet, NumPy).
 func (r *LongReader) Record() int64 { return r.rec.pos }
 
 // Where formats a record position as returned by Record, for example

@@ -218,18 +218,18 @@ func TestOpenScoresFormat(t *testing.T) {
 		{name: "gzip found by its magic bytes", file: "scores.gz", format: "csv"},
 		{
 			name: "unknown extension", file: "scores.txt",
-			wantErr: `scores.txt: unknown scores format ".txt": the formats are csv, tsv, jsonl (also .ndjson) and parquet, ` +
-				`and the text formats may be gzipped (.csv.gz); name one with --format csv|tsv|jsonl|parquet`,
+			wantErr: `scores.txt: unknown scores format ".txt": the formats are csv, tsv, jsonl (also .ndjson), parquet and npz, ` +
+				`and the text formats may be gzipped (.csv.gz); name one with --format csv|tsv|jsonl|parquet|npz`,
 		},
 		{
 			name: "unknown gzipped extension", file: "scores.txt.gz",
-			wantErr: `scores.txt.gz: unknown scores format ".txt.gz": the formats are csv, tsv, jsonl (also .ndjson) and parquet, ` +
-				`and the text formats may be gzipped (.csv.gz); name one with --format csv|tsv|jsonl|parquet`,
+			wantErr: `scores.txt.gz: unknown scores format ".txt.gz": the formats are csv, tsv, jsonl (also .ndjson), parquet and npz, ` +
+				`and the text formats may be gzipped (.csv.gz); name one with --format csv|tsv|jsonl|parquet|npz`,
 		},
 		{
 			name: "no extension", file: "scores",
-			wantErr: `scores: unknown scores format: the file name has no extension; the formats are csv, tsv, jsonl (also .ndjson) and parquet, ` +
-				`and the text formats may be gzipped (.csv.gz); name one with --format csv|tsv|jsonl|parquet`,
+			wantErr: `scores: unknown scores format: the file name has no extension; the formats are csv, tsv, jsonl (also .ndjson), parquet and npz, ` +
+				`and the text formats may be gzipped (.csv.gz); name one with --format csv|tsv|jsonl|parquet|npz`,
 		},
 		{
 			name: "gzipped parquet", file: "scores.parquet.gz",
@@ -237,8 +237,8 @@ func TestOpenScoresFormat(t *testing.T) {
 		},
 		{
 			name: "unknown format", file: "scores.csv", format: "xlsx",
-			wantErr: `scores.csv: unknown scores format "xlsx": the formats are csv, tsv, jsonl (also .ndjson) and parquet, ` +
-				`and the text formats may be gzipped (.csv.gz); name one with --format csv|tsv|jsonl|parquet`,
+			wantErr: `scores.csv: unknown scores format "xlsx": the formats are csv, tsv, jsonl (also .ndjson), parquet and npz, ` +
+				`and the text formats may be gzipped (.csv.gz); name one with --format csv|tsv|jsonl|parquet|npz`,
 		},
 	}
 	for _, tt := range tests {
