@@ -34,8 +34,12 @@ const (
 	socketName = ".s.PGSQL.5432"
 
 	// readyTimeout bounds the wait for a server that runs but does not yet
-	// accept connections (crash recovery, another process starting it).
-	readyTimeout = 60 * time.Second
+	// accept connections: another process is starting it, or it is
+	// recovering from a crash, which can replay up to max_wal_size (4GB) of
+	// WAL.
+	readyTimeout = 10 * time.Minute
+	// slowStart is when the wait for the server is reported to Notices.
+	slowStart = 5 * time.Second
 	// pingTimeout bounds the connection that checks whether the server answers.
 	pingTimeout = 5 * time.Second
 )
@@ -141,7 +145,7 @@ func (c *Cluster) Ensure(ctx context.Context) (url string, err error) {
 	}
 	// Fast path: the database answers, so there is nothing to do and no need
 	// to wait for the lock.
-	if c.ping(ctx, database) == nil {
+	if c.answers(ctx, database) {
 		return c.URL(), nil
 	}
 	if err := os.MkdirAll(c.home, 0o700); err != nil {
@@ -167,7 +171,7 @@ func (c *Cluster) Start(ctx context.Context) error {
 // ensureLocked does Ensure's work while holding the lock.
 func (c *Cluster) ensureLocked(ctx context.Context) error {
 	// Another process may have done the work while this one waited.
-	if c.ping(ctx, database) == nil {
+	if c.answers(ctx, database) {
 		return nil
 	}
 	version, err := c.clusterVersion()
@@ -323,6 +327,21 @@ func maxSocketPath() int {
 		return 107
 	}
 	return 103
+}
+
+// answers reports whether the server accepts connections to db. A server
+// that refuses for another reason than starting up, shutting down or a missing
+// database (too many clients, say) counts as answering: neither waiting nor
+// starting it would help, and the caller's own connection reports the reason.
+func (c *Cluster) answers(ctx context.Context, db string) bool {
+	err := c.ping(ctx, db)
+	if err == nil {
+		return true
+	}
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) &&
+		pgErr.Code != "57P03" && // cannot_connect_now
+		pgErr.Code != "3D000" // invalid_catalog_name: no such database
 }
 
 // ping connects to db over the socket and hangs up.

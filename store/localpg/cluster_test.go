@@ -317,6 +317,25 @@ func TestEnsureRestartsAfterKill(t *testing.T) {
 	require.NotEqual(t, before.PID, after.PID)
 }
 
+func TestEnsureStartFailureQuotesLog(t *testing.T) {
+	t.Parallel()
+	c, _ := setup(t)
+	ctx := t.Context()
+	_, err := c.Ensure(ctx)
+	require.NoError(t, err)
+	require.NoError(t, c.Stop(ctx))
+	conf, err := os.OpenFile(filepath.Join(c.dataDir(), "postgresql.conf"), os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = conf.WriteString("shared_buffers = 'lots'\n")
+	require.NoError(t, err)
+	require.NoError(t, conf.Close())
+
+	_, err = c.Ensure(ctx)
+	require.ErrorContains(t, err, "localpg: starting PostgreSQL in "+c.dataDir())
+	require.ErrorContains(t, err, "last lines of "+c.logFile())
+	require.ErrorContains(t, err, `invalid value for parameter "shared_buffers": "lots"`)
+}
+
 func TestEnsureRemovesStalePIDFile(t *testing.T) {
 	t.Parallel()
 	c, _ := setup(t)

@@ -161,6 +161,14 @@ func (c *Cluster) start(ctx context.Context, bin string, acct *account) error {
 		if err == nil {
 			return nil
 		}
+		if pid := c.postmasterPID(); pid != 0 {
+			// pg_ctl stops waiting after a minute, but crash recovery
+			// may take longer; the server goes on starting.
+			ready, err := c.waitReady(ctx, pid)
+			if ready || err != nil {
+				return err
+			}
+		}
 		logged := readFrom(c.logFile(), offset)
 		if ctx.Err() == nil && time.Now().Before(deadline) && leftoversOfKilledServer(logged) {
 			select {
@@ -217,15 +225,21 @@ func (c *Cluster) removeStaleFiles() error {
 // waitReady waits for the running postmaster pid to accept connections. It
 // returns false when the postmaster exits instead, so the caller starts it.
 func (c *Cluster) waitReady(ctx context.Context, pid int) (bool, error) {
-	deadline := time.Now().Add(readyTimeout)
+	start := time.Now()
+	noticed := false
 	for {
-		if c.ping(ctx, "postgres") == nil {
+		if c.answers(ctx, "postgres") {
 			return true, nil
 		}
 		if !isPostmaster(pid, c.dataDir()) {
 			return false, nil
 		}
-		if time.Now().After(deadline) {
+		if !noticed && time.Since(start) > slowStart {
+			c.notice("waiting for PostgreSQL (PID %d) in %s to accept connections; after a crash, recovery can take minutes (see %s)",
+				pid, c.dataDir(), c.logFile())
+			noticed = true
+		}
+		if time.Since(start) > readyTimeout {
 			return false, fmt.Errorf("localpg: PostgreSQL (PID %d) runs in %s but has not accepted connections on %s for %s\nlast lines of %s:\n%s",
 				pid, c.dataDir(), c.socketDir(), readyTimeout, c.logFile(), lastLines(readFrom(c.logFile(), 0), logTailLines))
 		}
