@@ -51,6 +51,13 @@ type NewEvaluation struct {
 	// Progress, when set, is called now and then from the loading goroutine
 	// with the number of rows read so far.
 	Progress func(rows int64)
+
+	// Connections is how many database connections load a wide input at
+	// once. Above 1 the values are split among that many hash partitions of
+	// the evaluation's partition while streaming, and each is loaded and
+	// indexed on its own connection: worth it for inputs of a few hundred
+	// thousand rows and more. 0 means 1.
+	Connections int
 }
 
 // Protocol is how an evaluation was produced. The zero value is a hold-out
@@ -83,13 +90,17 @@ func (s *Store) LogEvaluation(ctx context.Context, ev NewEvaluation, rows Rows) 
 	if err := checkMetricNames(metrics, ev.LowerIsBetter); err != nil {
 		return nil, err
 	}
-	return s.logEvaluation(ctx, ev, rows.HasDraw(), func(ctx context.Context, tx pgx.Tx, l *load) error {
+	// One connection logs; the others, up to the pool's size, load.
+	buckets := min(max(ev.Connections, 1), maxConnections, int(s.pool.Config().MaxConns)-1)
+	return s.logEvaluation(ctx, ev, rows.HasDraw(), buckets, func(ctx context.Context, tx pgx.Tx, l *load) error {
 		l.metrics = metrics
 		l.sums = make([]neumaier, len(metrics))
 		l.content.metrics(metrics)
-		enc := &wideEncoder{rows: rows, load: l, samples: ev.TargetFingerprint == "" && !rows.HasDraw()}
-		enc.header()
-		return l.copyIn(ctx, tx, enc, rows.HasDraw())
+		c := &wideChecker{rows: rows, load: l, samples: ev.TargetFingerprint == "" && !rows.HasDraw()}
+		if buckets > 1 {
+			return s.loadBuckets(ctx, tx, l, c)
+		}
+		return l.copyIn(ctx, tx, newWideStream(c), rows.HasDraw())
 	})
 }
 
@@ -97,7 +108,7 @@ func (s *Store) LogEvaluation(ctx context.Context, ev NewEvaluation, rows Rows) 
 // in a temporary table and pivoted in the database, so they may come in any
 // order. Every (sample ID, draw) must have exactly one value per metric.
 func (s *Store) LogEvaluationLong(ctx context.Context, ev NewEvaluation, rows LongRows) (*Logged, error) {
-	return s.logEvaluation(ctx, ev, rows.HasDraw(), func(ctx context.Context, tx pgx.Tx, l *load) error {
+	return s.logEvaluation(ctx, ev, rows.HasDraw(), 1, func(ctx context.Context, tx pgx.Tx, l *load) error {
 		return l.pivotLong(ctx, tx, rows, ev.LowerIsBetter)
 	})
 }
@@ -113,9 +124,25 @@ type load struct {
 	content  contentHash
 	progress func(int64)
 	long     bool // pivoted from a long source
+	hasDraw  bool
+	buckets  int      // hash partitions loaded in parallel; 1 for none
+	leaves   []string // committed hash partitions, to drop if the log fails
 }
 
-func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, hasDraw bool, fill func(context.Context, pgx.Tx, *load) error) (*Logged, error) {
+// maxConnections bounds NewEvaluation.Connections.
+const maxConnections = 16
+
+// columns is the column list of the evaluation's tables: unit_values' columns
+// with the evaluation ID fixed.
+func (l *load) columns() string {
+	return fmt.Sprintf(`
+		evaluation_id integer NOT NULL DEFAULT %d CONSTRAINT evaluation_id_fixed CHECK (evaluation_id = %d),
+		sample_id     text COLLATE "C" NOT NULL,
+		draw          smallint NOT NULL DEFAULT 0,
+		vals          real[] NOT NULL`, l.id, l.id)
+}
+
+func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, hasDraw bool, buckets int, fill func(context.Context, pgx.Tx, *load) error) (*Logged, error) {
 	start := time.Now()
 	if err := s.writable(); err != nil {
 		return nil, err
@@ -135,21 +162,21 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, hasDraw boo
 	}
 
 	var out *Logged
+	l := &load{content: newContentHash(), progress: ev.Progress, buckets: buckets, hasDraw: hasDraw}
 	err := s.transact(ctx, func(tx pgx.Tx) error {
-		l := &load{content: newContentHash(), progress: ev.Progress}
 		if err := tx.QueryRow(ctx, `SELECT nextval(pg_get_serial_sequence('evaluations', 'id'))`).Scan(&l.id); err != nil {
 			return fmt.Errorf("allocate evaluation ID: %w", err)
 		}
 		l.table = pgx.Identifier{"verdict_units", fmt.Sprintf("unit_values_%d", l.id)}.Sanitize()
 		// The partition is created in this transaction, so on a server with
-		// wal_level=minimal the load and the index build skip the WAL.
-		if _, err := tx.Exec(ctx, fmt.Sprintf(`
-			CREATE TABLE %s (
-				evaluation_id integer NOT NULL DEFAULT %d CHECK (evaluation_id = %d),
-				sample_id     text COLLATE "C" NOT NULL,
-				draw          smallint NOT NULL DEFAULT 0,
-				vals          real[] NOT NULL
-			)`, l.table, l.id, l.id)); err != nil {
+		// wal_level=minimal the load and the index build skip the WAL. With
+		// several connections it is itself partitioned by hash of sample_id,
+		// and loadBuckets fills its partitions.
+		partitioned := ""
+		if l.buckets > 1 {
+			partitioned = "PARTITION BY HASH (sample_id)"
+		}
+		if _, err := tx.Exec(ctx, fmt.Sprintf(`CREATE TABLE %s (%s) %s`, l.table, l.columns(), partitioned)); err != nil {
 			return fmt.Errorf("create partition: %w", err)
 		}
 		if err := fill(ctx, tx, l); err != nil {
@@ -222,6 +249,11 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, hasDraw boo
 		}
 		return nil
 	})
+	if (err != nil || out.Existing) && len(l.leaves) > 0 {
+		// The hash partitions were committed on their own connections;
+		// with the evaluation rolled back they are garbage.
+		s.dropTables(context.WithoutCancel(ctx), l.leaves)
+	}
 	switch {
 	case errors.Is(err, errRollback):
 		err = nil
@@ -377,43 +409,110 @@ func (l *load) distinctSamples(ctx context.Context, tx pgx.Tx, fingerprint bool)
 	return n, rows.Err()
 }
 
-// wideEncoder turns a Rows source into a binary COPY payload, checking and
-// summarising every row on the way.
-type wideEncoder struct {
+// wideChecker reads a Rows source row by row, checking and summarising every
+// row (sums, fingerprint, content digest) before it is encoded.
+type wideChecker struct {
 	rows    Rows
 	load    *load
 	samples bool // fold sample IDs into the fingerprint
-	buf     []byte
-	off     int
-	done    bool
 	err     error
 
+	id       string
+	draw     int64
+	f32      []float32
 	prevID   []byte
 	prevDraw int64
-	f32      []float32
 }
 
-func (e *wideEncoder) failure() error { return e.err }
+// advance moves to the next valid row. It returns false at the end of the
+// input or on the first problem, which it leaves in c.err.
+func (c *wideChecker) advance() bool {
+	r := c.rows
+	if !r.Next() {
+		c.err = r.Err()
+		return false
+	}
+	l := c.load
+	id := r.SampleID()
+	if err := checkSampleID(id); err != nil {
+		c.err = &InputError{Where: r.Where(), Problem: err.Error()}
+		return false
+	}
+	draw := r.Draw()
+	if draw < 0 || draw > math.MaxInt16 {
+		c.err = &InputError{Where: r.Where(), SampleID: id, Column: "draw", Problem: fmt.Sprintf("draw %d is outside 0..%d", draw, math.MaxInt16)}
+		return false
+	}
+	// Adjacent duplicates are the common case (sorted input) and can be
+	// located exactly; others are caught by the primary key.
+	if l.rows > 0 && draw == c.prevDraw && string(c.prevID) == id {
+		c.err = &DuplicateError{Where: r.Where(), SampleID: id, Draw: draw, HasDraw: r.HasDraw()}
+		return false
+	}
+	c.prevID = append(c.prevID[:0], id...)
+	c.prevDraw = draw
 
-func (e *wideEncoder) header() {
-	// PGCOPY signature, flags, header extension length.
-	e.buf = append(e.buf, "PGCOPY\n\xff\r\n\x00"...)
-	e.buf = binary.BigEndian.AppendUint32(e.buf, 0)
-	e.buf = binary.BigEndian.AppendUint32(e.buf, 0)
+	vals := r.Values()
+	if len(vals) != len(l.metrics) {
+		panic(fmt.Sprintf("store: Rows.Values returned %d values for %d metrics", len(vals), len(l.metrics)))
+	}
+	c.f32 = c.f32[:0]
+	for i, v := range vals {
+		f, problem := toReal(v)
+		if problem != "" {
+			c.err = &InputError{Where: r.Where(), SampleID: id, Column: l.metrics[i], Problem: problem}
+			return false
+		}
+		c.f32 = append(c.f32, f)
+		l.sums[i].add(float64(f))
+	}
+	if c.samples {
+		l.samples.add([]byte(id))
+	}
+	l.content.row(id, draw, c.f32)
+	c.id, c.draw = id, draw
+	l.rows++
+	if l.progress != nil && l.rows&0xffff == 0 {
+		l.progress(l.rows)
+	}
+	return true
 }
 
-func (e *wideEncoder) Read(p []byte) (int, error) {
-	for len(e.buf)-e.off < len(p) && !e.done && e.err == nil {
+// copyHeader is the binary COPY signature, flags and header extension length.
+const copyHeader = "PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+
+// wideStream is a binary COPY payload of every row of a wideChecker, for one
+// connection.
+type wideStream struct {
+	c    *wideChecker
+	buf  []byte
+	off  int
+	done bool
+}
+
+func newWideStream(c *wideChecker) *wideStream {
+	return &wideStream{c: c, buf: []byte(copyHeader)}
+}
+
+func (e *wideStream) failure() error { return e.c.err }
+
+func (e *wideStream) Read(p []byte) (int, error) {
+	for len(e.buf)-e.off < len(p) && !e.done {
 		if e.off > 0 {
 			e.buf = append(e.buf[:0], e.buf[e.off:]...)
 			e.off = 0
 		}
-		for i := 0; i < 256 && !e.done && e.err == nil; i++ {
-			e.next()
+		for i := 0; i < 256; i++ {
+			if !e.c.advance() {
+				if e.c.err != nil {
+					return 0, e.c.err
+				}
+				e.buf = binary.BigEndian.AppendUint16(e.buf, 0xffff)
+				e.done = true
+				break
+			}
+			e.buf = appendRow(e.buf, e.c.id, e.c.draw, e.c.rows.HasDraw(), e.c.f32)
 		}
-	}
-	if e.err != nil {
-		return 0, e.err
 	}
 	n := copy(p, e.buf[e.off:])
 	e.off += n
@@ -421,63 +520,6 @@ func (e *wideEncoder) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	return n, nil
-}
-
-// next encodes one row, or the trailer at the end of the input.
-func (e *wideEncoder) next() {
-	r := e.rows
-	if !r.Next() {
-		if err := r.Err(); err != nil {
-			e.err = err
-			return
-		}
-		e.buf = binary.BigEndian.AppendUint16(e.buf, 0xffff)
-		e.done = true
-		return
-	}
-	l := e.load
-	id := r.SampleID()
-	if err := checkSampleID(id); err != nil {
-		e.err = &InputError{Where: r.Where(), Problem: err.Error()}
-		return
-	}
-	draw := r.Draw()
-	if draw < 0 || draw > math.MaxInt16 {
-		e.err = &InputError{Where: r.Where(), SampleID: id, Column: "draw", Problem: fmt.Sprintf("draw %d is outside 0..%d", draw, math.MaxInt16)}
-		return
-	}
-	// Adjacent duplicates are the common case (sorted input) and can be
-	// located exactly; others are caught by the primary key.
-	if l.rows > 0 && draw == e.prevDraw && string(e.prevID) == id {
-		e.err = &DuplicateError{Where: r.Where(), SampleID: id, Draw: draw, HasDraw: r.HasDraw()}
-		return
-	}
-	e.prevID = append(e.prevID[:0], id...)
-	e.prevDraw = draw
-
-	vals := r.Values()
-	if len(vals) != len(l.metrics) {
-		panic(fmt.Sprintf("store: Rows.Values returned %d values for %d metrics", len(vals), len(l.metrics)))
-	}
-	e.f32 = e.f32[:0]
-	for i, v := range vals {
-		f, problem := toReal(v)
-		if problem != "" {
-			e.err = &InputError{Where: r.Where(), SampleID: id, Column: l.metrics[i], Problem: problem}
-			return
-		}
-		e.f32 = append(e.f32, f)
-		l.sums[i].add(float64(f))
-	}
-	if e.samples {
-		l.samples.add([]byte(id))
-	}
-	l.content.row(id, draw, e.f32)
-	e.buf = appendRow(e.buf, id, draw, r.HasDraw(), e.f32)
-	l.rows++
-	if l.progress != nil && l.rows&0xffff == 0 {
-		l.progress(l.rows)
-	}
 }
 
 func checkSampleID(id string) error {

@@ -29,7 +29,7 @@ func (l *load) pivotLong(ctx context.Context, tx pgx.Tx, rows LongRows, lowerIsB
 	}
 	l.long = true
 	enc := &longEncoder{rows: rows, load: l, index: map[string]int{}}
-	enc.buf = append(enc.buf, "PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00"...)
+	enc.buf = append(enc.buf, copyHeader...)
 	_, err := tx.Conn().PgConn().CopyFrom(ctx, enc, `COPY verdict_long_stage FROM STDIN (FORMAT binary)`)
 	if enc.err != nil {
 		return enc.err

@@ -201,7 +201,6 @@ func (c *Cluster) ensureLocked(ctx context.Context) error {
 	if err := c.prepareHome(acct); err != nil {
 		return err
 	}
-	created := false
 	if version == "" {
 		if err := c.initdb(ctx, bin, acct); err != nil {
 			return err
@@ -209,18 +208,12 @@ func (c *Cluster) ensureLocked(ctx context.Context) error {
 		if version, err = c.clusterVersion(); err != nil {
 			return err
 		}
-		created = true
+		c.notice("created a local PostgreSQL %s cluster in %s (first use%s)", version, c.home, acct.describe())
 	}
 	if err := c.start(ctx, bin, acct); err != nil {
 		return err
 	}
-	if err := c.createDatabase(ctx); err != nil {
-		return err
-	}
-	if created {
-		c.notice("created a local PostgreSQL %s cluster in %s (first use%s)", version, c.home, acct.describe())
-	}
-	return nil
+	return c.createDatabase(ctx)
 }
 
 // Stop shuts the server down with pg_ctl stop -m fast: open sessions are

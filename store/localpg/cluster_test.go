@@ -294,23 +294,36 @@ func TestEnsureRestartsAfterKill(t *testing.T) {
 
 	// The children of a killed postmaster outlive it for a moment and hold
 	// its shared memory; postmaster.pid stays behind. Stopping one child
-	// stretches that moment to a second, so Ensure has to retry the start.
+	// until a start has failed on that makes Ensure retry.
+	const inUse = "pre-existing shared memory block"
 	child := childOf(t, before.PID)
 	require.NoError(t, syscall.Kill(child, syscall.SIGSTOP))
+	resumed := make(chan struct{})
+	t.Cleanup(func() {
+		_ = syscall.Kill(child, syscall.SIGCONT)
+		<-resumed
+	})
 	require.NoError(t, syscall.Kill(before.PID, syscall.SIGKILL))
 	waitDead(t, before.PID, c.dataDir())
 	require.FileExists(t, filepath.Join(c.dataDir(), "postmaster.pid"))
-	resume := time.AfterFunc(time.Second, func() { _ = syscall.Kill(child, syscall.SIGCONT) })
-	t.Cleanup(func() {
-		resume.Stop()
+	go func() {
+		defer close(resumed)
+		// Resume the child once a start failed, or after most of the
+		// time start allows for retries.
+		for deadline := time.Now().Add(startRetryFor * 8 / 10); time.Now().Before(deadline); {
+			if log, _ := os.ReadFile(c.logFile()); bytes.Contains(log, []byte(inUse)) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 		_ = syscall.Kill(child, syscall.SIGCONT)
-	})
+	}()
 
 	url, err = c.Ensure(ctx)
 	require.NoError(t, err)
 	log, err := os.ReadFile(c.logFile())
 	require.NoError(t, err)
-	require.Contains(t, string(log), "pre-existing shared memory block")
+	require.Contains(t, string(log), inUse)
 	require.Equal(t, 42, queryInt(t, url, `SELECT n FROM kept`))
 	after, err := c.Status(ctx)
 	require.NoError(t, err)

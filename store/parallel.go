@@ -1,0 +1,240 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/sync/errgroup"
+)
+
+// advisoryLockSpace is the first key of the advisory locks verdict takes on
+// evaluation IDs ('verd').
+const advisoryLockSpace = 0x76657264
+
+// chunkSize is how many bytes of COPY payload go to a loading connection at a
+// time.
+const chunkSize = 256 << 10
+
+// loadBuckets splits the rows of c among l.buckets hash partitions of the
+// evaluation's partition and loads each over its own connection, in its own
+// transaction: create, COPY, build the primary key. The partitions commit
+// together once every one is complete, and are attached to l.table in tx, the
+// transaction that logs the evaluation. Until then they belong to no table,
+// so an interrupted log leaves nothing visible; tx holds an advisory lock on
+// the evaluation ID so that collectOrphans can tell a live load from a dead
+// one, and the caller drops the partitions if tx does not commit.
+func (s *Store) loadBuckets(ctx context.Context, tx pgx.Tx, l *load, c *wideChecker) error {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, advisoryLockSpace, l.id); err != nil {
+		return fmt.Errorf("lock evaluation %d: %w", l.id, err)
+	}
+	s.collectOrphans(ctx)
+
+	n := l.buckets
+	g, gctx := errgroup.WithContext(ctx)
+	chans := make([]chan []byte, n)
+	for k := range chans {
+		chans[k] = make(chan []byte, 4)
+	}
+
+	// The producer checks every row once and routes it to the partition
+	// PostgreSQL would pick for its sample ID.
+	g.Go(func() error {
+		bufs := make([][]byte, n)
+		for k := range bufs {
+			bufs[k] = append(make([]byte, 0, chunkSize+4096), copyHeader...)
+		}
+		send := func(k int) error {
+			select {
+			case chans[k] <- bufs[k]:
+				bufs[k] = make([]byte, 0, chunkSize+4096)
+				return nil
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+		for c.advance() {
+			k := hashPartition(c.id, uint64(n))
+			bufs[k] = appendRow(bufs[k], c.id, c.draw, l.hasDraw, c.f32)
+			if len(bufs[k]) >= chunkSize {
+				if err := send(int(k)); err != nil {
+					return err
+				}
+			}
+		}
+		if c.err != nil {
+			return c.err
+		}
+		for k := range bufs {
+			bufs[k] = append(bufs[k], 0xff, 0xff) // trailer
+			if err := send(k); err != nil {
+				return err
+			}
+			close(chans[k])
+		}
+		return nil
+	})
+
+	leaves := make([]string, n)
+	conns := make([]*pgxpool.Conn, n)
+	txs := make([]pgx.Tx, n)
+	defer func() {
+		for k := range conns {
+			if txs[k] != nil {
+				_ = txs[k].Rollback(context.WithoutCancel(ctx)) // no-op after commit
+			}
+			if conns[k] != nil {
+				conns[k].Release()
+			}
+		}
+	}()
+	cols := "sample_id, vals"
+	if l.hasDraw {
+		cols = "sample_id, draw, vals"
+	}
+	for k := range n {
+		leaves[k] = pgx.Identifier{"verdict_units", fmt.Sprintf("unit_values_%d_p%d", l.id, k)}.Sanitize()
+		g.Go(func() error {
+			conn, err := s.pool.Acquire(gctx)
+			if err != nil {
+				return err
+			}
+			conns[k] = conn
+			ltx, err := conn.Begin(gctx)
+			if err != nil {
+				return err
+			}
+			txs[k] = ltx
+			if _, err := ltx.Exec(gctx, fmt.Sprintf(`CREATE TABLE %s (%s)`, leaves[k], l.columns())); err != nil {
+				return fmt.Errorf("create partition %d: %w", k, err)
+			}
+			src := &chanReader{ch: chans[k], ctx: gctx}
+			if _, err := ltx.Conn().PgConn().CopyFrom(gctx, src,
+				fmt.Sprintf(`COPY %s (%s) FROM STDIN (FORMAT binary, FREEZE)`, leaves[k], cols)); err != nil {
+				return fmt.Errorf("load partition %d: %w", k, err)
+			}
+			if _, err := ltx.Exec(gctx, `SET LOCAL maintenance_work_mem = '256MB'; SAVEPOINT before_pk`); err != nil {
+				return err
+			}
+			if _, err := ltx.Exec(gctx, fmt.Sprintf(`ALTER TABLE %s ADD PRIMARY KEY (evaluation_id, sample_id, draw)`, leaves[k])); err != nil {
+				if isUniqueViolation(err) {
+					return (&load{table: leaves[k]}).duplicate(gctx, ltx, l.hasDraw)
+				}
+				return fmt.Errorf("index partition %d: %w", k, err)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		// The input's own error explains the others, which are cancellations.
+		if c.err != nil {
+			return c.err
+		}
+		return err
+	}
+	if l.rows == 0 {
+		return nil // reported by the caller; the partitions roll back
+	}
+
+	// Commit the partitions together; from here on they must be dropped if
+	// the evaluation does not commit.
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for k := range n {
+		wg.Go(func() {
+			errs[k] = txs[k].Commit(ctx)
+			if errs[k] == nil {
+				mu.Lock()
+				l.leaves = append(l.leaves, leaves[k])
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("commit partitions: %w", err)
+	}
+	for k := range n {
+		if _, err := tx.Exec(ctx, fmt.Sprintf(`ALTER TABLE %s ATTACH PARTITION %s FOR VALUES WITH (MODULUS %d, REMAINDER %d)`,
+			l.table, leaves[k], n, k)); err != nil {
+			return fmt.Errorf("attach partition %d: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// chanReader reads the chunks sent on ch as one stream.
+type chanReader struct {
+	ch  <-chan []byte
+	ctx context.Context
+	cur []byte
+}
+
+func (r *chanReader) Read(p []byte) (int, error) {
+	for len(r.cur) == 0 {
+		select {
+		case b, ok := <-r.ch:
+			if !ok {
+				return 0, io.EOF
+			}
+			r.cur = b
+		case <-r.ctx.Done():
+			return 0, r.ctx.Err()
+		}
+	}
+	n := copy(p, r.cur)
+	r.cur = r.cur[n:]
+	return n, nil
+}
+
+var leafName = regexp.MustCompile(`^unit_values_([0-9]+)_p[0-9]+$`)
+
+// collectOrphans drops hash partitions that a killed log committed but never
+// attached: tables of verdict_units that belong to no table and whose
+// evaluation ID no live session holds the advisory lock on. It is best
+// effort; a failure only leaves the garbage for next time.
+func (s *Store) collectOrphans(ctx context.Context) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT c.relname
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = 'verdict_units' AND c.relkind = 'r' AND NOT c.relispartition`)
+	if err != nil {
+		return
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return
+	}
+	for _, name := range names {
+		m := leafName.FindStringSubmatch(name)
+		if m == nil {
+			continue
+		}
+		id, err := strconv.ParseInt(m[1], 10, 32)
+		if err != nil {
+			continue
+		}
+		_ = s.transact(ctx, func(tx pgx.Tx) error {
+			var free bool
+			if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1, $2)`, advisoryLockSpace, id).Scan(&free); err != nil || !free {
+				return err
+			}
+			_, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+pgx.Identifier{"verdict_units", name}.Sanitize())
+			return err
+		})
+	}
+}
+
+// dropTables drops tables by sanitized name, best effort.
+func (s *Store) dropTables(ctx context.Context, names []string) {
+	for _, n := range names {
+		_, _ = s.pool.Exec(ctx, `DROP TABLE IF EXISTS `+n)
+	}
+}
