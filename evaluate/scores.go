@@ -121,6 +121,9 @@ func OpenScores(path, format string) (*Scores, error) {
 	}
 	s.dec = dec
 	c := cursor{path: path, unit: lay.unit, hasDraw: lay.hasDraw, dec: dec}
+	// Parquet leaves its page indexes unread, so a finished file is
+	// marked done here.
+	c.atEnd = func() { s.read.Store(s.size) }
 	if lay.long {
 		s.long = &LongReader{cursor: c}
 	} else {
@@ -281,6 +284,7 @@ type cursor struct {
 	rec     record
 	err     error
 	done    bool
+	atEnd   func() // called at a clean end of input
 }
 
 func (c *cursor) next() bool {
@@ -289,7 +293,9 @@ func (c *cursor) next() bool {
 	}
 	if err := c.dec.decode(&c.rec); err != nil {
 		c.done = true
-		if err != io.EOF {
+		if err == io.EOF {
+			c.atEnd()
+		} else {
 			c.err = err
 		}
 		return false
@@ -510,10 +516,13 @@ func parseValue(s string) (float64, string) {
 		if errors.Is(err, strconv.ErrRange) && !math.IsInf(v, 0) {
 			return v, "" // underflow to zero or a subnormal
 		}
+		// A copy, so that s does not escape and callers may pass a
+		// string converted from bytes without allocating.
+		text := strings.Clone(s)
 		if errors.Is(err, strconv.ErrRange) {
-			return 0, fmt.Sprintf("%q is out of range", s)
+			return 0, fmt.Sprintf("%q is out of range", text)
 		}
-		return 0, fmt.Sprintf("%q is not a number", s)
+		return 0, fmt.Sprintf("%q is not a number", text)
 	}
 	return v, ""
 }

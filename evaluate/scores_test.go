@@ -1,6 +1,7 @@
 package evaluate_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"fmt"
@@ -272,15 +273,39 @@ func TestOpenScoresMissingFile(t *testing.T) {
 
 func TestScoresProgress(t *testing.T) {
 	t.Parallel()
-	var content bytes.Buffer
-	content.WriteString("sample_id,ndcg@10\n")
-	for i := range 200_000 {
-		fmt.Fprintf(&content, "u%07d,0.%06d\n", i, i)
+	const n = 200_000
+	ids := make([]string, n)
+	scores := make([]float64, n)
+	var csv bytes.Buffer
+	csv.WriteString("sample_id,ndcg@10\n")
+	for i := range n {
+		ids[i] = fmt.Sprintf("u%07d", i)
+		scores[i] = float64(i) / n
+		fmt.Fprintf(&csv, "%s,%g\n", ids[i], scores[i])
 	}
-	for _, name := range []string{"scores.csv", "scores.csv.gz"} {
-		t.Run(name, func(t *testing.T) {
+	tests := []struct {
+		name  string
+		write func(t *testing.T) string
+	}{
+		{name: "csv", write: func(t *testing.T) string { return writeFile(t, "scores.csv", csv.Bytes()) }},
+		{name: "gzipped csv", write: func(t *testing.T) string { return writeFile(t, "scores.csv.gz", csv.Bytes()) }},
+		{name: "parquet", write: func(t *testing.T) string {
+			rows := make([]pqWide, n)
+			for i := range rows {
+				rows[i] = pqWide{SampleID: ids[i], NDCG: scores[i]}
+			}
+			return writeParquet(t, "scores.parquet", rows)
+		}},
+		{name: "npz", write: func(t *testing.T) string {
+			return writeNPZ(t, "scores.npz", zip.Deflate,
+				npzMember{"sample_id", npyFile(1, "'<U8'", fmt.Sprintf("(%d,)", n), npyStrings(8, ids...))},
+				npyioArray(t, "ndcg@10", scores))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			path := writeFile(t, name, content.Bytes())
+			path := tt.write(t)
 			info, err := os.Stat(path)
 			require.NoError(t, err)
 			s, err := evaluate.OpenScores(path, "")
@@ -288,14 +313,19 @@ func TestScoresProgress(t *testing.T) {
 			defer s.Close()
 			done, total := s.Progress()
 			require.Equal(t, info.Size(), total)
-			require.Less(t, done, total, "the header alone is not the whole file")
+			require.Less(t, done, total/2, "after reading the header")
 			r := s.Wide()
-			n := 0
+			rows := 0
 			for r.Next() {
-				n++
+				rows++
+				if rows == n/2 {
+					done, _ = s.Progress()
+					require.Greater(t, done, total/4, "half way")
+					require.Less(t, done, total, "half way")
+				}
 			}
 			require.NoError(t, r.Err())
-			require.Equal(t, 200_000, n)
+			require.Equal(t, n, rows)
 			done, total = s.Progress()
 			require.Equal(t, total, done)
 		})
