@@ -1,15 +1,11 @@
 package evaluate_test
 
 import (
-	"bufio"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -347,73 +343,4 @@ func TestCSVBadGzip(t *testing.T) {
 			require.ErrorIs(t, err, evaluate.ErrBadInput)
 		})
 	}
-}
-
-// benchScores writes, once per test binary, a CSV file like the one that
-// /work/shared/bench/gen_scores.py writes: 1,000,000 sample IDs such as
-// u0000123 and 10 metrics, values in [0, 1] with 6 significant digits, 30 %
-// exact zeros and 10 % exact ones. It is about 70 MB.
-var benchScores = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "verdict-bench")
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, "scores.csv")
-	f, err := os.Create(path)
-	if err != nil {
-		return "", err
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	w.WriteString("sample_id,ndcg@10,ndcg@20,ndcg@50,ndcg@100,recall@10,recall@20,recall@50,recall@100,precision@10,precision@20\n")
-	rng := rand.New(rand.NewPCG(1, 2))
-	var line []byte
-	for i := range 1_000_000 {
-		line = fmt.Appendf(line[:0], "u%07d", i)
-		for range 10 {
-			v := rng.Float64()
-			switch {
-			case v < 0.3:
-				line = append(line, ",0"...)
-			case v > 0.9:
-				line = append(line, ",1"...)
-			default:
-				line = fmt.Appendf(line, ",%.6g", v)
-			}
-		}
-		line = append(line, '\n')
-		w.Write(line)
-	}
-	if err := w.Flush(); err != nil {
-		return "", err
-	}
-	return path, f.Close()
-})
-
-// BenchmarkCSV reads a 1,000,000 × 10 CSV file; set VERDICT_BENCH_CSV to
-// read another file, such as one from gen_scores.py.
-func BenchmarkCSV(b *testing.B) {
-	path := os.Getenv("VERDICT_BENCH_CSV")
-	if path == "" {
-		var err error
-		path, err = benchScores()
-		require.NoError(b, err)
-	}
-	info, err := os.Stat(path)
-	require.NoError(b, err)
-	b.SetBytes(info.Size())
-	b.ReportAllocs()
-	for b.Loop() {
-		s, err := evaluate.OpenScores(path, "")
-		require.NoError(b, err)
-		r := s.Wide()
-		n := 0
-		for r.Next() {
-			n++
-		}
-		require.NoError(b, r.Err())
-		require.NoError(b, s.Close())
-	}
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	b.ReportMetric(float64(ms.HeapSys)/(1<<20), "heap-MiB")
 }
