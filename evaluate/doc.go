@@ -20,6 +20,10 @@
 //   - wide form: every other column is a metric, e.g. ndcg@10;
 //   - long form: exactly sample_id, metric and value, plus optional draw.
 //
+// A pandas index is refused in CSV, where to_csv without index=False writes
+// it as a first column with no name (or "Unnamed: 0" after a round trip),
+// and skipped in Parquet, where pandas stores it as __index_level_0__.
+//
 // The readers report what is wrong with a file's own syntax: a missing or
 // duplicate column, a ragged row, a cell that is not a number, a missing
 // value. Each such error wraps ErrBadInput and names the file, the line (text

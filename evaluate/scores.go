@@ -357,6 +357,9 @@ func findColumns(names []string, kind string) (columns, string) {
 			}
 			return c, fmt.Sprintf("%s %d has no name", kind, i+1)
 		}
+		if kind == "column" && strings.HasPrefix(name, "Unnamed: ") {
+			return c, fmt.Sprintf("column %d is named %q (was a pandas index written without index=False?)", i+1, name)
+		}
 		if j, dup := seen[name]; dup {
 			return c, fmt.Sprintf("%s %q appears twice (%ss %d and %d)", kind, name, kind, j+1, i+1)
 		}

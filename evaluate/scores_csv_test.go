@@ -208,6 +208,10 @@ func TestCSVBad(t *testing.T) {
 			wantErr: `scores.csv: line 1: column 1 has no name (was a pandas index written without index=False?)`,
 		},
 		{
+			name: "pandas index column read back and written again", file: "scores.csv", content: "Unnamed: 0,sample_id,ndcg@10\n0,u1,0.5\n",
+			wantErr: `scores.csv: line 1: column 1 is named "Unnamed: 0" (was a pandas index written without index=False?)`,
+		},
+		{
 			name: "trailing comma in the header", file: "scores.csv", content: "sample_id,a,\n",
 			wantErr: `scores.csv: line 1: column 3 has no name`,
 		},
