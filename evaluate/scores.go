@@ -37,10 +37,16 @@ var ErrBadInput = errors.New("malformed scores file")
 // maxDraw is the largest draw number; the store keeps draws in a smallint.
 const maxDraw = math.MaxInt16
 
-// formats maps the names OpenScores accepts to whether the format is text.
-var formats = map[string]bool{
-	"csv": true, "tsv": true, "jsonl": true, "ndjson": true,
-	"parquet": false, "npz": false,
+// knownFormat reports whether OpenScores accepts the format name, and
+// whether the format is text (and so may be gzipped).
+func knownFormat(name string) (known, text bool) {
+	switch name {
+	case "csv", "tsv", "jsonl", "ndjson":
+		return true, true
+	case "parquet", "npz":
+		return true, false
+	}
+	return false, false
 }
 
 const formatHelp = "the formats are csv, tsv, jsonl (also .ndjson), parquet and npz, " +
@@ -137,7 +143,7 @@ func OpenScores(path, format string) (*Scores, error) {
 func scoresFormat(path, format string) (string, error) {
 	if format != "" {
 		f := strings.ToLower(format)
-		if _, ok := formats[f]; !ok {
+		if known, _ := knownFormat(f); !known {
 			return "", fmt.Errorf("%s: %w %q: %s", path, ErrUnknownFormat, format, formatHelp)
 		}
 		return f, nil
@@ -146,7 +152,7 @@ func scoresFormat(path, format string) (string, error) {
 	base, gz := strings.CutSuffix(name, ".gz")
 	ext := filepath.Ext(base)
 	if f := strings.TrimPrefix(ext, "."); f != "" {
-		if text, ok := formats[f]; ok && (text || !gz) {
+		if known, text := knownFormat(f); known && (text || !gz) {
 			return f, nil
 		}
 	}
