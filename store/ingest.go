@@ -5,13 +5,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"golang.org/x/sync/errgroup"
 )
 
 // NewEvaluation describes an evaluation to log: where it belongs and what
@@ -100,7 +100,7 @@ func (s *Store) LogEvaluation(ctx context.Context, ev NewEvaluation, rows Rows) 
 		if buckets > 1 {
 			return s.loadBuckets(ctx, tx, l, c)
 		}
-		return l.copyIn(ctx, tx, newWideStream(c), rows.HasDraw())
+		return l.copyIn(ctx, tx, c)
 	})
 }
 
@@ -327,23 +327,36 @@ func checkMetricNames(metrics, lowerIsBetter []string) error {
 	return nil
 }
 
-// copyIn streams r, a binary COPY payload, into the evaluation's partition.
-func (l *load) copyIn(ctx context.Context, tx pgx.Tx, r interface {
-	io.Reader
-	failure() error
-}, hasDraw bool) error {
-	cols := "sample_id, vals"
-	if hasDraw {
-		cols = "sample_id, draw, vals"
-	}
-	_, err := tx.Conn().PgConn().CopyFrom(ctx, r, fmt.Sprintf(`COPY %s (%s) FROM STDIN (FORMAT binary, FREEZE)`, l.table, cols))
-	if ferr := r.failure(); ferr != nil {
-		return ferr
-	}
-	if err != nil {
-		return fmt.Errorf("load per-unit values: %w", err)
+// copyIn streams the rows of c into the evaluation's partition over tx. A
+// goroutine checks and encodes rows ahead of the connection, so that the
+// parsing here and the loading in the server overlap.
+func (l *load) copyIn(ctx context.Context, tx pgx.Tx, c *wideChecker) error {
+	g, gctx := errgroup.WithContext(ctx)
+	ch := make(chan []byte, 8)
+	g.Go(func() error { return produceChunks(gctx, c, []chan []byte{ch}) })
+	g.Go(func() error {
+		_, err := tx.Conn().PgConn().CopyFrom(gctx, &chanReader{ch: ch, ctx: gctx}, l.copySQL(l.table))
+		if err != nil {
+			return fmt.Errorf("load per-unit values: %w", err)
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		if c.err != nil {
+			return c.err // the input's own error explains the rest
+		}
+		return err
 	}
 	return nil
+}
+
+// copySQL is the COPY statement that loads table.
+func (l *load) copySQL(table string) string {
+	cols := "sample_id, vals"
+	if l.hasDraw {
+		cols = "sample_id, draw, vals"
+	}
+	return fmt.Sprintf(`COPY %s (%s) FROM STDIN (FORMAT binary, FREEZE)`, table, cols)
 }
 
 // DuplicateError reports a (sample ID, draw) pair that occurs twice. It wraps
@@ -480,47 +493,6 @@ func (c *wideChecker) advance() bool {
 
 // copyHeader is the binary COPY signature, flags and header extension length.
 const copyHeader = "PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00"
-
-// wideStream is a binary COPY payload of every row of a wideChecker, for one
-// connection.
-type wideStream struct {
-	c    *wideChecker
-	buf  []byte
-	off  int
-	done bool
-}
-
-func newWideStream(c *wideChecker) *wideStream {
-	return &wideStream{c: c, buf: []byte(copyHeader)}
-}
-
-func (e *wideStream) failure() error { return e.c.err }
-
-func (e *wideStream) Read(p []byte) (int, error) {
-	for len(e.buf)-e.off < len(p) && !e.done {
-		if e.off > 0 {
-			e.buf = append(e.buf[:0], e.buf[e.off:]...)
-			e.off = 0
-		}
-		for i := 0; i < 256; i++ {
-			if !e.c.advance() {
-				if e.c.err != nil {
-					return 0, e.c.err
-				}
-				e.buf = binary.BigEndian.AppendUint16(e.buf, 0xffff)
-				e.done = true
-				break
-			}
-			e.buf = appendRow(e.buf, e.c.id, e.c.draw, e.c.rows.HasDraw(), e.c.f32)
-		}
-	}
-	n := copy(p, e.buf[e.off:])
-	e.off += n
-	if n == 0 && e.done {
-		return 0, io.EOF
-	}
-	return n, nil
-}
 
 func checkSampleID(id string) error {
 	switch {

@@ -43,43 +43,7 @@ func (s *Store) loadBuckets(ctx context.Context, tx pgx.Tx, l *load, c *wideChec
 		chans[k] = make(chan []byte, 4)
 	}
 
-	// The producer checks every row once and routes it to the partition
-	// PostgreSQL would pick for its sample ID.
-	g.Go(func() error {
-		bufs := make([][]byte, n)
-		for k := range bufs {
-			bufs[k] = append(make([]byte, 0, chunkSize+4096), copyHeader...)
-		}
-		send := func(k int) error {
-			select {
-			case chans[k] <- bufs[k]:
-				bufs[k] = make([]byte, 0, chunkSize+4096)
-				return nil
-			case <-gctx.Done():
-				return gctx.Err()
-			}
-		}
-		for c.advance() {
-			k := hashPartition(c.id, uint64(n))
-			bufs[k] = appendRow(bufs[k], c.id, c.draw, l.hasDraw, c.f32)
-			if len(bufs[k]) >= chunkSize {
-				if err := send(int(k)); err != nil {
-					return err
-				}
-			}
-		}
-		if c.err != nil {
-			return c.err
-		}
-		for k := range bufs {
-			bufs[k] = append(bufs[k], 0xff, 0xff) // trailer
-			if err := send(k); err != nil {
-				return err
-			}
-			close(chans[k])
-		}
-		return nil
-	})
+	g.Go(func() error { return produceChunks(gctx, c, chans) })
 
 	leaves := make([]string, n)
 	conns := make([]*pgxpool.Conn, n)
@@ -94,10 +58,6 @@ func (s *Store) loadBuckets(ctx context.Context, tx pgx.Tx, l *load, c *wideChec
 			}
 		}
 	}()
-	cols := "sample_id, vals"
-	if l.hasDraw {
-		cols = "sample_id, draw, vals"
-	}
 	for k := range n {
 		leaves[k] = pgx.Identifier{"verdict_units", fmt.Sprintf("unit_values_%d_p%d", l.id, k)}.Sanitize()
 		g.Go(func() error {
@@ -115,8 +75,7 @@ func (s *Store) loadBuckets(ctx context.Context, tx pgx.Tx, l *load, c *wideChec
 				return fmt.Errorf("create partition %d: %w", k, err)
 			}
 			src := &chanReader{ch: chans[k], ctx: gctx}
-			if _, err := ltx.Conn().PgConn().CopyFrom(gctx, src,
-				fmt.Sprintf(`COPY %s (%s) FROM STDIN (FORMAT binary, FREEZE)`, leaves[k], cols)); err != nil {
+			if _, err := ltx.Conn().PgConn().CopyFrom(gctx, src, l.copySQL(leaves[k])); err != nil {
 				return fmt.Errorf("load partition %d: %w", k, err)
 			}
 			if _, err := ltx.Exec(gctx, `SET LOCAL maintenance_work_mem = '256MB'; SAVEPOINT before_pk`); err != nil {
@@ -166,6 +125,52 @@ func (s *Store) loadBuckets(ctx context.Context, tx pgx.Tx, l *load, c *wideChec
 			l.table, leaves[k], n, k)); err != nil {
 			return fmt.Errorf("attach partition %d: %w", k, err)
 		}
+	}
+	return nil
+}
+
+// produceChunks checks every row of c once and encodes it, as binary COPY
+// payload, into chunks sent on one channel per partition: the partition
+// PostgreSQL would pick for the row's sample ID when there are several. It
+// closes the channels after the last chunk, and returns c's error, or the
+// context's if the loading side gave up.
+func produceChunks(ctx context.Context, c *wideChecker, chans []chan []byte) error {
+	n := uint64(len(chans))
+	bufs := make([][]byte, n)
+	for k := range bufs {
+		bufs[k] = append(make([]byte, 0, chunkSize+4096), copyHeader...)
+	}
+	send := func(k int) error {
+		select {
+		case chans[k] <- bufs[k]:
+			bufs[k] = make([]byte, 0, chunkSize+4096)
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	hasDraw := c.rows.HasDraw()
+	for c.advance() {
+		k := 0
+		if n > 1 {
+			k = int(hashPartition(c.id, n))
+		}
+		bufs[k] = appendRow(bufs[k], c.id, c.draw, hasDraw, c.f32)
+		if len(bufs[k]) >= chunkSize {
+			if err := send(k); err != nil {
+				return err
+			}
+		}
+	}
+	if c.err != nil {
+		return c.err
+	}
+	for k := range bufs {
+		bufs[k] = append(bufs[k], 0xff, 0xff) // trailer
+		if err := send(k); err != nil {
+			return err
+		}
+		close(chans[k])
 	}
 	return nil
 }

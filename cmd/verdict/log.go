@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -71,7 +70,7 @@ Example:
 			&cli.IntFlag{Name: "repeats", Usage: "number of repetitions `R` (repeated k-fold)"},
 			&cli.Int64Flag{Name: "n-train", Usage: "training set size `N` (k-fold protocols)"},
 			&cli.Int64Flag{Name: "n-test", Usage: "test set size `N` (k-fold protocols)"},
-			&cli.IntFlag{Name: "connections", Usage: "load over `N` database connections at once (default: 1, or one per CPU up to 4 for files over 32 MB)"},
+			&cli.IntFlag{Name: "connections", Value: 1, Usage: "load over `N` database connections at once, for large files on servers with cores and disk bandwidth to spare"},
 			&cli.StringFlag{Name: "input-format", Usage: "input `FORMAT`: " + strings.Join(inputFormats, ", ") + " (default: from the extension)"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table or json (an input format name here means --input-format)"},
 		},
@@ -104,9 +103,6 @@ func runLog(c *cli.Context) error {
 	defer scores.Close()
 
 	ev.Connections = c.Int("connections")
-	if _, size := scores.Progress(); ev.Connections == 0 && size >= 32<<20 {
-		ev.Connections = min(max(runtime.NumCPU(), 2), 4)
-	}
 	bar := newProgress(c.App.ErrWriter, scores)
 	if bar != nil {
 		ev.Progress = func(int64) {
