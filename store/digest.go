@@ -65,7 +65,7 @@ func (c *contentHash) metrics(names []string) {
 	c.h.Write(c.buf)
 }
 
-func (c *contentHash) row(id string, draw int64, vals []float32) {
+func (c *contentHash) row(id []byte, draw int64, vals []float32) {
 	c.buf = binary.LittleEndian.AppendUint32(c.buf[:0], uint32(len(id)))
 	c.buf = append(c.buf, id...)
 	c.buf = binary.LittleEndian.AppendUint16(c.buf, uint16(draw))

@@ -96,7 +96,8 @@ func (s *Store) LogEvaluation(ctx context.Context, ev NewEvaluation, rows Rows) 
 		l.metrics = metrics
 		l.sums = make([]neumaier, len(metrics))
 		l.content.metrics(metrics)
-		c := &wideChecker{rows: rows, load: l, samples: ev.TargetFingerprint == "" && !rows.HasDraw()}
+		l.sampleFingerprint = ev.TargetFingerprint == "" && !rows.HasDraw()
+		c := &wideChecker{rows: rows, metrics: len(metrics)}
 		if buckets > 1 {
 			return s.loadBuckets(ctx, tx, l, c)
 		}
@@ -126,6 +127,10 @@ type load struct {
 	long     bool // pivoted from a long source
 	hasDraw  bool
 	buckets  int      // hash partitions loaded in parallel; 1 for none
+
+	// sampleFingerprint folds every row's sample ID into samples while
+	// streaming (wide input without draws: each row is a distinct unit).
+	sampleFingerprint bool
 	leaves   []string // committed hash partitions, to drop if the log fails
 }
 
@@ -333,7 +338,11 @@ func checkMetricNames(metrics, lowerIsBetter []string) error {
 func (l *load) copyIn(ctx context.Context, tx pgx.Tx, c *wideChecker) error {
 	g, gctx := errgroup.WithContext(ctx)
 	ch := make(chan []byte, 8)
-	g.Go(func() error { return produceChunks(gctx, c, []chan []byte{ch}) })
+	var inputErr error
+	g.Go(func() error {
+		inputErr = l.produceChunks(gctx, c, []chan []byte{ch})
+		return inputErr
+	})
 	g.Go(func() error {
 		_, err := tx.Conn().PgConn().CopyFrom(gctx, &chanReader{ch: ch, ctx: gctx}, l.copySQL(l.table))
 		if err != nil {
@@ -341,13 +350,16 @@ func (l *load) copyIn(ctx context.Context, tx pgx.Tx, c *wideChecker) error {
 		}
 		return nil
 	})
-	if err := g.Wait(); err != nil {
-		if c.err != nil {
-			return c.err // the input's own error explains the rest
-		}
-		return err
+	return preferInputError(g.Wait(), inputErr)
+}
+
+// preferInputError picks, of the errors of a load, the one about the input:
+// it explains the others, which are cancellations.
+func preferInputError(err, inputErr error) error {
+	if inputErr != nil && errors.Is(inputErr, ErrBadInput) {
+		return inputErr
 	}
-	return nil
+	return err
 }
 
 // copySQL is the COPY statement that loads table.
@@ -422,30 +434,87 @@ func (l *load) distinctSamples(ctx context.Context, tx pgx.Tx, fingerprint bool)
 	return n, rows.Err()
 }
 
-// wideChecker reads a Rows source row by row, checking and summarising every
-// row (sums, fingerprint, content digest) before it is encoded.
+// wideChecker reads a Rows source and checks every row: sample ID, draw,
+// adjacent duplicates, and values that a real (float4) cannot hold. It runs
+// in its own goroutine, ahead of the summaries and the encoding, and hands
+// over rows in batches.
 type wideChecker struct {
 	rows    Rows
-	load    *load
-	samples bool // fold sample IDs into the fingerprint
-	err     error
+	metrics int
+	err     error // the first problem; read it after the batches channel closes
 
-	id       string
-	draw     int64
-	f32      []float32
+	n        int64 // rows checked
 	prevID   []byte
 	prevDraw int64
 }
 
-// advance moves to the next valid row. It returns false at the end of the
-// input or on the first problem, which it leaves in c.err.
-func (c *wideChecker) advance() bool {
+// rowBatch is a run of checked rows.
+type rowBatch struct {
+	ids   []byte // the sample IDs, end to end
+	ends  []int  // where each ID ends in ids
+	draws []int64
+	vals  []float32 // metrics values per row
+}
+
+func (b *rowBatch) reset() {
+	b.ids, b.ends, b.draws, b.vals = b.ids[:0], b.ends[:0], b.draws[:0], b.vals[:0]
+}
+
+// id returns the sample ID of row i without copying.
+func (b *rowBatch) id(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = b.ends[i-1]
+	}
+	return b.ids[start:b.ends[i]]
+}
+
+const batchRows = 1024
+
+// batches checks rows in a goroutine and sends them in batches. The channel
+// closes at the end of the input, at the first problem (left in c.err) or
+// when ctx is done. Batches received must be returned on free for reuse.
+func (c *wideChecker) batches(ctx context.Context) (full <-chan *rowBatch, free chan<- *rowBatch) {
+	out := make(chan *rowBatch, 4)
+	pool := make(chan *rowBatch, 6)
+	for range cap(pool) {
+		pool <- &rowBatch{}
+	}
+	go func() {
+		defer close(out)
+		for {
+			var b *rowBatch
+			select {
+			case b = <-pool:
+			case <-ctx.Done():
+				return
+			}
+			b.reset()
+			for len(b.ends) < batchRows && c.check(b) {
+			}
+			if len(b.ends) > 0 {
+				select {
+				case out <- b:
+				case <-ctx.Done():
+					return
+				}
+			}
+			if len(b.ends) < batchRows {
+				return // end of input, or c.err
+			}
+		}
+	}()
+	return out, pool
+}
+
+// check reads the next row into b. It returns false at the end of the input
+// or on the first problem, which it leaves in c.err.
+func (c *wideChecker) check(b *rowBatch) bool {
 	r := c.rows
 	if !r.Next() {
 		c.err = r.Err()
 		return false
 	}
-	l := c.load
 	id := r.SampleID()
 	if err := checkSampleID(id); err != nil {
 		c.err = &InputError{Where: r.Where(), Problem: err.Error()}
@@ -458,36 +527,29 @@ func (c *wideChecker) advance() bool {
 	}
 	// Adjacent duplicates are the common case (sorted input) and can be
 	// located exactly; others are caught by the primary key.
-	if l.rows > 0 && draw == c.prevDraw && string(c.prevID) == id {
+	if c.n > 0 && draw == c.prevDraw && string(c.prevID) == id {
 		c.err = &DuplicateError{Where: r.Where(), SampleID: id, Draw: draw, HasDraw: r.HasDraw()}
 		return false
 	}
-	c.prevID = append(c.prevID[:0], id...)
-	c.prevDraw = draw
-
 	vals := r.Values()
-	if len(vals) != len(l.metrics) {
-		panic(fmt.Sprintf("store: Rows.Values returned %d values for %d metrics", len(vals), len(l.metrics)))
+	if len(vals) != c.metrics {
+		panic(fmt.Sprintf("store: Rows.Values returned %d values for %d metrics", len(vals), c.metrics))
 	}
-	c.f32 = c.f32[:0]
 	for i, v := range vals {
 		f, problem := toReal(v)
 		if problem != "" {
-			c.err = &InputError{Where: r.Where(), SampleID: id, Column: l.metrics[i], Problem: problem}
+			c.err = &InputError{Where: r.Where(), SampleID: id, Column: r.Metrics()[i], Problem: problem}
+			b.vals = b.vals[:len(b.ends)*c.metrics]
 			return false
 		}
-		c.f32 = append(c.f32, f)
-		l.sums[i].add(float64(f))
+		b.vals = append(b.vals, f)
 	}
-	if c.samples {
-		l.samples.add([]byte(id))
-	}
-	l.content.row(id, draw, c.f32)
-	c.id, c.draw = id, draw
-	l.rows++
-	if l.progress != nil && l.rows&0xffff == 0 {
-		l.progress(l.rows)
-	}
+	c.prevID = append(c.prevID[:0], id...)
+	c.prevDraw = draw
+	b.ids = append(b.ids, id...)
+	b.ends = append(b.ends, len(b.ids))
+	b.draws = append(b.draws, draw)
+	c.n++
 	return true
 }
 
@@ -522,7 +584,7 @@ func toReal(v float64) (float32, string) {
 const float4OID = 700
 
 // appendRow appends one binary COPY tuple: sample_id, [draw,] vals.
-func appendRow(b []byte, id string, draw int64, hasDraw bool, vals []float32) []byte {
+func appendRow(b []byte, id []byte, draw int64, hasDraw bool, vals []float32) []byte {
 	if hasDraw {
 		b = binary.BigEndian.AppendUint16(b, 3)
 	} else {

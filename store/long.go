@@ -188,7 +188,7 @@ func (e *longEncoder) next() {
 		return
 	}
 	l.sums[m].add(float64(f))
-	l.content.row(name+"\x00"+id, draw, []float32{f})
+	l.content.row([]byte(name+"\x00"+id), draw, []float32{f})
 	e.records++
 
 	b := e.buf

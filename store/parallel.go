@@ -43,7 +43,11 @@ func (s *Store) loadBuckets(ctx context.Context, tx pgx.Tx, l *load, c *wideChec
 		chans[k] = make(chan []byte, 4)
 	}
 
-	g.Go(func() error { return produceChunks(gctx, c, chans) })
+	var inputErr error
+	g.Go(func() error {
+		inputErr = l.produceChunks(gctx, c, chans)
+		return inputErr
+	})
 
 	leaves := make([]string, n)
 	conns := make([]*pgxpool.Conn, n)
@@ -90,11 +94,7 @@ func (s *Store) loadBuckets(ctx context.Context, tx pgx.Tx, l *load, c *wideChec
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		// The input's own error explains the others, which are cancellations.
-		if c.err != nil {
-			return c.err
-		}
+	if err := preferInputError(g.Wait(), inputErr); err != nil {
 		return err
 	}
 	if l.rows == 0 {
@@ -129,12 +129,13 @@ func (s *Store) loadBuckets(ctx context.Context, tx pgx.Tx, l *load, c *wideChec
 	return nil
 }
 
-// produceChunks checks every row of c once and encodes it, as binary COPY
-// payload, into chunks sent on one channel per partition: the partition
+// produceChunks takes the rows c checked, folds them into the evaluation's
+// summaries (sums, fingerprint, content digest), and encodes each as binary
+// COPY payload into chunks sent on one channel per partition: the partition
 // PostgreSQL would pick for the row's sample ID when there are several. It
-// closes the channels after the last chunk, and returns c's error, or the
+// closes the channels after the last chunk and returns c's error, or the
 // context's if the loading side gave up.
-func produceChunks(ctx context.Context, c *wideChecker, chans []chan []byte) error {
+func (l *load) produceChunks(ctx context.Context, c *wideChecker, chans []chan []byte) error {
 	n := uint64(len(chans))
 	bufs := make([][]byte, n)
 	for k := range bufs {
@@ -149,21 +150,42 @@ func produceChunks(ctx context.Context, c *wideChecker, chans []chan []byte) err
 			return ctx.Err()
 		}
 	}
-	hasDraw := c.rows.HasDraw()
-	for c.advance() {
-		k := 0
-		if n > 1 {
-			k = int(hashPartition(c.id, n))
-		}
-		bufs[k] = appendRow(bufs[k], c.id, c.draw, hasDraw, c.f32)
-		if len(bufs[k]) >= chunkSize {
-			if err := send(k); err != nil {
-				return err
+	full, free := c.batches(ctx)
+	m := len(l.metrics)
+	for b := range full {
+		for i := range b.ends {
+			id, draw, vals := b.id(i), b.draws[i], b.vals[i*m:(i+1)*m]
+			for j, v := range vals {
+				l.sums[j].add(float64(v))
+			}
+			if l.sampleFingerprint {
+				l.samples.add(id)
+			}
+			l.content.row(id, draw, vals)
+			k := 0
+			if n > 1 {
+				k = int(hashPartition(id, n))
+			}
+			bufs[k] = appendRow(bufs[k], id, draw, l.hasDraw, vals)
+			if len(bufs[k]) >= chunkSize {
+				if err := send(k); err != nil {
+					return err
+				}
+			}
+			l.rows++
+			if l.progress != nil && l.rows&0xffff == 0 {
+				l.progress(l.rows)
 			}
 		}
+		free <- b
 	}
+	// The channel closed: at the end, at c's first problem, or because ctx
+	// is done; the checker wrote c.err before closing it.
 	if c.err != nil {
 		return c.err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	for k := range bufs {
 		bufs[k] = append(bufs[k], 0xff, 0xff) // trailer

@@ -15,7 +15,7 @@ const hashPartitionSeed = 0x7A5B22367996DCFD
 
 // hashPartition returns the remainder of the hash partition that PostgreSQL
 // puts a text key in, for the given modulus.
-func hashPartition(key string, modulus uint64) uint64 {
+func hashPartition[K ~string | ~[]byte](key K, modulus uint64) uint64 {
 	h := hashBytesExtended(key, hashPartitionSeed)
 	// hash_combine64(0, h), as computed for a one-column partition key.
 	h += 0x49a0f4dd15e5a8e3
@@ -63,7 +63,7 @@ func jfinal(a, b, c uint32) (uint32, uint32, uint32) {
 }
 
 // le32 reads up to four bytes of k as a little-endian word.
-func le32(k string) uint32 {
+func le32[K ~string | ~[]byte](k K) uint32 {
 	var w uint32
 	for i := len(k) - 1; i >= 0; i-- {
 		w = w<<8 | uint32(k[i])
@@ -73,7 +73,7 @@ func le32(k string) uint32 {
 
 // hashBytesExtended is PostgreSQL's hash_bytes_extended on a little-endian
 // machine.
-func hashBytesExtended(k string, seed uint64) uint64 {
+func hashBytesExtended[K ~string | ~[]byte](k K, seed uint64) uint64 {
 	a := 0x9e3779b9 + uint32(len(k)) + 3923095
 	b, c := a, a
 	if seed != 0 {
