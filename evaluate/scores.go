@@ -339,6 +339,47 @@ type layout struct {
 	metrics []string // wide form
 }
 
+// boundColumns are the columns of a columnar file (Parquet, NPZ) that a
+// decoder reads, by role.
+type boundColumns[C any] struct {
+	id, draw, metric C // draw and metric are zero when absent
+	values           []C
+}
+
+// bindColumns asks use for each column the layout needs, saying what it must
+// hold ("string" for sample IDs, "integer", "text" or "number"), and returns
+// them by role with the layout they make.
+func bindColumns[C any](cols columns, names []string, use func(i int, want string) (C, error)) (b boundColumns[C], lay layout, err error) {
+	lay = layout{unit: "row", long: cols.long, hasDraw: cols.draw >= 0}
+	if b.id, err = use(cols.id, "string"); err != nil {
+		return b, lay, err
+	}
+	if cols.draw >= 0 {
+		if b.draw, err = use(cols.draw, "integer"); err != nil {
+			return b, lay, err
+		}
+	}
+	if cols.long {
+		if b.metric, err = use(cols.metric, "text"); err != nil {
+			return b, lay, err
+		}
+		v, err := use(cols.value, "number")
+		if err != nil {
+			return b, lay, err
+		}
+		b.values = []C{v}
+	}
+	for _, i := range cols.metrics {
+		v, err := use(i, "number")
+		if err != nil {
+			return b, lay, err
+		}
+		b.values = append(b.values, v)
+		lay.metrics = append(lay.metrics, names[i])
+	}
+	return b, lay, nil
+}
+
 // columns is where the named columns of a file are, by index into its
 // column names.
 type columns struct {

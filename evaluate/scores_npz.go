@@ -129,33 +129,11 @@ func openNPZ(path string, r io.ReaderAt, size int64) (_ *npzDecoder, _ layout, e
 		d.used = append(d.used, a)
 		return a, nil
 	}
-	lay := layout{unit: "row", long: cols.long, hasDraw: cols.draw >= 0}
-	if d.id, err = use(cols.id, "string"); err != nil {
+	b, lay, err := bindColumns(cols, names, use)
+	if err != nil {
 		return nil, layout{}, err
 	}
-	if cols.draw >= 0 {
-		if d.draw, err = use(cols.draw, "integer"); err != nil {
-			return nil, layout{}, err
-		}
-	}
-	if cols.long {
-		if d.metric, err = use(cols.metric, "text"); err != nil {
-			return nil, layout{}, err
-		}
-		v, err := use(cols.value, "number")
-		if err != nil {
-			return nil, layout{}, err
-		}
-		d.values = []*npyArray{v}
-	}
-	for _, i := range cols.metrics {
-		v, err := use(i, "number")
-		if err != nil {
-			return nil, layout{}, err
-		}
-		d.values = append(d.values, v)
-		lay.metrics = append(lay.metrics, names[i])
-	}
+	d.id, d.draw, d.metric, d.values = b.id, b.draw, b.metric, b.values
 	d.n = d.id.shape[0]
 	for _, a := range d.used {
 		if a.shape[0] != d.n {

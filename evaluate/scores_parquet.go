@@ -117,33 +117,11 @@ func openParquet(path string, r io.ReaderAt, size int64) (*parquetDecoder, layou
 		d.all = append(d.all, pc)
 		return pc, nil
 	}
-	lay := layout{unit: "row", long: cols.long, hasDraw: cols.draw >= 0}
-	if d.id, err = add(cols.id, "string"); err != nil {
+	b, lay, err := bindColumns(cols, names, add)
+	if err != nil {
 		return nil, layout{}, err
 	}
-	if cols.draw >= 0 {
-		if d.draw, err = add(cols.draw, "integer"); err != nil {
-			return nil, layout{}, err
-		}
-	}
-	if cols.long {
-		if d.metric, err = add(cols.metric, "text"); err != nil {
-			return nil, layout{}, err
-		}
-		v, err := add(cols.value, "number")
-		if err != nil {
-			return nil, layout{}, err
-		}
-		d.values = []*pqColumn{v}
-	}
-	for _, i := range cols.metrics {
-		v, err := add(i, "number")
-		if err != nil {
-			return nil, layout{}, err
-		}
-		d.values = append(d.values, v)
-		lay.metrics = append(lay.metrics, names[i])
-	}
+	d.id, d.draw, d.metric, d.values = b.id, b.draw, b.metric, b.values
 	return d, lay, nil
 }
 

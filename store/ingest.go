@@ -126,12 +126,12 @@ type load struct {
 	progress func(int64)
 	long     bool // pivoted from a long source
 	hasDraw  bool
-	buckets  int      // hash partitions loaded in parallel; 1 for none
+	buckets  int // hash partitions loaded in parallel; 1 for none
 
 	// sampleFingerprint folds every row's sample ID into samples while
 	// streaming (wide input without draws: each row is a distinct unit).
 	sampleFingerprint bool
-	leaves   []string // committed hash partitions, to drop if the log fails
+	leaves            []string // committed hash partitions, to drop if the log fails
 }
 
 // maxConnections bounds NewEvaluation.Connections.

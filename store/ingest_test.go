@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/verdict-ml/verdict/store"
+	"github.com/verdict-ml/verdict/store/storetest"
 )
 
 func newEval(experiment, run string) store.NewEvaluation {
@@ -307,11 +308,5 @@ func TestConcurrentLogsIntoOneExperiment(t *testing.T) {
 
 func count(t *testing.T, url, query string) int {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
-	var n int
-	require.NoError(t, conn.QueryRow(ctx, query).Scan(&n))
-	return n
+	return storetest.Scalar[int](t, url, query)
 }

@@ -44,7 +44,7 @@ func TestLogAndRuns(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "EXPERIMENT  RUN  CREATED")
 	require.Regexp(t, `movies      pop  \d{4}-\d\d-\d\d \d\d:\d\d            1  abc123`, res.stdout)
-	require.Equal(t, `{"k": 10, "name": "popularity"}`, queryString(t, url, `SELECT params::text FROM runs`))
+	require.Equal(t, `{"k": 10, "name": "popularity"}`, storetest.Scalar[string](t, url, `SELECT params::text FROM runs`))
 }
 
 func TestLogRefusesBadFiles(t *testing.T) {
@@ -215,15 +215,4 @@ func TestConcurrentLogProcesses(t *testing.T) {
 	require.Equal(t, (procs-1)*2000, queryInt(t, url, `SELECT count(*) FROM unit_values`))
 	require.Equal(t, 0, queryInt(t, url, `
 		SELECT count(*) FROM (SELECT evaluation_id, sample_id FROM unit_values GROUP BY 1, 2 HAVING count(*) > 1) d`))
-}
-
-func queryString(t *testing.T, url, query string) string {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
-	var s string
-	require.NoError(t, conn.QueryRow(ctx, query).Scan(&s))
-	return s
 }

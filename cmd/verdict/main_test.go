@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/verdict-ml/verdict/store/storetest"
@@ -62,11 +61,5 @@ func writeFile(t *testing.T, name, content string) string {
 // queryInt runs a query returning one integer.
 func queryInt(t *testing.T, url, query string, args ...any) int {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
-	var n int
-	require.NoError(t, conn.QueryRow(ctx, query, args...).Scan(&n))
-	return n
+	return storetest.Scalar[int](t, url, query, args...)
 }

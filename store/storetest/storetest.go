@@ -114,3 +114,20 @@ func withDatabase(t testing.TB, base, name string) string {
 	u.Path = "/" + name
 	return u.String()
 }
+
+// Scalar runs a query returning one value on the database at url, for
+// assertions on what a test left in the database.
+func Scalar[T any](t testing.TB, url, query string, args ...any) T {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatalf("storetest: connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	var v T
+	if err := conn.QueryRow(ctx, query, args...).Scan(&v); err != nil {
+		t.Fatalf("storetest: %s: %v", query, err)
+	}
+	return v
+}
