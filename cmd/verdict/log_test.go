@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -40,10 +41,18 @@ func TestLogAndRuns(t *testing.T) {
 	require.InDelta(t, 0.5, out.Aggregates["recall@10"], 1e-15)
 	require.Equal(t, 1, queryInt(t, url, `SELECT count(*) FROM evaluations`))
 
+	// Without --git-commit the working directory's HEAD is recorded.
+	res = runVerdict(t, url, "log", "-e", "movies", "-r", "knn", "-s", "test", csv)
+	require.Equal(t, 0, res.code, res.stderr)
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	require.NoError(t, err, "the tests run inside the repository")
+	require.Equal(t, strings.TrimSpace(string(head)), storetest.Scalar[string](t, url, `SELECT git_commit FROM runs WHERE name = 'knn'`))
+
 	res = runVerdict(t, url, "runs", "-e", "movies")
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "EXPERIMENT  RUN  CREATED")
 	require.Regexp(t, `movies      pop  \d{4}-\d\d-\d\d \d\d:\d\d            1  abc123`, res.stdout)
+	require.Regexp(t, `movies      knn  \d{4}-\d\d-\d\d \d\d:\d\d            1  [0-9a-f]{12}\n`, res.stdout)
 	require.Equal(t, `{"k": 10, "name": "popularity"}`, storetest.Scalar[string](t, url, `SELECT params::text FROM runs`))
 }
 
