@@ -6,46 +6,7 @@ import (
 	"encoding/hex"
 	"hash"
 	"math"
-	"math/bits"
 )
-
-// multisetHash is an order-independent digest of a set of sample IDs: the sum,
-// modulo 2^256, of the SHA-256 of each ID, finished with the count. It is
-// computed while streaming, in constant memory, and gives the same result for
-// the same IDs in any order. The store adds each ID once.
-type multisetHash struct {
-	sum [4]uint64
-	n   uint64
-}
-
-const samplesDomain = "verdict/sample-id/v1\x00"
-
-func (h *multisetHash) add(id []byte) {
-	d := sha256.New()
-	d.Write([]byte(samplesDomain))
-	d.Write(id)
-	var b [32]byte
-	d.Sum(b[:0])
-	var c uint64
-	for i := range h.sum {
-		h.sum[i], c = bits.Add64(h.sum[i], binary.LittleEndian.Uint64(b[8*i:]), c)
-	}
-	h.n++
-}
-
-// fingerprint is the hex SHA-256 of the domain, the count and the sum.
-func (h *multisetHash) fingerprint() string {
-	d := sha256.New()
-	d.Write([]byte("verdict/samples-fingerprint/v1\x00"))
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], h.n)
-	d.Write(b[:])
-	for _, w := range h.sum {
-		binary.LittleEndian.PutUint64(b[:], w)
-		d.Write(b[:])
-	}
-	return hex.EncodeToString(d.Sum(nil))
-}
 
 // contentHash digests an evaluation's values as stored, in input order, so
 // that logging the same file twice is recognised.

@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/verdict-ml/verdict/fingerprint"
 )
 
 // NewEvaluation describes an evaluation to log: where it belongs and what
@@ -121,7 +123,7 @@ type load struct {
 	metrics  []string
 	sums     []neumaier
 	rows     int64
-	samples  multisetHash // sample IDs, when the store derives the fingerprint
+	samples  fingerprint.Set // sample IDs, when the store derives the fingerprint
 	content  contentHash
 	progress func(int64)
 	long     bool // pivoted from a long source
@@ -213,9 +215,9 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, hasDraw boo
 		if err != nil {
 			return fmt.Errorf("count units: %w", err)
 		}
-		fp, kind := ev.TargetFingerprint, "targets"
+		fp, kind := ev.TargetFingerprint, fingerprint.KindTargets
 		if fp == "" {
-			fp, kind = l.samples.fingerprint(), "samples"
+			fp, kind = l.samples.Sum(), fingerprint.KindSamples
 		}
 		nRows := l.rows
 		if ev.NRows > 0 {
@@ -428,7 +430,7 @@ func (l *load) distinctSamples(ctx context.Context, tx pgx.Tx, fingerprint bool)
 	defer rows.Close()
 	var n int64
 	for rows.Next() {
-		l.samples.add(rows.RawValues()[0])
+		l.samples.AddSample(rows.RawValues()[0])
 		n++
 	}
 	return n, rows.Err()

@@ -159,7 +159,7 @@ func (l *load) produceChunks(ctx context.Context, c *wideChecker, chans []chan [
 				l.sums[j].add(float64(v))
 			}
 			if l.sampleFingerprint {
-				l.samples.add(id)
+				l.samples.AddSample(id)
 			}
 			l.content.row(id, draw, vals)
 			k := 0

@@ -1,0 +1,53 @@
+package fingerprint_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/verdict-ml/verdict/fingerprint"
+)
+
+func TestOrderAndFormatIndependent(t *testing.T) {
+	t.Parallel()
+	a := fingerprint.NewTargets()
+	a.AddTargets([]byte("u1"), []string{"3", "1", "2"})
+	a.AddTargets([]byte("u2"), []string{"7"})
+
+	b := fingerprint.NewTargets()
+	b.AddTargets([]byte("u2"), []string{"7", "7"})
+	b.AddTargets([]byte("u1"), []string{"1", "2", "3", "2"})
+	require.Equal(t, a.Sum(), b.Sum(), "row order, item order and repeats do not matter")
+
+	c := fingerprint.NewTargets()
+	c.AddTargets([]byte("u1"), []string{"1", "2", "3"})
+	c.AddTargets([]byte("u2"), []string{"8"})
+	require.NotEqual(t, a.Sum(), c.Sum(), "a different item is a different set")
+
+	// Split and merged, as parallel readers do.
+	d, e := fingerprint.NewTargets(), fingerprint.NewTargets()
+	d.AddTargets([]byte("u1"), []string{"1", "2", "3"})
+	e.AddTargets([]byte("u2"), []string{"7"})
+	d.Merge(e)
+	require.Equal(t, a.Sum(), d.Sum())
+	require.Equal(t, uint64(2), d.Len())
+}
+
+func TestSamplesAndTargetsDiffer(t *testing.T) {
+	t.Parallel()
+	s := fingerprint.NewSamples()
+	s.AddSample([]byte("u1"))
+	tg := fingerprint.NewTargets()
+	tg.AddTargets([]byte("u1"), nil)
+	require.NotEqual(t, s.Sum(), tg.Sum())
+	require.Equal(t, "samples", (&fingerprint.Set{}).Kind())
+}
+
+func ExampleSet() {
+	f := fingerprint.NewTargets()
+	f.AddTargets([]byte("user-1"), []string{"42", "7"})
+	f.AddTargets([]byte("user-2"), []string{"7"})
+	fmt.Println(f.Kind(), f.Len(), len(f.Sum()))
+	// Output: targets 2 64
+}
