@@ -94,11 +94,12 @@ func (s *Store) LogEvaluation(ctx context.Context, ev NewEvaluation, rows Rows) 
 	}
 	// One connection logs; the others, up to the pool's size, load.
 	buckets := min(max(ev.Connections, 1), maxConnections, int(s.pool.Config().MaxConns)-1)
-	return s.logEvaluation(ctx, ev, rows.HasDraw(), buckets, func(ctx context.Context, tx pgx.Tx, l *load) error {
+	return s.logEvaluation(ctx, ev, rows, rows.HasDraw(), buckets, func(ctx context.Context, tx pgx.Tx, l *load) error {
 		l.metrics = metrics
 		l.sums = make([]neumaier, len(metrics))
 		l.content.metrics(metrics)
-		l.sampleFingerprint = ev.TargetFingerprint == "" && !rows.HasDraw()
+		_, hasTargets := rows.(TargetFingerprinter)
+		l.sampleFingerprint = ev.TargetFingerprint == "" && !hasTargets && !rows.HasDraw()
 		c := &wideChecker{rows: rows, metrics: len(metrics)}
 		if buckets > 1 {
 			return s.loadBuckets(ctx, tx, l, c)
@@ -111,7 +112,7 @@ func (s *Store) LogEvaluation(ctx context.Context, ev NewEvaluation, rows Rows) 
 // in a temporary table and pivoted in the database, so they may come in any
 // order. Every (sample ID, draw) must have exactly one value per metric.
 func (s *Store) LogEvaluationLong(ctx context.Context, ev NewEvaluation, rows LongRows) (*Logged, error) {
-	return s.logEvaluation(ctx, ev, rows.HasDraw(), 1, func(ctx context.Context, tx pgx.Tx, l *load) error {
+	return s.logEvaluation(ctx, ev, rows, rows.HasDraw(), 1, func(ctx context.Context, tx pgx.Tx, l *load) error {
 		return l.pivotLong(ctx, tx, rows, ev.LowerIsBetter)
 	})
 }
@@ -149,7 +150,7 @@ func (l *load) columns() string {
 		vals          real[] NOT NULL`, l.id, l.id)
 }
 
-func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, hasDraw bool, buckets int, fill func(context.Context, pgx.Tx, *load) error) (*Logged, error) {
+func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, hasDraw bool, buckets int, fill func(context.Context, pgx.Tx, *load) error) (*Logged, error) {
 	start := time.Now()
 	if err := s.writable(); err != nil {
 		return nil, err
@@ -189,6 +190,9 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, hasDraw boo
 		if err := fill(ctx, tx, l); err != nil {
 			return err
 		}
+		if tf, ok := src.(TargetFingerprinter); ok && ev.TargetFingerprint == "" {
+			ev.TargetFingerprint = tf.TargetFingerprint()
+		}
 		if l.rows == 0 {
 			return &InputError{Problem: "no rows: the input holds no per-unit values"}
 		}
@@ -222,6 +226,9 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, hasDraw boo
 		nRows := l.rows
 		if ev.NRows > 0 {
 			nRows = ev.NRows
+		}
+		if ic, ok := src.(InputCounter); ok {
+			nRows = ic.InputRows()
 		}
 		res := &Logged{Evaluation: Evaluation{
 			ID:              l.id,

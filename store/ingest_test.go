@@ -310,3 +310,26 @@ func count(t *testing.T, url, query string) int {
 	t.Helper()
 	return storetest.Scalar[int](t, url, query)
 }
+
+// scoredRows is a source that logs some of its input rows and knows its
+// targets' fingerprint, as an evaluation of predictions does.
+type scoredRows struct {
+	*memRows
+	input int64
+	fp    string
+}
+
+func (r *scoredRows) InputRows() int64          { return r.input }
+func (r *scoredRows) TargetFingerprint() string { return r.fp }
+
+func TestLogFromASourceThatSkipsRows(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _ := setup(t)
+	got, err := s.LogEvaluation(ctx, newEval("e", "r"), &scoredRows{memRows: twoMetricRows(), input: 5, fp: "abc"})
+	require.NoError(t, err)
+	require.Equal(t, int64(5), got.Rows)
+	require.Equal(t, int64(3), got.ScoredRows)
+	require.Equal(t, "abc", got.Fingerprint)
+	require.Equal(t, "targets", got.FingerprintKind)
+}

@@ -53,3 +53,17 @@ type LongRows interface {
 	Where(record int64) string
 	Err() error
 }
+
+// InputCounter is implemented by sources that do not log every row of their
+// input, such as evaluations that skip rows without targets. InputRows is the
+// number of rows the input had in all (n_rows), once Next has returned false.
+type InputCounter interface {
+	InputRows() int64
+}
+
+// TargetFingerprinter is implemented by sources that read the targets the
+// values were scored against. TargetFingerprint is their fingerprint, once
+// Next has returned false; it is recorded unless NewEvaluation names one.
+type TargetFingerprinter interface {
+	TargetFingerprint() string
+}
