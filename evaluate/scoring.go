@@ -1,0 +1,230 @@
+package evaluate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"sync"
+)
+
+// Scoring runs an Evaluator over a Rankings source. One goroutine reads
+// batches in input order, several score them, and the results come back in
+// input order, either row by row (Next, for logging and per-user output) or
+// all at once (Drain, when only the aggregates are wanted).
+//
+// A Scoring is a store.Rows over the rows with targets, with the metric keys
+// as columns, so an evaluation can be logged while it is computed; it also
+// reports the input's row count (store.InputCounter) and the targets'
+// fingerprint (store.TargetFingerprinter). Rows that repeat a sample ID (an
+// evaluation protocol with several draws per user) get draw numbers 0, 1, ...
+// in input order.
+type Scoring struct {
+	e      *Evaluator
+	src    Rankings
+	ctx    context.Context
+	cancel context.CancelFunc
+	order  chan chan scored
+	done   chan struct{}
+
+	mu        sync.Mutex
+	summaries []*Summary
+	readErr   error
+
+	// The row cursor.
+	cur   scored
+	r     int
+	err   error
+	ended bool
+	draws map[uint64]int64
+	seed  maphash.Seed
+	draw  int64
+}
+
+type scored struct {
+	b    *Batch
+	vals []float64
+	err  error
+}
+
+// Start begins scoring src with e on workers goroutines (at least 1). Call
+// Next or Drain to consume the results, and Close when done.
+func (e *Evaluator) Start(ctx context.Context, src Rankings, workers int) *Scoring {
+	workers = max(workers, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	s := &Scoring{
+		e: e, src: src, ctx: ctx, cancel: cancel,
+		order: make(chan chan scored, 2*workers),
+		done:  make(chan struct{}),
+		draws: make(map[uint64]int64),
+		seed:  maphash.MakeSeed(),
+	}
+	type job struct {
+		b   *Batch
+		out chan scored
+	}
+	jobs := make(chan job, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		sum := e.NewSummary()
+		s.summaries = append(s.summaries, sum)
+		wg.Go(func() {
+			for j := range jobs {
+				vals, err := e.Score(j.b, nil)
+				if err == nil {
+					sum.Add(j.b, vals)
+				}
+				j.out <- scored{b: j.b, vals: vals, err: err}
+			}
+		})
+	}
+	go func() {
+		defer close(s.done)
+		defer wg.Wait()
+		defer close(jobs)
+		defer close(s.order)
+		for {
+			b, err := src.Next()
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					s.mu.Lock()
+					s.readErr = err
+					s.mu.Unlock()
+				}
+				return
+			}
+			out := make(chan scored, 1)
+			j := job{b: copyBatch(b), out: out}
+			select {
+			case s.order <- out:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case jobs <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return s
+}
+
+// copyBatch copies what a reader may overwrite on its next call.
+func copyBatch(b *Batch) *Batch {
+	return &Batch{
+		SampleIDs: append([]string(nil), b.SampleIDs...),
+		First:     b.First,
+		Width:     b.Width,
+		Hits:      append([]bool(nil), b.Hits...),
+		Relevant:  append([]int32(nil), b.Relevant...),
+	}
+}
+
+// nextBatch waits for the next scored batch in input order; false at the end
+// or on an error, which it records.
+func (s *Scoring) nextBatch() bool {
+	if s.ended {
+		return false
+	}
+	out, ok := <-s.order
+	if !ok {
+		s.ended = true
+		<-s.done
+		s.mu.Lock()
+		s.err = s.readErr
+		s.mu.Unlock()
+		return false
+	}
+	res := <-out
+	if res.err != nil {
+		s.ended, s.err = true, res.err
+		s.cancel()
+		return false
+	}
+	s.cur, s.r = res, -1
+	return true
+}
+
+// Drain consumes every remaining batch without visiting rows, and returns
+// the first error.
+func (s *Scoring) Drain() error {
+	for s.nextBatch() {
+	}
+	return s.err
+}
+
+// Next advances to the next row with targets.
+func (s *Scoring) Next() bool {
+	for {
+		if s.cur.b != nil {
+			for s.r+1 < s.cur.b.Len() {
+				s.r++
+				if s.cur.b.Relevant[s.r] > 0 {
+					h := maphash.String(s.seed, s.cur.b.SampleIDs[s.r])
+					s.draw = s.draws[h]
+					s.draws[h] = s.draw + 1
+					return true
+				}
+			}
+		}
+		if !s.nextBatch() {
+			return false
+		}
+	}
+}
+
+// Metrics is the evaluator's keys, the columns of Values.
+func (s *Scoring) Metrics() []string { return s.e.Keys() }
+
+// HasDraw is true: a sample ID may come back on several rows.
+func (s *Scoring) HasDraw() bool { return true }
+
+// SampleID is the current row's sample ID.
+func (s *Scoring) SampleID() string { return s.cur.b.SampleIDs[s.r] }
+
+// Draw numbers the current row among the rows of its sample ID, from 0.
+func (s *Scoring) Draw() int64 { return s.draw }
+
+// Row is the current row's 0-based position in the input.
+func (s *Scoring) Row() int64 { return s.cur.b.First + int64(s.r) }
+
+// Values are the current row's values, one per key.
+func (s *Scoring) Values() []float64 {
+	nk := len(s.e.Keys())
+	return s.cur.vals[s.r*nk : (s.r+1)*nk]
+}
+
+// Where locates the current row.
+func (s *Scoring) Where() string {
+	return fmt.Sprintf("row %d (sample %q)", s.Row(), s.SampleID())
+}
+
+// Err is the error that ended the scoring, if any.
+func (s *Scoring) Err() error { return s.err }
+
+// Summary merges the workers' aggregates: complete once Next has returned
+// false or Drain has returned.
+func (s *Scoring) Summary() *Summary {
+	total := s.e.NewSummary()
+	for _, sum := range s.summaries {
+		total.Merge(sum)
+	}
+	return total
+}
+
+// InputRows is the number of rows read, with targets or without.
+func (s *Scoring) InputRows() int64 { return s.Summary().Rows() }
+
+// TargetFingerprint is the fingerprint of the targets read.
+func (s *Scoring) TargetFingerprint() string { return s.src.Targets().Sum() }
+
+// Close stops the scoring early if it is still running and waits for its
+// goroutines.
+func (s *Scoring) Close() {
+	s.cancel()
+	for range s.order {
+	}
+	<-s.done
+}
