@@ -40,15 +40,17 @@ type npzDecoder struct {
 
 // npyArray is one member of an .npz file and its current batch.
 type npyArray struct {
-	name  string
-	rc    io.ReadCloser
-	descr string
-	typ   npyType
-	shape []int64
-	raw   []byte
-	f     []float64
-	i     []int64
-	s     []string
+	name    string
+	rc      io.ReadCloser
+	descr   string
+	typ     npyType
+	shape   []int64
+	dtype   string // the header's descr as written, such as "<f8"
+	fortran bool   // the header's fortran_order
+	raw     []byte
+	f       []float64
+	i       []int64
+	s       []string
 }
 
 // npyType is a NumPy dtype the reader understands.
@@ -443,8 +445,10 @@ func (a *npyArray) readHeader(loc at) error {
 		return loc.errorf("the .npy header has no shape")
 	}
 	a.shape = shape
+	a.fortran, _ = dict["fortran_order"].(bool)
 	switch descr := dict["descr"].(type) {
 	case string:
+		a.dtype = descr
 		a.typ, a.descr = parseDescr(descr)
 	case nil:
 		return loc.errorf("the .npy header has no descr")

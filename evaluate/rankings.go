@@ -1,0 +1,242 @@
+package evaluate
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The ranking readers turn a model's top-K predictions and the test targets
+// into Batches for the metrics, one reader per way that rankings are
+// commonly saved:
+//
+//   - OpenNumPyRankings: items.npy (n×K item indices, best first), an
+//     optional scores.npy, targets.npz as scipy.sparse.save_npz writes a CSR
+//     matrix, and optional sample IDs.
+//
+// Each streams its predictions in batches of rows, validates them unless
+// told not to, and computes the targets' fingerprint on the way, so that the
+// same targets give the same fingerprint whatever the input format: each
+// row's relevant items are fingerprinted by their IDs' text, and a NumPy
+// column index is an ID written in decimal.
+
+// defaultRankingBatch is the number of rows of a batch unless
+// RankingOptions.BatchSize says otherwise.
+const defaultRankingBatch = 4096
+
+// RankingOptions tune a ranking reader. The zero value reads every rank
+// position, validates, and reads batches of 4096 rows.
+type RankingOptions struct {
+	// Width caps the rank positions read per row: hits are built, and
+	// predictions validated, for the first min(K, Width) positions only, so
+	// a smaller Width is less work. It is the largest cutoff of the metrics
+	// to compute (their required k). 0 reads every position.
+	Width int
+	// SkipValidation turns off the checks of the predictions: item indices
+	// within the targets' columns, no item twice in a row, finite scores in
+	// descending order, no sample with more predictions than the width. The
+	// checks cost little; turn them off only for input known to be good.
+	// Without them an out-of-range item is never a hit, a repeated item
+	// counts at each of its ranks, and extra predictions are dropped.
+	// Structural problems, such as arrays of different lengths or an
+	// unreadable file, are reported either way.
+	SkipValidation bool
+	// BatchSize is the number of rows per batch; 0 means 4096.
+	BatchSize int
+}
+
+func (o RankingOptions) batchSize() int {
+	if o.BatchSize < 0 || o.Width < 0 {
+		panic("evaluate: negative RankingOptions.BatchSize or Width")
+	}
+	if o.BatchSize == 0 {
+		return defaultRankingBatch
+	}
+	return o.BatchSize
+}
+
+// width returns the number of rank positions to read of k predictions.
+func (o RankingOptions) width(k int) int {
+	if o.Width > 0 && o.Width < k {
+		return o.Width
+	}
+	return k
+}
+
+// itemStamps records, for the row being built, which items are relevant
+// and which have been predicted, in one array indexed by item ID. Instead of
+// clearing the array for each row, every row has its own base, a multiple of
+// 4; an entry below the base is stale, and an entry at or above it holds the
+// flags stampTarget and stampSeen of the current row. So starting a row costs
+// nothing, and a lookup is one load from an array that, for catalogues of up
+// to some hundred thousand items, stays in cache.
+type itemStamps struct {
+	mark []uint32
+	base uint32
+}
+
+const (
+	stampTarget = 1 // the item is relevant for the row
+	stampSeen   = 2 // the item has been predicted in the row
+)
+
+// grow makes room for item IDs below n.
+func (s *itemStamps) grow(n int) {
+	if n > len(s.mark) {
+		s.mark = append(s.mark, make([]uint32, n-len(s.mark))...)
+	}
+}
+
+// newRow forgets the marks of the previous row.
+func (s *itemStamps) newRow() {
+	s.base += 4
+	if s.base == 0 { // wrapped after 2^30 rows
+		clear(s.mark)
+		s.base = 4
+	}
+}
+
+// addTarget marks item as relevant and reports whether it was not already.
+func (s *itemStamps) addTarget(item int32) bool {
+	v := s.mark[item]
+	if v < s.base {
+		s.mark[item] = s.base | stampTarget
+		return true
+	}
+	s.mark[item] = v | stampTarget
+	return v&stampTarget == 0
+}
+
+// isTarget reports whether item is relevant for the current row.
+func (s *itemStamps) isTarget(item int32) bool {
+	v := s.mark[item]
+	return v >= s.base && v&stampTarget != 0
+}
+
+// rowAt locates a problem in a ranking input: the file, the line for text
+// files, the row (0-based, in the order rows are returned) and its sample
+// ID, which TREC calls a query.
+type rowAt struct {
+	path  string
+	line  int64 // 0: not a line of a text file
+	row   int64 // -1: no particular row
+	id    string
+	hasID bool
+	noun  string // "sample" or "query"; "" means "sample"
+}
+
+// String formats the location, as in `items.npy: row 12 (sample "10000042")`
+// or `run.txt: line 7 (row 2, query "301")`.
+func (a rowAt) String() string {
+	var b strings.Builder
+	b.WriteString(a.path)
+	if a.line > 0 {
+		b.WriteString(": line ")
+		b.WriteString(strconv.FormatInt(a.line, 10))
+	}
+	noun := a.noun
+	if noun == "" {
+		noun = "sample"
+	}
+	switch {
+	case a.line > 0 && a.row >= 0 && a.hasID:
+		fmt.Fprintf(&b, " (row %d, %s %q)", a.row, noun, a.id)
+	case a.line > 0 && a.hasID:
+		fmt.Fprintf(&b, " (%s %q)", noun, a.id)
+	case a.line > 0 && a.row >= 0:
+		fmt.Fprintf(&b, " (row %d)", a.row)
+	case a.row >= 0 && a.hasID:
+		fmt.Fprintf(&b, ": row %d (%s %q)", a.row, noun, a.id)
+	case a.row >= 0:
+		fmt.Fprintf(&b, ": row %d", a.row)
+	}
+	return b.String()
+}
+
+// errorf returns an error wrapping ErrBadInput: the location, then the
+// formatted problem.
+func (a rowAt) errorf(format string, args ...any) error {
+	return &inputError{msg: a.String() + ": " + fmt.Sprintf(format, args...)}
+}
+
+// ahead produces a reader's batches on a goroutine of its own, while the
+// caller scores the previous one: reading and matching overlap with the
+// metrics. It cycles through three batches: one held by the caller, one
+// ready, one being filled.
+type ahead struct {
+	ready chan aheadResult
+	free  chan *Batch
+	stop  chan struct{}
+	done  chan struct{}
+	held  *Batch
+	err   error // the error that ended the stream, io.EOF at its end
+}
+
+type aheadResult struct {
+	b   *Batch
+	err error
+}
+
+// startAhead calls fill on its own goroutine, over and over, until it
+// returns an error (io.EOF at the end of the input) or stop is called.
+func startAhead(fill func(*Batch) error) *ahead {
+	const buffers = 3
+	a := &ahead{
+		ready: make(chan aheadResult, 1),
+		free:  make(chan *Batch, buffers),
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+	for range buffers {
+		a.free <- new(Batch)
+	}
+	go func() {
+		defer close(a.done)
+		for {
+			var b *Batch
+			select {
+			case b = <-a.free:
+			case <-a.stop:
+				return
+			}
+			err := fill(b)
+			select {
+			case a.ready <- aheadResult{b, err}:
+			case <-a.stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return a
+}
+
+// next hands the previous batch back and returns the next one.
+func (a *ahead) next() (*Batch, error) {
+	if a.err != nil {
+		return nil, a.err
+	}
+	if a.held != nil {
+		a.free <- a.held
+		a.held = nil
+	}
+	res := <-a.ready
+	if res.err != nil {
+		a.err = res.err
+		return nil, res.err
+	}
+	a.held = res.b
+	return res.b, nil
+}
+
+// halt stops the goroutine and waits for it to return.
+func (a *ahead) halt() {
+	select {
+	case <-a.stop:
+	default:
+		close(a.stop)
+	}
+	<-a.done
+}

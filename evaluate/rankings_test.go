@@ -1,0 +1,103 @@
+package evaluate_test
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/fingerprint"
+)
+
+var _ evaluate.Rankings = (*evaluate.NumPyRankings)(nil)
+
+// rankedRow is a row of a batch as a test states it. Hits has one character
+// per rank position: 'x' for a hit, '.' for a miss.
+type rankedRow struct {
+	ID   string
+	Hits string
+	R    int32
+}
+
+// readRankings reads r to the end and returns its rows and the First of
+// each batch. It checks what every batch must satisfy: its width, its
+// First, and the lengths of its slices.
+func readRankings(t *testing.T, r evaluate.Rankings) (rows []rankedRow, firsts []int64, err error) {
+	t.Helper()
+	for {
+		b, err := r.Next()
+		if err == io.EOF {
+			_, err = r.Next()
+			require.Equal(t, io.EOF, err, "Next after io.EOF")
+			return rows, firsts, nil
+		}
+		if err != nil {
+			require.ErrorIs(t, err, evaluate.ErrBadInput)
+			return rows, firsts, err
+		}
+		require.Equal(t, r.Width(), b.Width)
+		require.Equal(t, int64(len(rows)), b.First)
+		require.Len(t, b.Hits, b.Len()*b.Width)
+		require.Len(t, b.Relevant, b.Len())
+		firsts = append(firsts, b.First)
+		for i := range b.Len() {
+			var hits strings.Builder
+			for _, h := range b.Row(i) {
+				if h {
+					hits.WriteByte('x')
+				} else {
+					hits.WriteByte('.')
+				}
+			}
+			rows = append(rows, rankedRow{ID: b.SampleIDs[i], Hits: hits.String(), R: b.Relevant[i]})
+		}
+	}
+}
+
+// targetsPrint is the fingerprint of targets given as sample ID and
+// relevant items, in that order.
+func targetsPrint(pairs ...[]string) string {
+	fp := fingerprint.NewTargets()
+	for _, p := range pairs {
+		fp.AddTargets([]byte(p[0]), p[1:])
+	}
+	return fp.Sum()
+}
+
+// copyFixtures copies committed fixtures from testdata/rankings to a fresh
+// temporary directory and returns it.
+func copyFixtures(t *testing.T, names ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join("testdata", "rankings", name))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
+	}
+	return dir
+}
+
+// writeFiles writes files by name to a fresh temporary directory and
+// returns it.
+func writeFiles(t *testing.T, files map[string][]byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, b := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
+	}
+	return dir
+}
+
+// badInput checks that err is about the input and returns its message
+// with the directory dir written as DIR.
+func badInput(t *testing.T, dir string, err error) string {
+	t.Helper()
+	require.Error(t, err)
+	require.True(t, errors.Is(err, evaluate.ErrBadInput), "%v does not wrap ErrBadInput", err)
+	return strings.ReplaceAll(err.Error(), dir, "DIR")
+}
