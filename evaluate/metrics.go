@@ -178,8 +178,6 @@ func (m *cutoffMetric) Keys() []string { return m.keys }
 
 func (m *cutoffMetric) RequiredK() int { return m.ks[len(m.ks)-1] }
 
-func (m *cutoffMetric) String() string { return fmt.Sprint(m.keys) }
-
 func (m *cutoffMetric) Compute(b *Batch, out []float64) {
 	if len(out) != b.Len()*len(m.keys) {
 		panic(fmt.Sprintf("evaluate: %s: out has %d values, want %d rows × %d keys",
