@@ -90,7 +90,8 @@ func (e *Evaluator) RequiredK() int { return e.reqK }
 // every column, whatever a metric wrote there. For a row with targets, a
 // NaN or infinite value from a metric implemented outside this package is an
 // error wrapping ErrBadValue that names the row (b.First + r), its sample ID
-// and the key; the built-in metrics always give values in [0, 1].
+// and the key. The built-in metrics give values in [0, 1] as long as no row
+// has more hits than relevant items, which the input readers guarantee.
 //
 // Score may be called from several goroutines at once on different batches;
 // it allocates nothing per row, and nothing at all in the steady state.
