@@ -53,18 +53,9 @@ records that comparisons can only check the samples, not the targets. Use
 Example:
   verdict log --experiment movielens --run als-64 --eval-set test \
       --param factors=64 --tag nightly scores.csv`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "experiment", Aliases: []string{"e"}, Usage: "experiment `NAME`", Required: true},
-			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Usage: "run `NAME`", Required: true},
-			&cli.StringFlag{Name: "eval-set", Aliases: []string{"s"}, Usage: "evaluation set `NAME`", Required: true},
+		Flags: append(runFlags(true),
 			&cli.StringFlag{Name: "target-fingerprint", Usage: "fingerprint `F` of the targets, from 'verdict fingerprint'"},
-			&cli.StringSliceFlag{Name: "param", Usage: "run parameter `KEY=VALUE` (repeatable; VALUE is JSON when it parses, else a string)"},
-			&cli.StringFlag{Name: "params-file", Usage: "JSON object `FILE` of run parameters (--param wins)"},
-			&cli.StringSliceFlag{Name: "tag", Usage: "run `TAG` (repeatable)"},
-			&cli.StringSliceFlag{Name: "meta", Usage: "evaluation metadata `KEY=VALUE` (repeatable)"},
-			&cli.StringFlag{Name: "git-commit", Usage: "git `COMMIT` of the run (default: HEAD of the working directory's repository)"},
 			&cli.StringSliceFlag{Name: "lower-is-better", Usage: "`METRIC` for which lower is better, e.g. logloss (repeatable)"},
-			&cli.StringFlag{Name: "idempotency-key", Usage: "`KEY` that makes a retried log return the first evaluation"},
 			&cli.StringFlag{Name: "protocol", Value: "holdout", Usage: "`PROTOCOL`: holdout, kfold, repeated_kfold or 5x2"},
 			&cli.IntFlag{Name: "folds", Usage: "number of folds `K` (k-fold protocols)"},
 			&cli.IntFlag{Name: "repeats", Usage: "number of repetitions `R` (repeated k-fold)"},
@@ -73,7 +64,7 @@ Example:
 			&cli.IntFlag{Name: "connections", Value: 1, Usage: "load over `N` database connections at once, for large files on servers with cores and disk bandwidth to spare"},
 			&cli.StringFlag{Name: "input-format", Usage: "input `FORMAT`: " + strings.Join(inputFormats, ", ") + " (default: from the extension)"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table or json (an input format name here means --input-format)"},
-		},
+		),
 		Action: runLog,
 	}
 }

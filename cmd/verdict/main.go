@@ -72,6 +72,8 @@ bad usage, database unreachable).`,
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
+		// Values such as ndcg@10,20 and --param layers=[64,32] hold commas.
+		DisableSliceFlagSeparator: true,
 		Flags: []cli.Flag{
 			&cli.StringFlag{
 				Name:    "database-url",
@@ -82,6 +84,7 @@ bad usage, database unreachable).`,
 		ExitErrHandler: func(*cli.Context, error) {}, // run prints errors
 		Commands: []*cli.Command{
 			logCommand(),
+			evaluateCommand(),
 			runsCommand(),
 			demoCommand(),
 			dbCommand(),
