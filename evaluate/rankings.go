@@ -12,7 +12,9 @@ import (
 //
 //   - OpenNumPyRankings: items.npy (n×K item indices, best first), an
 //     optional scores.npy, targets.npz as scipy.sparse.save_npz writes a CSR
-//     matrix, and optional sample IDs.
+//     matrix, and optional sample IDs;
+//   - OpenTRECRankings: a TREC run and its qrels, ranked the way trec_eval
+//     ranks them (by score, ties by document ID descending).
 //
 // Each streams its predictions in batches of rows, validates them unless
 // told not to, and computes the targets' fingerprint on the way, so that the

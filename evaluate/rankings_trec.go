@@ -1,0 +1,632 @@
+package evaluate
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/verdict-ml/verdict/fingerprint"
+)
+
+// TRECRankings reads a TREC run and its qrels, the format of trec_eval:
+//
+//   - qrels lines are "query iteration document relevance", separated by
+//     blanks; a document is relevant when its relevance is above 0. A
+//     document judged twice for a query is relevant if either judgement
+//     says so, and counts once in R.
+//   - run lines are "query Q0 document rank score tag". The rank column is
+//     ignored: like trec_eval, the reader ranks each query's documents by
+//     score, highest first, and breaks ties by document ID in descending
+//     byte order ("d9" before "d10", and "b" before "a").
+//
+// Each query of the run is one row, with the query ID as its sample ID,
+// in the order the run first names them. A query of the run without a
+// relevant document in the qrels is a row without targets. A qrels query
+// with relevant documents that the run does not name is a row of its own,
+// after the run's, with no hits (as trec_eval -c counts it);
+// MissingQueries says how many there are.
+//
+// The qrels are read whole when the reader opens, as trec_eval does. The
+// run is read twice: once when the reader opens, for each query's number
+// of documents, and once more while streaming. When the run's lines are
+// grouped by query, as trec_eval and every common toolkit write them, the
+// second pass holds one query at a time; otherwise it reads the whole run
+// into memory first.
+//
+// With validation on, a score must be finite and a document may appear
+// only once per query (trec_eval refuses such runs too).
+type TRECRankings struct {
+	runPath   string
+	qrelsPath string
+	validate  bool
+	batchSize int
+	width     int
+	grouped   bool
+
+	docs    map[string]int32 // relevant documents of the qrels, by ID
+	names   []string         // document of each ID
+	queries []*qrelsQuery    // in qrels order
+	byQuery map[string]*qrelsQuery
+
+	file    *os.File
+	size    int64
+	read    atomic.Int64
+	lines   lineReader
+	pending *runQuery // the next query of a grouped run, read ahead
+	whole   []*runQuery
+	next    int // the next query of whole, or of queries for missing ones
+	cur     runQuery
+	inRun   bool // still reading the run's queries
+	missing int
+	row     int64
+	done    bool
+	err     error
+
+	stamps itemStamps
+	found  []string
+	order  []int32
+	fp     *fingerprint.Set
+	b      Batch
+}
+
+// qrelsQuery is a query of the qrels and its relevant documents' IDs.
+type qrelsQuery struct {
+	id       string
+	relevant []int32 // sorted, distinct once the qrels are read
+	inRun    bool
+}
+
+// runQuery is one query of a run: its documents, their scores and the
+// lines they are on.
+type runQuery struct {
+	id    string
+	text  []byte // the documents' IDs, one after another
+	docs  []runDoc
+	first int64 // line of its first document
+}
+
+type runDoc struct {
+	score      float64
+	start, end int32 // of the ID in text
+	line       int64
+}
+
+func (q *runQuery) doc(i int) []byte { d := q.docs[i]; return q.text[d.start:d.end] }
+
+func (q *runQuery) reset(id string) {
+	q.id, q.text, q.docs, q.first = id, q.text[:0], q.docs[:0], 0
+}
+
+// OpenTRECRankings reads the qrels file at qrels, reads the run file at run
+// once to count each query's documents and to see whether its lines are
+// grouped by query, and returns a reader of the run's rankings.
+//
+// The width is that of the query with the most documents, capped at
+// opts.Width when it is set.
+//
+// It returns an error wrapping ErrBadInput for a malformed qrels line, and
+// the *os.PathError of os.Open when a file cannot be opened.
+func OpenTRECRankings(run, qrels string, opts RankingOptions) (_ *TRECRankings, err error) {
+	r := &TRECRankings{
+		runPath:   run,
+		qrelsPath: qrels,
+		validate:  !opts.SkipValidation,
+		batchSize: opts.batchSize(),
+		docs:      map[string]int32{},
+		byQuery:   map[string]*qrelsQuery{},
+		inRun:     true,
+		fp:        fingerprint.NewTargets(),
+	}
+	if err := r.readQrels(); err != nil {
+		return nil, err
+	}
+	r.stamps.grow(len(r.names))
+	defer func() {
+		if err != nil {
+			r.Close()
+		}
+	}()
+	if r.file, err = os.Open(run); err != nil {
+		return nil, err
+	}
+	info, err := r.file.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if info.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory, not a run file", run)
+	}
+	r.size = info.Size()
+	most, grouped, err := r.scanRun()
+	if err != nil {
+		return nil, err
+	}
+	r.width, r.grouped = opts.width(most), grouped
+	if _, err := r.file.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	r.lines = newLineReader(countingReader{r.file, &r.read})
+	if !grouped {
+		if err := r.readWholeRun(); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// readQrels reads the qrels file whole.
+func (r *TRECRankings) readQrels() error {
+	f, err := os.Open(r.qrelsPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	lines := newLineReader(f)
+	var fields [5][]byte
+	for {
+		line, err := lines.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return readError(at{path: r.qrelsPath, unit: "line", pos: lines.n}, err)
+		}
+		n := splitFields(line, fields[:])
+		if n == 0 {
+			continue
+		}
+		loc := rowAt{path: r.qrelsPath, line: lines.n, row: -1, noun: "query"}
+		if n != 4 {
+			return loc.errorf("%s, but a qrels line has 4: query, iteration, document, relevance", fieldCount(n, len(fields)))
+		}
+		loc.id, loc.hasID = string(fields[0]), true
+		rel, err := strconv.ParseInt(string(fields[3]), 10, 64)
+		if err != nil {
+			return loc.errorf("relevance %q is not an integer", fields[3])
+		}
+		q := r.byQuery[string(fields[0])]
+		if q == nil {
+			q = &qrelsQuery{id: string(fields[0])}
+			r.byQuery[q.id] = q
+			r.queries = append(r.queries, q)
+		}
+		if rel <= 0 {
+			continue
+		}
+		id, ok := r.docs[string(fields[2])]
+		if !ok {
+			id = int32(len(r.names))
+			r.names = append(r.names, string(fields[2]))
+			r.docs[r.names[id]] = id
+		}
+		q.relevant = append(q.relevant, id)
+	}
+	for _, q := range r.queries {
+		slices.Sort(q.relevant)
+		q.relevant = slices.Compact(q.relevant)
+	}
+	return nil
+}
+
+// scanRun reads the run once for the largest number of documents of a
+// query, and whether each query's lines are together.
+func (r *TRECRankings) scanRun() (most int, grouped bool, err error) {
+	lines := newLineReader(r.file)
+	seen := map[string]bool{}
+	var (
+		cur    []byte
+		count  int
+		fields [1][]byte
+	)
+	grouped = true
+	for {
+		line, err := lines.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, false, readError(at{path: r.runPath, unit: "line", pos: lines.n}, err)
+		}
+		if splitFields(line, fields[:]) == 0 {
+			continue
+		}
+		if q := fields[0]; !bytes.Equal(q, cur) || cur == nil {
+			if seen[string(q)] {
+				grouped = false
+			}
+			seen[string(q)] = true
+			cur = append(cur[:0], q...)
+			count = 0
+		}
+		count++
+		most = max(most, count)
+	}
+	if !grouped {
+		// Count again, per query, over the whole run.
+		counts := map[string]int{}
+		if _, err := r.file.Seek(0, io.SeekStart); err != nil {
+			return 0, false, err
+		}
+		lines = newLineReader(r.file)
+		most = 0
+		for {
+			line, err := lines.next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return 0, false, readError(at{path: r.runPath, unit: "line", pos: lines.n}, err)
+			}
+			if splitFields(line, fields[:]) > 0 {
+				counts[string(fields[0])]++
+				most = max(most, counts[string(fields[0])])
+			}
+		}
+	}
+	return most, grouped, nil
+}
+
+// readWholeRun reads a run whose lines are not grouped by query, query by
+// query in the order of their first lines.
+func (r *TRECRankings) readWholeRun() error {
+	byID := map[string]int{}
+	for {
+		q, line, problem, err := r.readLine()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		i, ok := byID[q]
+		if !ok {
+			i = len(r.whole)
+			byID[q] = i
+			r.whole = append(r.whole, &runQuery{id: q, first: line.line})
+		}
+		if problem != "" {
+			return r.lineError(q, line, int64(i), problem)
+		}
+		r.whole[i].add(line)
+	}
+}
+
+// runLine is a parsed run line.
+type runLine struct {
+	doc   []byte
+	score float64
+	line  int64
+}
+
+func (q *runQuery) add(l runLine) {
+	start := int32(len(q.text))
+	q.text = append(q.text, l.doc...)
+	q.docs = append(q.docs, runDoc{score: l.score, start: start, end: int32(len(q.text)), line: l.line})
+}
+
+// readLine reads and parses the next line of the run, skipping blank ones.
+// The query ID is a new string only when it differs from the current
+// query's. A line that is not right comes back with the problem, for the
+// caller to report with the row it belongs to.
+func (r *TRECRankings) readLine() (query string, l runLine, problem string, err error) {
+	var fields [7][]byte
+	for {
+		line, err := r.lines.next()
+		if err != nil {
+			if err == io.EOF {
+				return "", l, "", io.EOF
+			}
+			return "", l, "", readError(at{path: r.runPath, unit: "line", pos: r.lines.n}, err)
+		}
+		n := splitFields(line, fields[:])
+		if n == 0 {
+			continue
+		}
+		query = r.cur.id
+		if string(fields[0]) != query {
+			query = string(fields[0])
+		}
+		l.line = r.lines.n
+		if n != 6 {
+			return query, l, fieldCount(n, len(fields)) + ", but a run line has 6: query, Q0, document, rank, score, run tag", nil
+		}
+		l.doc = fields[2]
+		l.score, err = strconv.ParseFloat(string(fields[4]), 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return query, l, fmt.Sprintf("score %q is not a number", fields[4]), nil
+		}
+		if r.validate && (math.IsNaN(l.score) || math.IsInf(l.score, 0)) {
+			return query, l, fmt.Sprintf("score %q is not finite", fields[4]), nil
+		}
+		return query, l, "", nil
+	}
+}
+
+// lineError reports a problem on a line of the run, in the given row.
+func (r *TRECRankings) lineError(query string, l runLine, row int64, problem string) error {
+	return rowAt{path: r.runPath, line: l.line, row: row, id: query, hasID: true, noun: "query"}.errorf("%s", problem)
+}
+
+// Width is the number of rank positions of each row's hits.
+func (r *TRECRankings) Width() int { return r.width }
+
+// Grouped reports whether the run's lines are grouped by query, so that it
+// is streamed rather than read whole.
+func (r *TRECRankings) Grouped() bool { return r.grouped }
+
+// MissingQueries is the number of qrels queries with relevant documents
+// that the run does not name, each a row with no hits. It is complete once
+// Next has returned io.EOF.
+func (r *TRECRankings) MissingQueries() int { return r.missing }
+
+// Targets is the fingerprint of the targets of the rows returned so far.
+func (r *TRECRankings) Targets() *fingerprint.Set { return r.fp }
+
+// Progress reports the bytes of the run read in the streaming pass, and the
+// run's size.
+func (r *TRECRankings) Progress() (done, total int64) {
+	return min(r.read.Load(), r.size), r.size
+}
+
+// Close closes the run file.
+func (r *TRECRankings) Close() error {
+	if r.file == nil {
+		return nil
+	}
+	err := r.file.Close()
+	r.file = nil
+	return err
+}
+
+// Next returns the next batch of rows, or io.EOF after the last one.
+func (r *TRECRankings) Next() (*Batch, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	b := &r.b
+	b.First, b.Width = r.row, r.width
+	b.SampleIDs, b.Hits, b.Relevant = b.SampleIDs[:0], b.Hits[:0], b.Relevant[:0]
+	for b.Len() < r.batchSize {
+		q, err := r.nextQuery()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			r.err = err
+			return nil, err
+		}
+		if err := r.addRow(q); err != nil {
+			r.err = err
+			return nil, err
+		}
+	}
+	if b.Len() == 0 {
+		r.err = io.EOF
+		r.read.Store(r.size)
+		return nil, io.EOF
+	}
+	return b, nil
+}
+
+// nextQuery returns the next query of the run, then each missing query with
+// no documents, then io.EOF.
+func (r *TRECRankings) nextQuery() (*runQuery, error) {
+	if r.inRun {
+		q, err := r.nextRunQuery()
+		if err != io.EOF {
+			return q, err
+		}
+		r.inRun, r.next = false, 0
+	}
+	for r.next < len(r.queries) {
+		q := r.queries[r.next]
+		r.next++
+		if !q.inRun && len(q.relevant) > 0 {
+			r.missing++
+			r.cur.reset(q.id)
+			return &r.cur, nil
+		}
+	}
+	return nil, io.EOF
+}
+
+// nextRunQuery returns the next query of the run.
+func (r *TRECRankings) nextRunQuery() (*runQuery, error) {
+	if !r.grouped {
+		if r.next == len(r.whole) {
+			return nil, io.EOF
+		}
+		r.next++
+		return r.whole[r.next-1], nil
+	}
+	if r.pending == nil {
+		// The first query.
+		q, l, problem, err := r.readLine()
+		if err != nil {
+			return nil, err
+		}
+		if problem != "" {
+			return nil, r.lineError(q, l, r.row, problem)
+		}
+		r.pending = &runQuery{}
+		r.pending.reset(q)
+		r.pending.first = l.line
+		r.pending.add(l)
+	}
+	if r.pending.id == "" {
+		return nil, io.EOF
+	}
+	// Swap the pending query in as the current one, and read the rest of
+	// its lines.
+	r.cur, *r.pending = *r.pending, r.cur
+	r.pending.reset("")
+	for {
+		q, l, problem, err := r.readLine()
+		if err == io.EOF {
+			return &r.cur, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if problem != "" {
+			row := r.row
+			if q != r.cur.id {
+				row++
+			}
+			return nil, r.lineError(q, l, row, problem)
+		}
+		if q != r.cur.id {
+			r.pending.reset(q)
+			r.pending.first = l.line
+			r.pending.add(l)
+			return &r.cur, nil
+		}
+		r.cur.add(l)
+	}
+}
+
+// addRow ranks a query's documents and appends its row to the batch.
+func (r *TRECRankings) addRow(q *runQuery) error {
+	b := &r.b
+	row := r.row
+	loc := rowAt{path: r.runPath, row: row, id: q.id, hasID: true, noun: "query"}
+	var relevant []int32
+	if qq := r.byQuery[q.id]; qq != nil {
+		qq.inRun = qq.inRun || len(q.docs) > 0
+		relevant = qq.relevant
+	}
+	if r.validate && len(q.docs) > 1 {
+		if err := r.checkDuplicates(q, loc); err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(q.docs, func(x, y runDoc) int {
+		if c := cmp.Compare(y.score, x.score); c != 0 {
+			return c
+		}
+		return bytes.Compare(q.text[y.start:y.end], q.text[x.start:x.end])
+	})
+	r.stamps.newRow()
+	found := r.found[:0]
+	for _, id := range relevant {
+		r.stamps.addTarget(id)
+		found = append(found, r.names[id])
+	}
+	if len(found) > 0 {
+		r.fp.AddTargets([]byte(q.id), found)
+	}
+	r.found = found
+	b.SampleIDs = append(b.SampleIDs, q.id)
+	b.Relevant = append(b.Relevant, int32(len(relevant)))
+	n := len(b.Hits)
+	b.Hits = append(b.Hits, make([]bool, r.width)...)
+	hits := b.Hits[n:]
+	if len(relevant) > 0 {
+		for i := range min(len(q.docs), r.width) {
+			if id, ok := r.docs[string(q.doc(i))]; ok {
+				hits[i] = r.stamps.isTarget(id)
+			}
+		}
+	}
+	r.row++
+	return nil
+}
+
+// checkDuplicates reports a document that appears twice in a query.
+func (r *TRECRankings) checkDuplicates(q *runQuery, loc rowAt) error {
+	order := r.order[:0]
+	for i := range q.docs {
+		order = append(order, int32(i))
+	}
+	r.order = order
+	slices.SortFunc(order, func(x, y int32) int {
+		if c := bytes.Compare(q.doc(int(x)), q.doc(int(y))); c != 0 {
+			return c
+		}
+		return cmp.Compare(q.docs[x].line, q.docs[y].line)
+	})
+	for i := 1; i < len(order); i++ {
+		a, b := q.docs[order[i-1]], q.docs[order[i]]
+		if bytes.Equal(q.doc(int(order[i-1])), q.doc(int(order[i]))) {
+			loc.line = b.line
+			return loc.errorf("document %q appears twice, on lines %d and %d", q.doc(int(order[i])), a.line, b.line)
+		}
+	}
+	return nil
+}
+
+// lineReader reads lines of text, without their line ends, and counts
+// them.
+type lineReader struct {
+	br   *bufio.Reader
+	long []byte // a line longer than the buffer
+	n    int64  // lines read
+}
+
+func newLineReader(r io.Reader) lineReader {
+	return lineReader{br: bufio.NewReaderSize(r, 1<<16)}
+}
+
+// next returns the next line, valid until the following call, or io.EOF.
+func (l *lineReader) next() ([]byte, error) {
+	line, err := l.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		l.long = append(l.long[:0], line...)
+		for err == bufio.ErrBufferFull {
+			line, err = l.br.ReadSlice('\n')
+			l.long = append(l.long, line...)
+		}
+		line = l.long
+	}
+	if err != nil && (err != io.EOF || len(line) == 0) {
+		return nil, err
+	}
+	l.n++
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	return bytes.TrimSuffix(line, []byte("\r")), nil
+}
+
+// splitFields splits a line at blanks (spaces and tabs) into fields, as
+// many as fit, and returns how many fields the line has, up to len(fields)+1
+// (meaning more than fit).
+func splitFields(line []byte, fields [][]byte) int {
+	n := 0
+	for i := 0; i < len(line); {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		if i == len(line) {
+			break
+		}
+		start := i
+		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+			i++
+		}
+		if n == len(fields) {
+			return n + 1
+		}
+		fields[n] = line[start:i]
+		n++
+	}
+	return n
+}
+
+// fieldCount describes a field count that splitFields returned with room
+// for the given number of fields.
+func fieldCount(n, room int) string {
+	switch {
+	case n == 1:
+		return "1 field"
+	case n > room:
+		return fmt.Sprintf("more than %d fields", room)
+	}
+	return strconv.Itoa(n) + " fields"
+}
