@@ -16,8 +16,9 @@ import (
 //
 // A Scoring is a store.Rows over the rows with targets, with the metric keys
 // as columns, so an evaluation can be logged while it is computed; it also
-// reports the input's row count (store.InputCounter) and the targets'
-// fingerprint (store.TargetFingerprinter). Rows that repeat a sample ID (an
+// reports the input's row count (store.InputCounter), its units
+// (store.UnitCounter) and the targets' fingerprint
+// (store.TargetFingerprinter). Rows that repeat a sample ID (an
 // evaluation protocol with several draws per user) get draw numbers 0, 1, ...
 // in input order.
 type Scoring struct {
@@ -216,6 +217,9 @@ func (s *Scoring) Summary() *Summary {
 
 // InputRows is the number of rows read, with targets or without.
 func (s *Scoring) InputRows() int64 { return s.Summary().Rows() }
+
+// Units is the number of distinct sample IDs among the rows with targets.
+func (s *Scoring) Units() int64 { return s.Summary().Units() }
 
 // TargetFingerprint is the fingerprint of the targets read.
 func (s *Scoring) TargetFingerprint() string { return s.src.Targets().Sum() }

@@ -17,6 +17,7 @@ var (
 	_ store.Rows                = (*evaluate.Scoring)(nil)
 	_ store.InputCounter        = (*evaluate.Scoring)(nil)
 	_ store.TargetFingerprinter = (*evaluate.Scoring)(nil)
+	_ store.UnitCounter         = (*evaluate.Scoring)(nil)
 )
 
 // memRankings hands out batches of width 2 built from hit patterns, reusing

@@ -209,8 +209,11 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, ha
 		// Without draws every row is a unit. Otherwise, and for long input
 		// whose IDs were not seen one by one, the database counts them.
 		units := l.rows
+		uc, counted := src.(UnitCounter)
 		var err error
 		switch {
+		case counted && (ev.TargetFingerprint != "" || !hasDraw):
+			units = uc.Units()
 		case ev.TargetFingerprint == "" && (hasDraw || l.long):
 			units, err = l.distinctSamples(ctx, tx, true)
 		case hasDraw:

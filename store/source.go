@@ -67,3 +67,10 @@ type InputCounter interface {
 type TargetFingerprinter interface {
 	TargetFingerprint() string
 }
+
+// UnitCounter is implemented by sources that count their distinct sample IDs
+// themselves. Units is that count (n_units) once Next has returned false; it
+// spares the store a pass over the loaded rows when the source has draws.
+type UnitCounter interface {
+	Units() int64
+}

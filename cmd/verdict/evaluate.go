@@ -64,6 +64,7 @@ Example:
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table or json"},
 			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress `MODE`: auto (a bar on a terminal), bar, log (plain periodic lines) or none"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "show no progress"},
+			connectionsFlag(),
 		}, runFlags(false)...),
 		Action: runEvaluate,
 	}
@@ -161,6 +162,7 @@ func runEvaluate(c *cli.Context) error {
 			return err
 		}
 		nev.Protocol.Cutoffs, nev.Protocol.RequiredK = cutoffs(ev.Keys()), ev.RequiredK()
+		nev.Connections = c.Int("connections")
 		logged, err := st.LogEvaluation(c.Context, nev, rows)
 		stopProgress()
 		if err != nil {

@@ -61,7 +61,7 @@ Example:
 			&cli.IntFlag{Name: "repeats", Usage: "number of repetitions `R` (repeated k-fold)"},
 			&cli.Int64Flag{Name: "n-train", Usage: "training set size `N` (k-fold protocols)"},
 			&cli.Int64Flag{Name: "n-test", Usage: "test set size `N` (k-fold protocols)"},
-			&cli.IntFlag{Name: "connections", Value: 1, Usage: "load over `N` database connections at once, for large files on servers with cores and disk bandwidth to spare"},
+			connectionsFlag(),
 			&cli.StringFlag{Name: "input-format", Usage: "input `FORMAT`: " + strings.Join(inputFormats, ", ") + " (default: from the extension)"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table or json (an input format name here means --input-format)"},
 		),
@@ -291,4 +291,8 @@ func thousands(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+func connectionsFlag() cli.Flag {
+	return &cli.IntFlag{Name: "connections", Value: 1, Usage: "load over `N` database connections at once, for large inputs on servers with cores and disk bandwidth to spare"}
 }
