@@ -1,0 +1,113 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/verdict-ml/verdict/store/storetest"
+)
+
+// The fixtures are evaluate/testdata/rankings (see gen_numpy.py there): six
+// samples, top 4 of 10 items. By hand, with relevant = nonzero targets:
+//
+//	row  items      relevant  hits     hit_rate@2  precision@4  recall@4
+//	u0   3 1 4 0    {1,4}     .x x.    1           2/4          2/2
+//	u1   2 5 7 9    {}        (no targets: not scored)
+//	u2   0 6 8 2    {8,2}     ..xx     0           2/4          2/2
+//	u3   9 8 7 6    {6,1}     ...x     0           1/4          1/2
+//	u4   5 4 3 2    {5}       x...     1           1/4          1/1
+//	ü5   1 2 3 4    {}        (its one target is an explicit zero)
+//
+// so the means over the 4 scored rows are 0.5, 0.375 and 0.875.
+func evaluateArgs(extra ...string) []string {
+	dir := filepath.Join("..", "..", "evaluate", "testdata", "rankings")
+	args := []string{"evaluate",
+		"--items", filepath.Join(dir, "items.npy"),
+		"--scores", filepath.Join(dir, "scores.npy"),
+		"--targets", filepath.Join(dir, "targets.npz"),
+		"--sample-ids", filepath.Join(dir, "ids_str.npy"),
+		"--metrics", "hit_rate@2", "--metrics", "precision@4,recall@4",
+		"--format", "json"}
+	return append(args, extra...)
+}
+
+func TestEvaluateNoLog(t *testing.T) {
+	t.Parallel()
+	perUser := filepath.Join(t.TempDir(), "per-user.csv")
+	res := runVerdict(t, "postgres://unused.invalid/none", evaluateArgs("--no-log", "--per-user-out", perUser)...)
+	require.Equal(t, 0, res.code, res.stderr)
+	var out evaluationJSON
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	require.Equal(t, map[string]float64{"hit_rate@2": 0.5, "precision@4": 0.375, "recall@4": 0.875}, out.Metrics)
+	require.Equal(t, int64(6), out.Rows)
+	require.Equal(t, int64(4), out.ScoredRows)
+	require.Equal(t, int64(4), out.Units)
+	require.Equal(t, 4, out.RequiredK)
+	require.Nil(t, out.EvaluationID)
+	require.Len(t, out.TargetFingerprint, 64)
+
+	b, err := os.ReadFile(perUser)
+	require.NoError(t, err)
+	require.Equal(t, ""+
+		"sample_id,hit_rate@2,precision@4,recall@4\n"+
+		"u0,1,0.5,1\n"+
+		"u2,0,0.5,1\n"+
+		"u3,0,0.25,0.5\n"+
+		"u4,1,0.25,1\n", string(b))
+}
+
+func TestEvaluateLogsWithTargetFingerprint(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	res := runVerdict(t, url, evaluateArgs("-e", "movies", "-r", "model", "-s", "test")...)
+	require.Equal(t, 0, res.code, res.stderr)
+	var out evaluationJSON
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	require.NotNil(t, out.EvaluationID)
+	require.False(t, out.Existing)
+
+	require.Equal(t, 6, queryInt(t, url, `SELECT n_rows FROM evaluations`))
+	require.Equal(t, 4, queryInt(t, url, `SELECT n_scored_rows FROM evaluations`))
+	require.Equal(t, 4, queryInt(t, url, `SELECT n_units FROM evaluations`))
+	require.Equal(t, 4, queryInt(t, url, `SELECT required_k FROM evaluations`))
+	require.Equal(t, 4, queryInt(t, url, `SELECT count(*) FROM unit_values`))
+	require.Equal(t, out.TargetFingerprint, storetest.Scalar[string](t, url, `SELECT fingerprint FROM evaluation_sets WHERE fingerprint_kind = 'targets'`))
+	require.Equal(t, "{2,4}", storetest.Scalar[string](t, url, `SELECT cutoffs::text FROM evaluations`))
+	// The stored values are the per-user values: u3's recall@4 is 1/2.
+	require.Equal(t, 0.5, storetest.Scalar[float64](t, url, `
+		SELECT value FROM unit_values_long WHERE sample_id = 'u3' AND metric = 'recall@4'`))
+
+	res = runVerdict(t, url, evaluateArgs("-e", "movies", "-r", "model", "-s", "test")...)
+	require.Equal(t, 0, res.code, res.stderr)
+	var again evaluationJSON
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &again))
+	require.True(t, again.Existing)
+	require.Equal(t, *out.EvaluationID, *again.EvaluationID)
+}
+
+func TestEvaluateRefusesBadUsage(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "no run to log to", args: evaluateArgs(),
+			want: "verdict: logging needs --experiment, --run, --eval-set (or pass --no-log to only compute)\n"},
+		{name: "bad metric", args: []string{"evaluate", "--no-log", "--metrics", "ndgc@10", "--items", "x.npy", "--targets", "y.npz"},
+			want: "verdict: bad metric \"ndgc@10\": unknown name \"ndgc\"; the metrics are ndcg, recall, calibrated_recall, precision, hit_rate, mrr and map\n"},
+		{name: "no input", args: []string{"evaluate", "--no-log"},
+			want: "verdict: no input: give --items and --targets (see 'verdict evaluate --help')\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := runVerdict(t, "postgres://unused.invalid/none", tt.args...)
+			require.Equal(t, 2, res.code)
+			require.Equal(t, tt.want, res.stderr)
+		})
+	}
+}
