@@ -2,7 +2,6 @@ package evaluate
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -14,7 +13,9 @@ import (
 //     optional scores.npy, targets.npz as scipy.sparse.save_npz writes a CSR
 //     matrix, and optional sample IDs;
 //   - OpenTRECRankings: a TREC run and its qrels, ranked the way trec_eval
-//     ranks them (by score, ties by document ID descending).
+//     ranks them (by score, ties by document ID descending);
+//   - OpenTableRankings: long tables in CSV, TSV or Parquet, one predicted
+//     item (with its rank or score) or one relevant item per line.
 //
 // Each streams its predictions in batches of rows, validates them unless
 // told not to, and computes the targets' fingerprint on the way, so that the
@@ -109,19 +110,32 @@ func (s *itemStamps) addTarget(item int32) bool {
 	return v&stampTarget == 0
 }
 
+// seen marks item as predicted and reports whether it is relevant and
+// whether it was predicted before in the row.
+func (s *itemStamps) seen(item int32) (hit, again bool) {
+	v := s.mark[item]
+	if v < s.base {
+		s.mark[item] = s.base | stampSeen
+		return false, false
+	}
+	s.mark[item] = v | stampSeen
+	return v&stampTarget != 0, v&stampSeen != 0
+}
+
 // isTarget reports whether item is relevant for the current row.
 func (s *itemStamps) isTarget(item int32) bool {
 	v := s.mark[item]
 	return v >= s.base && v&stampTarget != 0
 }
 
-// rowAt locates a problem in a ranking input: the file, the line for text
-// files, the row (0-based, in the order rows are returned) and its sample
-// ID, which TREC calls a query.
+// rowAt locates a problem in a ranking input: the file, the line of a text
+// file or the record of a Parquet file, the row (0-based, in the order rows
+// are returned) and its sample ID, which TREC calls a query.
 type rowAt struct {
 	path  string
-	line  int64 // 0: not a line of a text file
-	row   int64 // -1: no particular row
+	unit  string // "line" or "record"; "" means "line"
+	line  int64  // 0: no line or record
+	row   int64  // -1: no particular row
 	id    string
 	hasID bool
 	noun  string // "sample" or "query"; "" means "sample"
@@ -133,8 +147,11 @@ func (a rowAt) String() string {
 	var b strings.Builder
 	b.WriteString(a.path)
 	if a.line > 0 {
-		b.WriteString(": line ")
-		b.WriteString(strconv.FormatInt(a.line, 10))
+		unit := a.unit
+		if unit == "" {
+			unit = "line"
+		}
+		fmt.Fprintf(&b, ": %s %d", unit, a.line)
 	}
 	noun := a.noun
 	if noun == "" {

@@ -2,6 +2,7 @@ package evaluate_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -100,4 +101,66 @@ func badInput(t *testing.T, dir string, err error) string {
 	require.Error(t, err)
 	require.True(t, errors.Is(err, evaluate.ErrBadInput), "%v does not wrap ErrBadInput", err)
 	return strings.ReplaceAll(err.Error(), dir, "DIR")
+}
+
+// TestRankingsSameTargetsSamePrint reads the same targets from every input
+// format: the NumPy fixture's CSR matrix, a long table in CSV and Parquet,
+// and TREC qrels. Their fingerprints must agree.
+func TestRankingsSameTargetsSamePrint(t *testing.T) {
+	t.Parallel()
+	const tableTargets = "sample_id,item\nu3,6\nu0,4\nu0,1\nu2,8\nu3,1\nu4,5\nu2,2\n"
+	tablePredictions := "sample_id,item,rank\nu0,1,1\nu1,1,1\nu2,1,1\nu3,1,1\nu4,1,1\nu5,1,1\n"
+	var qrels, run strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(tableTargets), "\n")[1:] {
+		f := strings.Split(line, ",")
+		qrels.WriteString(f[0] + " 0 " + f[1] + " 1\n")
+	}
+	qrels.WriteString("u1 0 3 0\n") // not relevant
+	run.WriteString("u0 Q0 1 1 1 t\n")
+	type pqTarget struct {
+		SampleID string `parquet:"sample_id"`
+		Item     int64  `parquet:"item"`
+	}
+	var pqTargets []pqTarget
+	for _, line := range strings.Split(strings.TrimSpace(tableTargets), "\n")[1:] {
+		f := strings.Split(line, ",")
+		pqTargets = append(pqTargets, pqTarget{SampleID: f[0], Item: int64(f[1][0] - '0')})
+	}
+
+	dir := copyFixtures(t, "items.npy", "targets.npz", "ids_str.npy")
+	files := writeFiles(t, map[string][]byte{
+		"targets.csv":     []byte(tableTargets),
+		"predictions.csv": []byte(tablePredictions),
+		"qrels":           []byte(qrels.String()),
+		"run":             []byte(run.String()),
+	})
+	pqPath := filepath.Join(files, "targets.parquet")
+	writeParquetAt(t, pqPath, pqTargets)
+	path := func(name string) string { return filepath.Join(files, name) }
+
+	readers := map[string]func() (evaluate.Rankings, error){
+		"numpy": func() (evaluate.Rankings, error) {
+			return evaluate.OpenNumPyRankings(filepath.Join(dir, "items.npy"), "", filepath.Join(dir, "targets.npz"),
+				filepath.Join(dir, "ids_str.npy"), evaluate.RankingOptions{})
+		},
+		"csv": func() (evaluate.Rankings, error) {
+			return evaluate.OpenTableRankings(path("predictions.csv"), path("targets.csv"), evaluate.RankingOptions{})
+		},
+		"parquet": func() (evaluate.Rankings, error) {
+			return evaluate.OpenTableRankings(path("predictions.csv"), pqPath, evaluate.RankingOptions{})
+		},
+		"trec": func() (evaluate.Rankings, error) {
+			return evaluate.OpenTRECRankings(path("run"), path("qrels"), evaluate.RankingOptions{})
+		},
+	}
+	want := numpyPrint(func(row int) string { return fmt.Sprintf("u%d", row) })
+	for name, open := range readers {
+		r, err := open()
+		require.NoError(t, err, name)
+		_, _, err = readRankings(t, r)
+		require.NoError(t, err, name)
+		require.Equal(t, want, r.Targets().Sum(), name)
+		require.Equal(t, uint64(4), r.Targets().Len(), name)
+		require.NoError(t, r.Close())
+	}
 }

@@ -1,0 +1,840 @@
+package evaluate
+
+import (
+	"bufio"
+	"cmp"
+	"compress/gzip"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/verdict-ml/verdict/fingerprint"
+)
+
+// TableRankings reads rankings from two long tables, in CSV, TSV (either
+// optionally gzipped) or Parquet, told apart by their extensions:
+//
+//   - predictions: one line per predicted item, with the columns sample_id,
+//     item, and rank or score. A sample's items are ordered by rank,
+//     lowest first, or by score, highest first, with ties broken by item ID
+//     in descending byte order as trec_eval breaks them. With both columns,
+//     rank orders and score is ignored. The lines of a sample must be
+//     together (grouped by sample_id), in any order within the group;
+//     samples come out as rows in the order of their groups.
+//   - targets: one line per relevant item, with the columns sample_id and
+//     item, in any order. The same item twice for a sample counts once.
+//
+// Other columns are ignored. IDs are text; integer columns of a Parquet
+// file are read as their decimal text, so that item 42 is the same item,
+// and gives the same fingerprint, as in a CSV file or a NumPy column.
+//
+// The targets are read whole when the reader opens, with item IDs interned;
+// the predictions are streamed one sample at a time. A sample of the targets
+// without predictions is a row of its own, after the predictions' rows,
+// with no hits; MissingSamples says how many there are.
+//
+// Without RankingOptions.Width, the width is the number of predictions of
+// the first sample, and with validation on a later sample with more is an
+// error (without it, only its top ones are read). With validation on, a
+// sample may not predict an item twice or repeat a rank, and scores must be
+// finite.
+type TableRankings struct {
+	predPath  string
+	validate  bool
+	batchSize int
+	width     int
+	capped    bool // the width is RankingOptions.Width
+	byRank    bool // order by rank rather than by score
+
+	items   map[string]int32 // interned item IDs, of targets and predictions
+	names   []string         // item ID of each index
+	samples []tableSample    // of the targets, in order of first line
+	bySamp  map[string]int32 // index into samples
+	related []int32          // the targets' items, sample after sample
+
+	pred    tableSource
+	file    *os.File
+	size    int64
+	read    atomic.Int64
+	seen    map[string]int64 // the row of each predicted sample
+	rec     tableRecord      // the first record of the next sample
+	recOK   bool             // rec holds a record
+	group   tableGroup
+	next    int // the next sample to check for missing rows
+	inPred  bool
+	missing int
+	row     int64
+	err     error
+
+	stamps itemStamps
+	found  []string
+	fp     *fingerprint.Set
+	b      Batch
+}
+
+// tableSample is a sample of the targets: its ID, its distinct relevant
+// items in related[start:end], and whether the predictions have it.
+type tableSample struct {
+	id         string
+	start, end int32
+	predicted  bool
+}
+
+// tableGroup is the predictions of one sample.
+type tableGroup struct {
+	id    string
+	items []int32
+	keys  []float64
+	pos   []int64
+	order []int32
+}
+
+// tableRecord is one record of a long table.
+type tableRecord struct {
+	pos  int64  // line (text) or 1-based record (Parquet)
+	id   string // sample ID
+	item string // valid until the next record
+	key  float64
+}
+
+// tableSource reads the records of a long table.
+type tableSource interface {
+	// next reads the next record into rec, or returns io.EOF. A problem
+	// with the record's cells comes back as problem, for the caller to
+	// report with the row; rec.pos and, when known, rec.id are set.
+	next(rec *tableRecord) (problem string, err error)
+	// unit is what a position counts: "line" or "record".
+	unit() string
+	close() error
+}
+
+// OpenTableRankings reads the targets table at targets whole, opens the
+// predictions table at predictions and reads its first sample, which sets
+// the width unless opts.Width does.
+//
+// It returns an error wrapping ErrUnknownFormat when a file's extension is
+// not .csv, .tsv (each optionally followed by .gz) or .parquet, one wrapping
+// ErrBadInput for a missing column or a malformed targets record, and the
+// *os.PathError of os.Open when a file cannot be opened.
+func OpenTableRankings(predictions, targets string, opts RankingOptions) (_ *TableRankings, err error) {
+	r := &TableRankings{
+		predPath:  predictions,
+		validate:  !opts.SkipValidation,
+		batchSize: opts.batchSize(),
+		items:     map[string]int32{},
+		bySamp:    map[string]int32{},
+		seen:      map[string]int64{},
+		inPred:    true,
+		fp:        fingerprint.NewTargets(),
+	}
+	if err := r.readTargets(targets); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			r.Close()
+		}
+	}()
+	var cols tableColumns
+	r.pred, cols, r.file, r.size, err = openTable(predictions, &r.read, true)
+	if err != nil {
+		return nil, err
+	}
+	r.byRank = cols.rank != ""
+	if opts.Width > 0 {
+		r.width, r.capped = opts.Width, true
+	}
+	// Read ahead to the first record of the first sample; readGroup reads
+	// the rest. Without a width, the first sample sets it.
+	if err := r.readAhead(); err != nil {
+		return nil, err
+	}
+	if !r.capped && r.recOK {
+		if err := r.readGroup(); err != nil {
+			return nil, err
+		}
+		r.width = len(r.group.items)
+	}
+	return r, nil
+}
+
+// tableColumns names the columns of a table that its reader uses; rank and
+// score are empty when absent.
+type tableColumns struct {
+	rank, score string
+}
+
+// openTable opens a long table, by its extension, and reads its header or
+// schema. Predictions need a rank or a score column as well as sample_id
+// and item.
+func openTable(path string, read *atomic.Int64, predictions bool) (src tableSource, cols tableColumns, f *os.File, size int64, err error) {
+	name := strings.ToLower(filepath.Base(path))
+	base, gz := strings.CutSuffix(name, ".gz")
+	format := strings.TrimPrefix(filepath.Ext(base), ".")
+	if format != "csv" && format != "tsv" && (format != "parquet" || gz) {
+		return nil, cols, nil, 0, &tableFormatError{path: path}
+	}
+	if f, err = os.Open(path); err != nil {
+		return nil, cols, nil, 0, err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, cols, nil, 0, err
+	}
+	if info.IsDir() {
+		return nil, cols, nil, 0, fmt.Errorf("%s: is a directory, not a table", path)
+	}
+	size = info.Size()
+	var names []string
+	if format == "parquet" {
+		var ps *pqTable
+		ps, names, err = openPQTable(path, countingReaderAt{f, read}, size)
+		if err != nil {
+			return nil, cols, nil, 0, err
+		}
+		src = ps
+	} else {
+		var cs *csvTable
+		cs, names, err = openCSVTable(path, countingReader{f, read}, format == "tsv")
+		if err != nil {
+			return nil, cols, nil, 0, err
+		}
+		src = cs
+	}
+	has := func(c string) bool { return slices.Contains(names, c) }
+	where := at{path: path}
+	if format != "parquet" {
+		where = at{path: path, unit: "line", pos: 1}
+	}
+	for _, c := range []string{"sample_id", "item"} {
+		if !has(c) {
+			return nil, cols, nil, 0, where.errorf("no %q column among %s", c, quoteList(names))
+		}
+	}
+	if predictions {
+		if has("rank") {
+			cols.rank = "rank"
+		} else if has("score") {
+			cols.score = "score"
+		} else {
+			return nil, cols, nil, 0, where.errorf("no %q or %q column among %s; the predictions need one to order each sample's items",
+				"rank", "score", quoteList(names))
+		}
+	}
+	key := cols.rank + cols.score
+	switch s := src.(type) {
+	case *csvTable:
+		err = s.bind(names, key)
+	case *pqTable:
+		err = s.bind(key)
+	}
+	if err != nil {
+		return nil, cols, nil, 0, err
+	}
+	return src, cols, f, size, nil
+}
+
+// tableFormatError is the error of OpenTableRankings for a file that is
+// not named like a table it reads. It wraps ErrUnknownFormat.
+type tableFormatError struct{ path string }
+
+func (e *tableFormatError) Error() string {
+	return e.path + ": not a table by its name: a table must be .csv, .tsv (either may be gzipped, as .csv.gz) or .parquet"
+}
+
+func (e *tableFormatError) Unwrap() error { return ErrUnknownFormat }
+
+// readTargets reads the targets table whole: interned items, grouped by
+// sample, sorted and distinct.
+func (r *TableRankings) readTargets(path string) error {
+	var read atomic.Int64
+	src, _, f, _, err := openTable(path, &read, false)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	defer src.close()
+	var (
+		rec      tableRecord
+		sampleOf []int32 // sample index of each line
+		itemOf   []int32
+	)
+	for {
+		problem, err := src.next(&rec)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if problem != "" {
+			return rowAt{path: path, unit: src.unit(), line: rec.pos, row: -1, id: rec.id, hasID: rec.id != ""}.errorf("%s", problem)
+		}
+		s, ok := r.bySamp[rec.id]
+		if !ok {
+			s = int32(len(r.samples))
+			r.bySamp[rec.id] = s
+			r.samples = append(r.samples, tableSample{id: rec.id})
+		}
+		sampleOf = append(sampleOf, s)
+		itemOf = append(itemOf, r.intern(rec.item))
+	}
+	// Counting sort of the items by sample, then each sample's sorted and
+	// made distinct.
+	counts := make([]int32, len(r.samples)+1)
+	for _, s := range sampleOf {
+		counts[s+1]++
+	}
+	for i := 1; i < len(counts); i++ {
+		counts[i] += counts[i-1]
+	}
+	r.related = make([]int32, len(itemOf))
+	fill := slices.Clone(counts[:len(r.samples)])
+	for i, s := range sampleOf {
+		r.related[fill[s]] = itemOf[i]
+		fill[s]++
+	}
+	w := int32(0)
+	for i := range r.samples {
+		items := r.related[counts[i]:counts[i+1]]
+		slices.Sort(items)
+		items = slices.Compact(items)
+		start := w
+		w += int32(copy(r.related[w:], items))
+		r.samples[i].start, r.samples[i].end = start, w
+	}
+	r.related = slices.Clip(r.related[:w])
+	return nil
+}
+
+// intern returns the index of an item ID, adding it when new.
+func (r *TableRankings) intern(item string) int32 {
+	if id, ok := r.items[item]; ok {
+		return id
+	}
+	id := int32(len(r.names))
+	s := strings.Clone(item)
+	r.names = append(r.names, s)
+	r.items[s] = id
+	r.stamps.grow(len(r.names))
+	return id
+}
+
+// readAhead reads the next record of the predictions into r.rec, checking
+// its cells; r.recOK is false at the end.
+func (r *TableRankings) readAhead() error {
+	problem, err := r.pred.next(&r.rec)
+	if err == io.EOF {
+		r.recOK = false
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if problem != "" {
+		return r.recordError(r.rec, problem)
+	}
+	if r.validate && !r.byRank && (math.IsNaN(r.rec.key) || math.IsInf(r.rec.key, 0)) {
+		return r.recordError(r.rec, fmt.Sprintf("score %v is not finite", r.rec.key))
+	}
+	r.recOK = true
+	return nil
+}
+
+// recordError reports a problem with a record of the predictions, in the
+// row it belongs to: that of the sample being read if it is of the same
+// sample, the next one otherwise.
+func (r *TableRankings) recordError(rec tableRecord, problem string) error {
+	row := r.row
+	if len(r.group.items) > 0 && rec.id != r.group.id {
+		row++
+	}
+	a := r.at(rec.pos, row, rec.id)
+	a.hasID = rec.id != ""
+	return a.errorf("%s", problem)
+}
+
+// at locates a position of the predictions.
+func (r *TableRankings) at(pos, row int64, id string) rowAt {
+	return rowAt{path: r.predPath, unit: r.pred.unit(), line: pos, row: row, id: id, hasID: true}
+}
+
+// readGroup reads the predictions of the next sample, starting with r.rec,
+// into r.group.
+func (r *TableRankings) readGroup() error {
+	g := &r.group
+	g.id = r.rec.id
+	g.items, g.keys, g.pos = g.items[:0], g.keys[:0], g.pos[:0]
+	if first, ok := r.seen[g.id]; ok {
+		return r.at(r.rec.pos, r.row, g.id).errorf("sample %q already had its predictions at row %d; the predictions must be grouped by sample_id, so sort them by sample_id first", g.id, first)
+	}
+	r.seen[g.id] = r.row
+	for r.recOK && r.rec.id == g.id {
+		g.items = append(g.items, r.intern(r.rec.item))
+		g.keys = append(g.keys, r.rec.key)
+		g.pos = append(g.pos, r.rec.pos)
+		if err := r.readAhead(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Width is the number of rank positions of each row's hits.
+func (r *TableRankings) Width() int { return r.width }
+
+// MissingSamples is the number of samples of the targets that the
+// predictions do not have, each a row with no hits. It is complete once
+// Next has returned io.EOF.
+func (r *TableRankings) MissingSamples() int { return r.missing }
+
+// Targets is the fingerprint of the targets of the rows returned so far.
+func (r *TableRankings) Targets() *fingerprint.Set { return r.fp }
+
+// Progress reports the bytes of the predictions read so far and their size.
+func (r *TableRankings) Progress() (done, total int64) {
+	return min(r.read.Load(), r.size), r.size
+}
+
+// Close closes the predictions.
+func (r *TableRankings) Close() error {
+	if r.file == nil {
+		return nil
+	}
+	err := errors.Join(r.pred.close(), r.file.Close())
+	r.file = nil
+	return err
+}
+
+// Next returns the next batch of rows, or io.EOF after the last one.
+func (r *TableRankings) Next() (*Batch, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	b := &r.b
+	b.First, b.Width = r.row, r.width
+	b.SampleIDs, b.Hits, b.Relevant = b.SampleIDs[:0], b.Hits[:0], b.Relevant[:0]
+	for b.Len() < r.batchSize {
+		more, err := r.nextRow()
+		if err != nil {
+			r.err = err
+			return nil, err
+		}
+		if !more {
+			break
+		}
+	}
+	if b.Len() == 0 {
+		r.err = io.EOF
+		r.read.Store(r.size)
+		return nil, io.EOF
+	}
+	return b, nil
+}
+
+// nextRow appends the next row to the batch: the next sample of the
+// predictions, then the targets' samples without predictions.
+func (r *TableRankings) nextRow() (bool, error) {
+	if r.inPred {
+		if len(r.group.items) == 0 && r.recOK {
+			if err := r.readGroup(); err != nil {
+				return false, err
+			}
+		}
+		if len(r.group.items) > 0 {
+			err := r.addGroup()
+			r.group.items = r.group.items[:0]
+			return err == nil, err
+		}
+		r.inPred = false
+	}
+	for r.next < len(r.samples) {
+		s := &r.samples[r.next]
+		r.next++
+		if !s.predicted {
+			r.missing++
+			r.addRow(s.id, s, nil)
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// addGroup ranks the current sample's predictions and appends its row.
+func (r *TableRankings) addGroup() error {
+	g := &r.group
+	g.order = g.order[:0]
+	for i := range g.items {
+		g.order = append(g.order, int32(i))
+	}
+	if r.byRank {
+		slices.SortStableFunc(g.order, func(x, y int32) int { return cmp.Compare(g.keys[x], g.keys[y]) })
+	} else {
+		slices.SortFunc(g.order, func(x, y int32) int {
+			if c := cmp.Compare(g.keys[y], g.keys[x]); c != 0 {
+				return c
+			}
+			return strings.Compare(r.names[g.items[y]], r.names[g.items[x]])
+		})
+	}
+	if r.validate {
+		if err := r.checkGroup(); err != nil {
+			return err
+		}
+	}
+	var s *tableSample
+	if i, ok := r.bySamp[g.id]; ok {
+		s = &r.samples[i]
+		s.predicted = true
+	}
+	r.addRow(g.id, s, g)
+	return nil
+}
+
+// checkGroup validates the current sample's predictions, sorted: no more
+// than the width unless it is a cap, no rank twice, no item twice.
+func (r *TableRankings) checkGroup() error {
+	g := &r.group
+	if !r.capped && len(g.items) > r.width {
+		return r.at(g.pos[0], r.row, g.id).errorf("%d predictions, more than the %d of the first sample; set the width (the largest cutoff) to read only the top ones",
+			len(g.items), r.width)
+	}
+	if r.byRank {
+		for i := 1; i < len(g.order); i++ {
+			a, b := g.order[i-1], g.order[i]
+			if g.keys[a] == g.keys[b] {
+				first, second := min(g.pos[a], g.pos[b]), max(g.pos[a], g.pos[b])
+				return r.at(second, r.row, g.id).errorf("rank %v appears twice, on %ss %d and %d", g.keys[a], r.pred.unit(), first, second)
+			}
+		}
+	}
+	r.stamps.newRow()
+	for _, i := range g.order {
+		if _, again := r.stamps.seen(g.items[i]); again {
+			// Report the two lines in file order.
+			for _, j := range g.order {
+				if g.items[j] == g.items[i] && j != i {
+					first, second := min(g.pos[i], g.pos[j]), max(g.pos[i], g.pos[j])
+					return r.at(second, r.row, g.id).errorf("item %q appears twice, on %ss %d and %d", r.names[g.items[i]], r.pred.unit(), first, second)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// addRow appends a row for sample id with its targets s (nil: none) and
+// predictions g (nil: none).
+func (r *TableRankings) addRow(id string, s *tableSample, g *tableGroup) {
+	b := &r.b
+	var relevant []int32
+	if s != nil {
+		relevant = r.related[s.start:s.end]
+	}
+	r.stamps.newRow()
+	found := r.found[:0]
+	for _, it := range relevant {
+		r.stamps.addTarget(it)
+		found = append(found, r.names[it])
+	}
+	if len(found) > 0 {
+		r.fp.AddTargets([]byte(id), found)
+	}
+	r.found = found
+	b.SampleIDs = append(b.SampleIDs, id)
+	b.Relevant = append(b.Relevant, int32(len(relevant)))
+	n := len(b.Hits)
+	b.Hits = append(b.Hits, make([]bool, r.width)...)
+	if g != nil && len(relevant) > 0 {
+		hits := b.Hits[n:]
+		for k, i := range g.order[:min(len(g.order), r.width)] {
+			hits[k] = r.stamps.isTarget(g.items[i])
+		}
+	}
+	r.row++
+}
+
+// csvTable reads a CSV or TSV long table with a header line.
+type csvTable struct {
+	path   string
+	r      *csv.Reader
+	gz     *gzip.Reader
+	nCols  int
+	id     int
+	item   int
+	key    int // -1 without
+	keyCol string
+	line   int64
+	lastID string
+}
+
+func openCSVTable(path string, r io.Reader, tsv bool) (*csvTable, []string, error) {
+	br := bufio.NewReaderSize(r, 1<<18)
+	t := &csvTable{path: path, key: -1}
+	var in io.Reader = br
+	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, nil, readError(at{path: path}, err)
+		}
+		t.gz = zr
+		in = bufio.NewReaderSize(zr, 1<<18)
+	}
+	cr := csv.NewReader(in)
+	if tsv {
+		cr.Comma = '\t'
+	} else {
+		cr.TrimLeadingSpace = true
+	}
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	t.r = cr
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, nil, at{path: path}.errorf("the file is empty; it needs a header line naming its columns")
+	}
+	if err != nil {
+		return nil, nil, t.readError(err)
+	}
+	names := slices.Clone(header)
+	names[0] = strings.TrimPrefix(names[0], "\ufeff")
+	for i, n := range names {
+		names[i] = strings.TrimSpace(n)
+	}
+	line, _ := cr.FieldPos(0)
+	t.line = int64(line)
+	t.nCols = len(names)
+	return t, names, nil
+}
+
+// bind finds the columns to read; key is "rank", "score" or "".
+func (t *csvTable) bind(names []string, key string) error {
+	t.id, t.item = slices.Index(names, "sample_id"), slices.Index(names, "item")
+	if key != "" {
+		t.key, t.keyCol = slices.Index(names, key), key
+	}
+	return nil
+}
+
+func (t *csvTable) next(rec *tableRecord) (string, error) {
+	fields, err := t.r.Read()
+	if err != nil {
+		if err == io.EOF {
+			return "", io.EOF
+		}
+		return "", t.readError(err)
+	}
+	line, _ := t.r.FieldPos(0)
+	t.line = int64(line)
+	rec.pos = t.line
+	rec.id = ""
+	if len(fields) != t.nCols {
+		if t.id < len(fields) {
+			rec.id = t.sampleID(fields[t.id])
+		}
+		return fmt.Sprintf("%s, but the header has %d", fieldCount(len(fields), len(fields)), t.nCols), nil
+	}
+	rec.id = t.sampleID(fields[t.id])
+	if rec.id == "" {
+		return "sample ID missing", nil
+	}
+	rec.item = strings.TrimSpace(fields[t.item])
+	if rec.item == "" {
+		return "item missing", nil
+	}
+	if t.key >= 0 {
+		text := strings.TrimSpace(fields[t.key])
+		v, err := strconv.ParseFloat(text, 64)
+		switch {
+		case text == "":
+			return t.keyCol + " missing", nil
+		case err != nil && !errors.Is(err, strconv.ErrRange):
+			return fmt.Sprintf("%s %q is not a number", t.keyCol, text), nil
+		}
+		rec.key = v
+	}
+	return "", nil
+}
+
+// sampleID returns the ID of a field, as the previous record's string when
+// it is the same.
+func (t *csvTable) sampleID(field string) string {
+	field = strings.TrimSpace(field)
+	if field != t.lastID {
+		t.lastID = strings.Clone(field)
+	}
+	return t.lastID
+}
+
+func (t *csvTable) readError(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return at{path: t.path, unit: "line", pos: int64(pe.Line)}.errorf("%v at character %d", pe.Err, pe.Column)
+	}
+	return readError(at{path: t.path, unit: "line", pos: t.line + 1}, err)
+}
+
+func (t *csvTable) unit() string { return "line" }
+
+func (t *csvTable) close() error {
+	if t.gz != nil {
+		return t.gz.Close()
+	}
+	return nil
+}
+
+// pqTable reads a Parquet long table, row group by row group, a batch of
+// records at a time from each column.
+type pqTable struct {
+	path   string
+	file   *parquet.File
+	leafs  map[string]*parquet.Column
+	groups []parquet.RowGroup
+	group  int
+	left   int64
+	cols   []*pqColumn // id, item, and key when there is one
+	buf    []parquet.Value
+	batch  int
+	at     int
+	pos    int64
+	lastID string
+}
+
+func openPQTable(path string, r io.ReaderAt, size int64) (*pqTable, []string, error) {
+	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true), parquet.ReadBufferSize(1<<16))
+	if err != nil {
+		return nil, nil, &inputError{msg: fmt.Sprintf("%s: not a readable Parquet file: %v", path, err), cause: err}
+	}
+	t := &pqTable{path: path, file: f, leafs: map[string]*parquet.Column{}, groups: f.RowGroups(), buf: make([]parquet.Value, parquetBatch)}
+	var names []string
+	for _, c := range f.Root().Columns() {
+		names = append(names, c.Name())
+		t.leafs[c.Name()] = c
+	}
+	return t, names, nil
+}
+
+// bind finds the columns to read and checks their types; key is "rank",
+// "score" or "".
+func (t *pqTable) bind(key string) error {
+	for _, name := range []string{"sample_id", "item", key} {
+		if name == "" {
+			continue
+		}
+		c := t.leafs[name]
+		kind, ok := parquetKind(c.Type())
+		want := "a string or an integer"
+		if name == key {
+			ok, want = ok && kind != 's', "a number"
+		} else {
+			ok = ok && kind != 'f'
+		}
+		if !ok || !c.Leaf() || c.Repeated() {
+			return at{path: t.path, kind: "column", name: name}.errorf("has type %s; it must be %s", c.Type(), want)
+		}
+		t.cols = append(t.cols, &pqColumn{name: name, leaf: c.Index(), kind: kind})
+	}
+	return nil
+}
+
+func (t *pqTable) next(rec *tableRecord) (string, error) {
+	for t.at >= t.batch {
+		if err := t.readBatch(); err != nil {
+			return "", err
+		}
+	}
+	i := t.at
+	t.at++
+	t.pos++
+	rec.pos = t.pos
+	id, item := t.cols[0], t.cols[1]
+	rec.id = ""
+	if id.null[i] || id.s[i] == "" {
+		return "sample ID missing", nil
+	}
+	rec.id = id.s[i]
+	if item.null[i] || item.s[i] == "" {
+		return "item missing", nil
+	}
+	rec.item = item.s[i]
+	if len(t.cols) > 2 {
+		k := t.cols[2]
+		if k.null[i] {
+			return k.name + " missing", nil
+		}
+		rec.key = k.f[i]
+	}
+	return "", nil
+}
+
+// readBatch decodes the next records of every column, opening the next row
+// group when the current one is done.
+func (t *pqTable) readBatch() error {
+	for t.left == 0 {
+		if t.group == len(t.groups) {
+			return io.EOF
+		}
+		t.close()
+		rg := t.groups[t.group]
+		t.group++
+		t.left = rg.NumRows()
+		chunks := rg.ColumnChunks()
+		for _, c := range t.cols {
+			c.reader = parquet.NewColumnChunkValueReader(chunks[c.leaf])
+		}
+	}
+	n := int(min(t.left, parquetBatch))
+	for k, c := range t.cols {
+		c.reset()
+		for got := 0; got < n; {
+			m, err := c.reader.ReadValues(t.buf[:n-got])
+			switch k {
+			case 0:
+				t.lastID = c.convertIDs(t.buf[:m], t.lastID)
+			case 1:
+				c.convertIDs(t.buf[:m], "")
+			default:
+				c.convert(t.buf[:m])
+			}
+			got += m
+			loc := at{path: t.path, unit: "record", pos: t.pos + int64(got) + 1, kind: "column", name: c.name}
+			if err == io.EOF && got < n {
+				return loc.errorf("the column ends early: its row group should have %d more records", t.left-int64(got))
+			}
+			if err != nil && err != io.EOF {
+				return &inputError{msg: fmt.Sprintf("%s: cannot decode: %v", loc, err), cause: err}
+			}
+		}
+	}
+	t.left -= int64(n)
+	t.batch, t.at = n, 0
+	return nil
+}
+
+func (t *pqTable) unit() string { return "record" }
+
+func (t *pqTable) close() error {
+	var errs []error
+	for _, c := range t.cols {
+		if c.reader != nil {
+			errs = append(errs, c.reader.Close())
+			c.reader = nil
+		}
+	}
+	return errors.Join(errs...)
+}
