@@ -56,11 +56,12 @@ type TableRankings struct {
 	capped    bool // the width is RankingOptions.Width
 	byRank    bool // order by rank rather than by score
 
-	items   map[string]int32 // interned item IDs, of targets and predictions
-	names   []string         // item ID of each index
-	samples []tableSample    // of the targets, in order of first line
-	bySamp  map[string]int32 // index into samples
-	related []int32          // the targets' items, sample after sample
+	items    map[string]int32 // interned item IDs, of targets and predictions
+	byNumber []int32          // for item IDs that are small integers: index+1, or 0
+	names    []string         // item ID of each index
+	samples  []tableSample    // of the targets, in order of first line
+	bySamp   map[string]int32 // index into samples
+	related  []int32          // the targets' items, sample after sample
 
 	pred    tableSource
 	file    *os.File
@@ -322,17 +323,50 @@ func (r *TableRankings) readTargets(path string) error {
 	return nil
 }
 
-// intern returns the index of an item ID, adding it when new.
+// intern returns the index of an item ID, adding it when new. Item IDs are
+// often small integers; those skip the map for a table indexed by their
+// value.
 func (r *TableRankings) intern(item string) int32 {
-	if id, ok := r.items[item]; ok {
-		return id
+	v, small := smallDecimal(item)
+	if small && v < len(r.byNumber) && r.byNumber[v] > 0 {
+		return r.byNumber[v] - 1
 	}
-	id := int32(len(r.names))
-	s := strings.Clone(item)
-	r.names = append(r.names, s)
-	r.items[s] = id
-	r.stamps.grow(len(r.names))
+	id, ok := r.items[item]
+	if !ok {
+		id = int32(len(r.names))
+		s := strings.Clone(item)
+		r.names = append(r.names, s)
+		r.items[s] = id
+		r.stamps.grow(len(r.names))
+	}
+	if small {
+		if v >= len(r.byNumber) {
+			r.byNumber = append(r.byNumber, make([]int32, v+1-len(r.byNumber))...)
+		}
+		r.byNumber[v] = id + 1
+	}
 	return id
+}
+
+// maxSmallDecimal bounds the item IDs that intern looks up by value.
+const maxSmallDecimal = 1 << 22
+
+// smallDecimal parses the canonical decimal text of an integer from 0 to
+// maxSmallDecimal−1, without sign or leading zeros, so that equal values
+// are equal texts.
+func smallDecimal(s string) (int, bool) {
+	if len(s) == 0 || len(s) > 7 || (s[0] == '0' && len(s) > 1) {
+		return 0, false
+	}
+	v := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = 10*v + int(c-'0')
+	}
+	return v, v < maxSmallDecimal
 }
 
 // readAhead reads the next record of the predictions into r.rec, checking

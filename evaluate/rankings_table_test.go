@@ -198,6 +198,12 @@ func TestTableRankings(t *testing.T) {
 			print: targetsPrint([]string{"a", "10"}, []string{"b", "x"}),
 		},
 		{
+			name:  "item IDs are text: 042 is not 42",
+			files: csvFiles("sample_id,item,rank\na,042,1\na,42,2\na,4200000000,3\n", "sample_id,item\na,42\na,4200000000\n"),
+			rows:  []rankedRow{{"a", ".xx", 2}}, firsts: []int64{0}, width: 3,
+			print: targetsPrint([]string{"a", "42", "4200000000"}),
+		},
+		{
 			name:  "ranks from 0, and with gaps",
 			files: csvFiles("sample_id,item,rank\na,x,0\na,y,1\nb,z,10\nb,x,5\n", "sample_id,item\nb,z\n"),
 			rows:  []rankedRow{{"a", "..", 0}, {"b", ".x", 1}}, firsts: []int64{0}, width: 2,
