@@ -38,6 +38,14 @@ Inputs (streamed, never read whole):
     --scores scores.npy        optional float n x K scores, for validation
     --targets targets.npz      scipy.sparse.save_npz of a CSR matrix (nonzero = relevant)
     --sample-ids ids.npy       optional integer or string IDs (default: the row index)
+  TREC:
+    --trec-run run.txt --trec-qrels qrels.txt
+    Ranked by score descending, ties by docno descending, as trec_eval does.
+    A qrels query missing from the run is a row with no hits (trec_eval -c).
+  Long tables, CSV or Parquet (string item IDs are fine):
+    --predictions preds.csv    sample_id,item,rank or sample_id,item,score,
+                               each sample's rows together
+    --targets targets.csv      sample_id,item
 
 Metrics: --metrics ndcg@10,20,50 --metrics recall@20 ... (default:
 calibrated_recall and ndcg at the full prediction width). Rows without
@@ -55,8 +63,11 @@ Example:
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "items", Usage: "NumPy `FILE` of n x K predicted item indices, best first"},
 			&cli.StringFlag{Name: "scores", Usage: "NumPy `FILE` of the predictions' scores (validation only)"},
-			&cli.StringFlag{Name: "targets", Usage: "targets `FILE`: a scipy.sparse CSR .npz"},
+			&cli.StringFlag{Name: "targets", Usage: "targets `FILE`: a scipy.sparse CSR .npz, or with --predictions a CSV or Parquet sample_id,item table"},
 			&cli.StringFlag{Name: "sample-ids", Usage: "NumPy `FILE` of sample IDs, one per row"},
+			&cli.StringFlag{Name: "trec-run", Usage: "TREC run `FILE` (qid Q0 docno rank score tag)"},
+			&cli.StringFlag{Name: "trec-qrels", Usage: "TREC qrels `FILE` (qid iter docno rel; rel > 0 is relevant)"},
+			&cli.StringFlag{Name: "predictions", Usage: "long-table predictions `FILE`, CSV or Parquet: sample_id,item,rank or sample_id,item,score"},
 			&cli.StringSliceFlag{Name: "metrics", Aliases: []string{"m"}, Usage: "metric `SPEC`s, e.g. ndcg@10,20,50 (repeatable)"},
 			&cli.BoolFlag{Name: "no-validate", Usage: "skip the checks of the predictions"},
 			&cli.BoolFlag{Name: "no-log", Usage: "compute and print, but store nothing"},
@@ -198,24 +209,63 @@ func runEvaluate(c *cli.Context) error {
 		out.Units = sum.Units()
 	}
 	out.TargetFingerprint = src.Targets().Sum()
+	reportMissing(c.App.ErrWriter, src)
 	return printEvaluation(c.App.Writer, format, out)
 }
 
 // openRankings opens the ranking input the flags name.
 func openRankings(c *cli.Context, opts evaluate.RankingOptions) (evaluate.Rankings, error) {
 	items, targets := c.String("items"), c.String("targets")
+	run, qrels, preds := c.String("trec-run"), c.String("trec-qrels"), c.String("predictions")
+	numpy := items != "" || c.String("scores") != "" || c.String("sample-ids") != ""
+	given := 0
+	for _, b := range []bool{numpy, run != "" || qrels != "", preds != ""} {
+		if b {
+			given++
+		}
+	}
+	if given > 1 {
+		return nil, userError("give one input: NumPy (--items), TREC (--trec-run) or long tables (--predictions)")
+	}
+	var src evaluate.Rankings
+	var err error
 	switch {
-	case items != "" || c.String("scores") != "" || c.String("sample-ids") != "":
+	case numpy:
 		if items == "" || targets == "" {
 			return nil, userError("NumPy input needs --items and --targets (--scores and --sample-ids are optional)")
 		}
-		r, err := evaluate.OpenNumPyRankings(items, c.String("scores"), targets, c.String("sample-ids"), opts)
-		if err != nil {
-			return nil, cli.Exit(err.Error(), exitError)
+		src, err = evaluate.OpenNumPyRankings(items, c.String("scores"), targets, c.String("sample-ids"), opts)
+	case run != "" || qrels != "":
+		if run == "" || qrels == "" {
+			return nil, userError("TREC input needs both --trec-run and --trec-qrels")
 		}
-		return r, nil
+		src, err = evaluate.OpenTRECRankings(run, qrels, opts)
+	case preds != "":
+		if targets == "" {
+			return nil, userError("--predictions needs --targets (a sample_id,item table)")
+		}
+		src, err = evaluate.OpenTableRankings(preds, targets, opts)
+	default:
+		return nil, userError("no input: give --items and --targets, --trec-run and --trec-qrels, or --predictions and --targets (see 'verdict evaluate --help')")
 	}
-	return nil, userError("no input: give --items and --targets (see 'verdict evaluate --help')")
+	if err != nil {
+		return nil, cli.Exit(err.Error(), exitError)
+	}
+	return src, nil
+}
+
+// reportMissing says how many samples had targets but no predictions.
+func reportMissing(w io.Writer, src evaluate.Rankings) {
+	switch r := src.(type) {
+	case *evaluate.TRECRankings:
+		if n := r.MissingQueries(); n > 0 {
+			fmt.Fprintf(w, "verdict: %d qrels queries with relevant documents are missing from the run: scored as rows with no hits (as trec_eval -c)\n", n)
+		}
+	case *evaluate.TableRankings:
+		if n := r.MissingSamples(); n > 0 {
+			fmt.Fprintf(w, "verdict: %d samples of the targets have no predictions: scored as rows with no hits\n", n)
+		}
+	}
 }
 
 // evaluateError maps an evaluation's error to its exit: bad input is the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -101,7 +102,7 @@ func TestEvaluateRefusesBadUsage(t *testing.T) {
 		{name: "bad metric", args: []string{"evaluate", "--no-log", "--metrics", "ndgc@10", "--items", "x.npy", "--targets", "y.npz"},
 			want: "verdict: bad metric \"ndgc@10\": unknown name \"ndgc\"; the metrics are ndcg, recall, calibrated_recall, precision, hit_rate, mrr and map\n"},
 		{name: "no input", args: []string{"evaluate", "--no-log"},
-			want: "verdict: no input: give --items and --targets (see 'verdict evaluate --help')\n"},
+			want: "verdict: no input: give --items and --targets, --trec-run and --trec-qrels, or --predictions and --targets (see 'verdict evaluate --help')\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -110,4 +111,42 @@ func TestEvaluateRefusesBadUsage(t *testing.T) {
 			require.Equal(t, tt.want, res.stderr)
 		})
 	}
+}
+
+// TestEvaluateTRECMatchesTrecEval evaluates the TREC fixture of
+// evaluate/testdata/rankings. The expected values are trec_eval's (-c, so
+// that q3, judged but missing from the run, counts with no hits), derived by
+// hand in evaluate/rankings_trec_test.go: the run ranks q1's tied d3 before
+// d2, giving hits at ranks 1, 2 and 5 of R = 3; q2 hits rank 2 of R = 2; q6
+// ranks 2 and 5 of R = 2; q4 and q5 have no relevant documents.
+func TestEvaluateTRECMatchesTrecEval(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join("..", "..", "evaluate", "testdata", "rankings")
+	res := runVerdict(t, "postgres://unused.invalid/none", "evaluate", "--no-log", "--format", "json",
+		"--trec-run", filepath.Join(dir, "trec.run"), "--trec-qrels", filepath.Join(dir, "trec.qrels"),
+		"--metrics", "precision@5,recall@5,ndcg@5,hit_rate@1")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, "verdict: 1 qrels queries with relevant documents are missing from the run: scored as rows with no hits (as trec_eval -c)\n", res.stderr)
+	var out evaluationJSON
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+
+	l3, l6 := math.Log2(3), math.Log2(6)
+	ndcg := []float64{
+		(1 + 1/l3 + 1/l6) / (1 + 1/l3 + 0.5), // q1
+		(1 / l3) / (1 + 1/l3),                // q2
+		0,                                    // q3
+		(1/l3 + 1/l6) / (1 + 1/l3),           // q6
+	}
+	want := map[string]float64{
+		"precision@5": (3.0/5 + 1.0/5 + 0 + 2.0/5) / 4, // P_5
+		"recall@5":    (1 + 0.5 + 0 + 1) / 4,           // recall_5
+		"ndcg@5":      (ndcg[0] + ndcg[1] + ndcg[2] + ndcg[3]) / 4,
+		"hit_rate@1":  (1 + 0 + 0 + 0) / 4.0, // success_1
+	}
+	for k, v := range want {
+		require.InDelta(t, v, out.Metrics[k], 1e-12, k)
+	}
+	require.InDelta(t, 0.4895, out.Metrics["ndcg@5"], 5e-5, "the hand-rounded trec_eval figure")
+	require.Equal(t, int64(6), out.Rows)
+	require.Equal(t, int64(4), out.ScoredRows)
 }
