@@ -69,11 +69,12 @@ type NumPyRankings struct {
 	raw32   bool    // the items are little-endian int32, read as stored
 	stamps  itemStamps
 
-	stop  chan struct{}
-	tch   chan *targetRows // from the targets goroutine
-	tfree chan *targetRows // back to it
-	ahead *ahead
-	b     *Batch // the batch being filled
+	stop   chan struct{}
+	tch    chan *targetRows // from the targets goroutine
+	tfree  chan *targetRows // back to it
+	ahead  *ahead
+	b      *Batch // the batch being filled
+	closed bool
 }
 
 // maxColumnText is the number of column indices whose decimal text is kept
@@ -407,8 +408,10 @@ func (r *NumPyRankings) Progress() (done, total int64) {
 	return min(r.read.Load(), r.size), r.size
 }
 
-// Close stops reading and closes the files.
+// Close stops reading and closes the files. Next must not be called
+// afterwards.
 func (r *NumPyRankings) Close() error {
+	r.closed = true
 	if r.stop != nil {
 		close(r.stop)
 		r.ahead.halt()
@@ -429,6 +432,9 @@ func (r *NumPyRankings) Close() error {
 
 // Next returns the next batch of rows, or io.EOF after the last one.
 func (r *NumPyRankings) Next() (*Batch, error) {
+	if r.closed {
+		return nil, errClosed
+	}
 	if r.ahead == nil {
 		const buffers = 3
 		r.stop = make(chan struct{})

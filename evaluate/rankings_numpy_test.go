@@ -727,3 +727,13 @@ func TestNumPyRankingsClose(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, r.Close())
 }
+
+func TestNumPyRankingsNextAfterClose(t *testing.T) {
+	t.Parallel()
+	dir := copyFixtures(t, "items.npy", "targets.npz")
+	r, err := evaluate.OpenNumPyRankings(filepath.Join(dir, "items.npy"), "", filepath.Join(dir, "targets.npz"), "", evaluate.RankingOptions{})
+	require.NoError(t, err)
+	require.NoError(t, r.Close())
+	_, err = r.Next()
+	require.EqualError(t, err, "evaluate: rankings closed")
+}

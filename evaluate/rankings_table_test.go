@@ -400,3 +400,57 @@ func writeParquetAt[T any](t *testing.T, path string, rows []T) {
 	require.NoError(t, w.Close())
 	require.NoError(t, f.Close())
 }
+
+func TestTableRankingsFiles(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, map[string][]byte{
+		"predictions.json":    []byte("{}"),
+		"predictions.parquet": []byte("sample_id,item,rank\n"),
+		"targets.csv":         []byte("sample_id,item\na,x\n"),
+	})
+	path := func(name string) string { return filepath.Join(dir, name) }
+
+	_, err := evaluate.OpenTableRankings(path("predictions.json"), path("targets.csv"), evaluate.RankingOptions{})
+	require.ErrorIs(t, err, evaluate.ErrUnknownFormat)
+	require.Equal(t, "DIR/predictions.json: not a table by its name: a table must be .csv, .tsv (either may be gzipped, as .csv.gz) or .parquet",
+		strings.ReplaceAll(err.Error(), dir, "DIR"))
+
+	_, err = evaluate.OpenTableRankings(path("predictions.parquet"), path("targets.csv"), evaluate.RankingOptions{})
+	require.Equal(t, "DIR/predictions.parquet: not a readable Parquet file: invalid magic header of parquet file: \"samp\"", badInput(t, dir, err))
+
+	_, err = evaluate.OpenTableRankings(path("predictions.csv"), path("targets.csv"), evaluate.RankingOptions{})
+	require.ErrorIs(t, err, os.ErrNotExist)
+	require.NotErrorIs(t, err, evaluate.ErrBadInput)
+}
+
+func TestTableRankingsParquetNulls(t *testing.T) {
+	t.Parallel()
+	type row struct {
+		SampleID *string  `parquet:"sample_id,optional"`
+		Item     *int64   `parquet:"item,optional"`
+		Score    *float64 `parquet:"score,optional"`
+	}
+	a, one, half := "a", int64(1), 0.5
+	tests := []struct {
+		name string
+		rows []row
+		want string
+	}{
+		{"sample ID", []row{{&a, &one, &half}, {nil, &one, &half}}, `DIR/predictions.parquet: record 2 (row 1): sample ID missing`},
+		{"item", []row{{&a, &one, &half}, {&a, nil, &half}}, `DIR/predictions.parquet: record 2 (row 0, sample "a"): item missing`},
+		{"score", []row{{&a, &one, nil}}, `DIR/predictions.parquet: record 1 (row 0, sample "a"): score missing`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeFiles(t, map[string][]byte{"targets.csv": []byte("sample_id,item\na,1\n")})
+			writeParquetAt(t, filepath.Join(dir, "predictions.parquet"), tt.rows)
+			r, err := evaluate.OpenTableRankings(filepath.Join(dir, "predictions.parquet"), filepath.Join(dir, "targets.csv"), evaluate.RankingOptions{})
+			if err == nil {
+				defer r.Close()
+				_, _, err = readRankings(t, r)
+			}
+			require.Equal(t, tt.want, badInput(t, dir, err))
+		})
+	}
+}
