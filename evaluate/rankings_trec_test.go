@@ -1,6 +1,8 @@
 package evaluate_test
 
 import (
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -8,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/verdict-ml/verdict/evaluate"
 )
@@ -31,8 +34,8 @@ var _ evaluate.Rankings = (*evaluate.TRECRankings)(nil)
 //	q6     0.4   1         0.6241      0          DCG 1/log2(3) + 1/log2(6) = 1.0178, ideal 1.6309
 //	mean   0.3   0.625     0.4895      0.25       over q1, q2, q3 and q6, the rows with targets
 //
-// The metrics' precision@5, recall@5, ndcg@5 and hit_rate@1 of these rows
-// must come out the same.
+// TestTRECRankingsTrecEvalValues checks that the metrics' precision@5,
+// recall@5, ndcg@5 and hit_rate@1 of these rows come out the same.
 var trecRows = []rankedRow{
 	{"q1", "xx..x..", 3},
 	{"q2", ".x.....", 2},
@@ -248,4 +251,59 @@ func TestTRECRankingsMissingFile(t *testing.T) {
 	_, err := evaluate.OpenTRECRankings(filepath.Join(dir, "run"), filepath.Join(dir, "qrels"), evaluate.RankingOptions{})
 	require.ErrorIs(t, err, os.ErrNotExist)
 	require.NotErrorIs(t, err, evaluate.ErrBadInput)
+}
+
+// TestTRECRankingsTrecEvalValues scores the TREC fixture with the metrics
+// that trec_eval also computes, and checks them against the values derived
+// by hand in the comment of trecRows.
+func TestTRECRankingsTrecEvalValues(t *testing.T) {
+	t.Parallel()
+	const tol = 1e-12 // the values are formulas, not rounded decimals
+	dir := filepath.Join("testdata", "rankings")
+	r, err := evaluate.OpenTRECRankings(filepath.Join(dir, "trec.run"), filepath.Join(dir, "trec.qrels"), evaluate.RankingOptions{})
+	require.NoError(t, err)
+	defer r.Close()
+	ev, err := evaluate.NewEvaluator([]evaluate.Metric{evaluate.Precision(5), evaluate.Recall(5), evaluate.NDCG(5), evaluate.HitRate(1)})
+	require.NoError(t, err)
+	require.Equal(t, []string{"precision@5", "recall@5", "ndcg@5", "hit_rate@1"}, ev.Keys())
+
+	l3, l6 := math.Log2(3), math.Log2(6)
+	// trec_eval -c: P_5, recall_5, ndcg_cut_5, success_1 per query.
+	want := map[string][]float64{
+		"q1": {0.6, 1, (1 + 1/l3 + 1/l6) / (1 + 1/l3 + 0.5), 1},
+		"q2": {0.2, 0.5, (1 / l3) / (1 + 1/l3), 0},
+		"q3": {0, 0, 0, 0},
+		"q6": {0.4, 1, (1/l3 + 1/l6) / (1 + 1/l3), 0},
+	}
+	sum := ev.NewSummary()
+	for {
+		b, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		vals, err := ev.Score(b, nil)
+		require.NoError(t, err)
+		sum.Add(b, vals)
+		for i, id := range b.SampleIDs {
+			w, ok := want[id]
+			if !ok {
+				require.Zero(t, b.Relevant[i], "query %s", id)
+				continue
+			}
+			for j, v := range vals[i*4 : (i+1)*4] {
+				require.True(t, scalar.EqualWithinAbs(w[j], v, tol), "query %s, %s: want %v, got %v", id, ev.Keys()[j], w[j], v)
+			}
+		}
+	}
+	require.Equal(t, int64(6), sum.Rows())
+	require.Equal(t, int64(4), sum.ScoredRows())
+	for j, mean := range []float64{
+		0.3,
+		0.625,
+		((1+1/l3+1/l6)/(1+1/l3+0.5) + (1/l3)/(1+1/l3) + (1/l3+1/l6)/(1+1/l3)) / 4,
+		0.25,
+	} {
+		require.True(t, scalar.EqualWithinAbs(mean, sum.Mean(j), tol), "%s: want %v, got %v", ev.Keys()[j], mean, sum.Mean(j))
+	}
 }
