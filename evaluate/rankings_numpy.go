@@ -48,12 +48,11 @@ import (
 // predictions and matches them against the targets, a batch ahead of the
 // caller.
 type NumPyRankings struct {
-	validate  bool
-	batchSize int
-	files     []*os.File
-	closers   []io.Closer
-	size      int64
-	read      atomic.Int64
+	validate bool
+	files    []*os.File
+	closers  []io.Closer
+	size     int64
+	read     atomic.Int64
 
 	items  *npyStream
 	scores *npyStream // nil without scores, or when not validating
@@ -77,6 +76,10 @@ type NumPyRankings struct {
 	closed bool
 }
 
+// maxBatchValues bounds the predictions of a batch when
+// RankingOptions.BatchSize is not set.
+const maxBatchValues = defaultRankingBatch * 1024
+
 // maxColumnText is the number of column indices whose decimal text is kept
 // for the fingerprint; the text of larger ones is made each time.
 const maxColumnText = 1 << 20
@@ -91,9 +94,8 @@ const maxColumnText = 1 << 20
 // os.Open when a file cannot be opened.
 func OpenNumPyRankings(items, scores, targets, sampleIDs string, opts RankingOptions) (_ *NumPyRankings, err error) {
 	r := &NumPyRankings{
-		validate:  !opts.SkipValidation,
-		batchSize: opts.batchSize(),
-		tg:        &csrReader{path: targets, batchSize: opts.batchSize(), fp: fingerprint.NewTargets()},
+		validate: !opts.SkipValidation,
+		tg:       &csrReader{path: targets, batchSize: opts.batchSize(), fp: fingerprint.NewTargets()},
 	}
 	defer func() {
 		if err != nil {
@@ -115,9 +117,17 @@ func OpenNumPyRankings(items, scores, targets, sampleIDs string, opts RankingOpt
 	if a.fortran {
 		return nil, whole.errorf("is in Fortran order; save np.ascontiguousarray(items) instead")
 	}
+	if err := r.items.checkData(); err != nil {
+		return nil, err
+	}
 	r.n, r.k = a.shape[0], int(a.shape[1])
 	r.raw32 = a.typ.kind == 'i' && a.typ.size == 4 && a.typ.order == binary.LittleEndian
 	r.width = opts.width(r.k)
+	if opts.BatchSize == 0 && r.k > 0 {
+		// Very wide rows come in fewer per batch, to keep batches to a
+		// few megabytes.
+		r.tg.batchSize = max(1, min(defaultRankingBatch, maxBatchValues/r.k))
+	}
 
 	if scores != "" {
 		s, err := r.openNpy(scores)
@@ -132,6 +142,9 @@ func OpenNumPyRankings(items, scores, targets, sampleIDs string, opts RankingOpt
 			return nil, at{path: scores}.errorf("has dtype %s; scores must be floats", b.dtypeName())
 		case b.fortran:
 			return nil, at{path: scores}.errorf("is in Fortran order; save np.ascontiguousarray(scores) instead")
+		}
+		if err := s.checkData(); err != nil {
+			return nil, err
 		}
 		if r.validate {
 			r.scores = s
@@ -156,6 +169,9 @@ func OpenNumPyRankings(items, scores, targets, sampleIDs string, opts RankingOpt
 		case b.shape[0] != r.n:
 			return nil, at{path: sampleIDs}.errorf("has %d sample IDs, but %s has %d rows", b.shape[0], items, r.n)
 		}
+		if err := r.tg.ids.checkData(); err != nil {
+			return nil, err
+		}
 	}
 
 	if err := r.openTargets(targets, items); err != nil {
@@ -173,6 +189,7 @@ type npyStream struct {
 	arr   *npyArray
 	loc   at    // the file, and the member of an .npz archive
 	size  int64 // bytes on disk, for Progress
+	avail int64 // bytes of data after the header
 	buf   []byte
 	count int64 // elements in the array
 	done  int64 // elements read so far
@@ -202,13 +219,36 @@ func (r *NumPyRankings) openNpy(path string) (*npyStream, error) {
 		return nil, err
 	}
 	s.count = s.arr.elements()
+	off, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil, err
+	}
+	s.avail = info.Size() - off
 	return s, nil
 }
 
-// elements is the number of elements that the array's shape holds.
+// checkData checks, before any buffer is sized by the array's shape, that
+// the file or member holds the data the shape claims.
+func (s *npyStream) checkData() error {
+	size := int64(s.arr.typ.size)
+	if s.count < 0 {
+		return s.loc.errorf("has shape %s, too large to be real; the header is corrupt", s.arr.shapeText())
+	}
+	if s.count > s.avail/size {
+		return s.loc.errorf("is truncated: it holds %d bytes of data, less than the %d of its shape %s",
+			s.avail, s.count*size, s.arr.shapeText())
+	}
+	return nil
+}
+
+// elements is the number of elements that the array's shape holds, or -1
+// when that overflows an int64.
 func (a *npyArray) elements() int64 {
 	n := int64(1)
 	for _, d := range a.shape {
+		if d != 0 && n > math.MaxInt64/d {
+			return -1
+		}
 		n *= d
 	}
 	return n
@@ -264,11 +304,14 @@ func (r *NumPyRankings) openTargets(path, items string) error {
 			return nil, zipError(loc, err)
 		}
 		r.closers = append(r.closers, rc)
-		s := &npyStream{arr: &npyArray{name: name, rc: rc}, loc: loc}
+		header := &countingReader{rc, new(atomic.Int64)}
+		s := &npyStream{arr: &npyArray{name: name, rc: io.NopCloser(header)}, loc: loc}
 		if err := s.arr.readHeader(loc); err != nil {
 			return nil, err
 		}
+		s.arr.rc = rc
 		s.count = s.arr.elements()
+		s.avail = int64(min(m.UncompressedSize64, math.MaxInt64)) - header.n.Load()
 		return s, nil
 	}
 
@@ -333,6 +376,11 @@ func (r *NumPyRankings) openTargets(path, items string) error {
 	}
 	if t.indices.count != t.data.count {
 		return whole.errorf("arrays %q and %q differ in length: %d and %d", "indices", "data", t.indices.count, t.data.count)
+	}
+	for _, s := range []*npyStream{t.indptr, t.indices, t.data} {
+		if err := s.checkData(); err != nil {
+			return err
+		}
 	}
 	t.nnz = t.indices.count
 	if raw, err = t.indptr.next(1); err != nil {

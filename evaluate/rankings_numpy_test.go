@@ -508,7 +508,36 @@ func TestNumPyRankingsBad(t *testing.T) {
 		{
 			name:   "items truncated",
 			change: map[string][]byte{"items.npy": numpyFiles()["items.npy"][:128+88]},
-			want:   `DIR/items.npy: the file is truncated: it ends after 22 of the array's 24 values`,
+			atOpen: true,
+			want:   `DIR/items.npy: is truncated: it holds 88 bytes of data, less than the 96 of its shape (6, 4)`,
+		},
+		{
+			name:   "items of an impossible shape",
+			change: map[string][]byte{"items.npy": npyArr{"'<i4'", "(4611686018427387904, 4)", nil}.file()},
+			atOpen: true,
+			want:   `DIR/items.npy: has shape (4611686018427387904, 4), too large to be real; the header is corrupt`,
+		},
+		{
+			name: "indices claiming more values than the member holds",
+			change: map[string][]byte{"targets.npz": withMember(npzMember{"indices", npyArr{"'<i4'", "(1000000000,)",
+				int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2)}.file()})},
+			atOpen: true,
+			want:   `DIR/targets.npz: arrays "indices" and "data" differ in length: 1000000000 and 10`,
+		},
+		{
+			name: "indices and data claiming more values than their members hold",
+			change: map[string][]byte{"targets.npz": zipped(zip.Deflate, replaceMember(replaceMember(
+				csrNPZ(6, 10, int64s(0, 2, 2, 5, 8, 9, 10), int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2), numpyData),
+				npzMember{"indices", npyArr{"'<i4'", "(1000000000,)", int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2)}.file()}),
+				npzMember{"data", npyArr{"'<f4'", "(1000000000,)", numpyData}.file()})...)},
+			atOpen: true,
+			want:   `DIR/targets.npz: array "indices": is truncated: it holds 40 bytes of data, less than the 4000000000 of its shape (1000000000,)`,
+		},
+		{
+			name:   "indptr truncated in a compressed member",
+			change: map[string][]byte{"targets.npz": zipped(zip.Deflate, replaceMember(csrNPZ(6, 10, int64s(0, 2, 2, 5, 8, 9, 10), int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2), numpyData), npzMember{"indptr", npyArr{"'<i8'", "(7,)", int64s(0, 2, 2, 5, 8, 9)}.file()})...)},
+			atOpen: true,
+			want:   `DIR/targets.npz: array "indptr": is truncated: it holds 48 bytes of data, less than the 56 of its shape (7,)`,
 		},
 		{
 			name:   "items longer than their shape",
@@ -518,8 +547,8 @@ func TestNumPyRankingsBad(t *testing.T) {
 		{
 			name:   "sample IDs truncated",
 			change: map[string][]byte{"ids.npy": numpyFiles()["ids.npy"][:128+32]},
-			opts:   evaluate.RankingOptions{BatchSize: 4},
-			want:   `DIR/ids.npy: the file is truncated: it ends after 4 of the array's 6 values`,
+			atOpen: true,
+			want:   `DIR/ids.npy: is truncated: it holds 32 bytes of data, less than the 48 of its shape (6,)`,
 		},
 		{
 			name: "the first bad row wins, whichever file it is in",

@@ -67,7 +67,6 @@ type TRECRankings struct {
 	inRun   bool // still reading the run's queries
 	missing int
 	row     int64
-	done    bool
 	err     error
 
 	stamps itemStamps
@@ -87,10 +86,9 @@ type qrelsQuery struct {
 // runQuery is one query of a run: its documents, their scores and the
 // lines they are on.
 type runQuery struct {
-	id    string
-	text  []byte // the documents' IDs, one after another
-	docs  []runDoc
-	first int64 // line of its first document
+	id   string
+	text []byte // the documents' IDs, one after another
+	docs []runDoc
 }
 
 type runDoc struct {
@@ -102,7 +100,7 @@ type runDoc struct {
 func (q *runQuery) doc(i int) []byte { d := q.docs[i]; return q.text[d.start:d.end] }
 
 func (q *runQuery) reset(id string) {
-	q.id, q.text, q.docs, q.first = id, q.text[:0], q.docs[:0], 0
+	q.id, q.text, q.docs = id, q.text[:0], q.docs[:0]
 }
 
 // OpenTRECRankings reads the qrels file at qrels, reads the run file at run
@@ -290,7 +288,7 @@ func (r *TRECRankings) readWholeRun() error {
 		if !ok {
 			i = len(r.whole)
 			byID[q] = i
-			r.whole = append(r.whole, &runQuery{id: q, first: line.line})
+			r.whole = append(r.whole, &runQuery{id: q})
 		}
 		if problem != "" {
 			return r.lineError(q, line, int64(i), problem)
@@ -458,7 +456,6 @@ func (r *TRECRankings) nextRunQuery() (*runQuery, error) {
 		}
 		r.pending = &runQuery{}
 		r.pending.reset(q)
-		r.pending.first = l.line
 		r.pending.add(l)
 	}
 	if r.pending.id == "" {
@@ -485,7 +482,6 @@ func (r *TRECRankings) nextRunQuery() (*runQuery, error) {
 		}
 		if q != r.cur.id {
 			r.pending.reset(q)
-			r.pending.first = l.line
 			r.pending.add(l)
 			return &r.cur, nil
 		}
