@@ -110,8 +110,10 @@ func (q *runQuery) reset(id string) {
 // The width is that of the query with the most documents, capped at
 // opts.Width when it is set.
 //
-// It returns an error wrapping ErrBadInput for a malformed qrels line, and
-// the *os.PathError of os.Open when a file cannot be opened.
+// It returns an error wrapping ErrBadInput for a malformed qrels line (or
+// run line, when the run is read whole), and the *os.PathError of os.Open
+// when a file cannot be opened. Next reports the problems of the run's
+// lines, each naming the line, the row and the query.
 func OpenTRECRankings(run, qrels string, opts RankingOptions) (_ *TRECRankings, err error) {
 	r := &TRECRankings{
 		runPath:   run,
