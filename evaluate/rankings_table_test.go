@@ -329,6 +329,22 @@ func TestTableRankingsBad(t *testing.T) {
 			want: `DIR/predictions.csv: line 5 (row 1, sample "b"): rank 2 appears twice, on lines 4 and 5`,
 		},
 		{
+			name: "score not a number", predictions: "sample_id,item,score\na,x,high\n", targets: targets,
+			want: `DIR/predictions.csv: line 2 (row 0, sample "a"): score "high" is not a number`,
+		},
+		{
+			name: "item column of floats in Parquet",
+			parquet: func(t *testing.T, path string) {
+				writeParquetAt(t, path, []struct {
+					SampleID string  `parquet:"sample_id"`
+					Item     float64 `parquet:"item"`
+					Rank     int64   `parquet:"rank"`
+				}{{"a", 1, 1}})
+			},
+			targets: targets,
+			want:    `DIR/predictions.parquet: column "item": has type DOUBLE; it must be a string or an integer`,
+		},
+		{
 			name: "NaN score", predictions: "sample_id,item,score\na,x,1\na,y,NaN\n", targets: targets,
 			want: `DIR/predictions.csv: line 3 (row 0, sample "a"): score NaN is not finite`,
 		},
