@@ -1,0 +1,239 @@
+package evaluate
+
+import (
+	"archive/zip"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/verdict-ml/verdict/fingerprint"
+)
+
+// FingerprintTargets returns the fingerprint of the targets at path, read
+// without predictions, and the number of samples it covers: those with at
+// least one relevant item. It is exactly the fingerprint that a ranking
+// reader computes for the same targets (Rankings.Targets().Sum() once Next
+// has returned io.EOF), so per-sample scores computed elsewhere can be
+// logged with it and compared with evaluations that verdict ran.
+//
+// format names how the targets are saved, or is "" to tell it by the file
+// name's extension:
+//
+//   - "npz" (.npz): a CSR matrix as scipy.sparse.save_npz writes it, one row
+//     per sample and one column per item; a stored value that is not zero
+//     makes the item relevant. sampleIDs is an optional .npy file of the
+//     rows' IDs, integers or strings; without it a row's ID is its index in
+//     decimal. The matrix is streamed, a batch of rows at a time.
+//   - "qrels" (.qrels): TREC qrels, "query iteration document relevance"
+//     lines; a relevance above 0 makes the document relevant.
+//   - "table" (.csv, .tsv, either optionally gzipped as .csv.gz, or
+//     .parquet): a long table with the columns sample_id and item, one
+//     relevant item per line.
+//
+// As in the readers, a column index of the matrix is an item ID written in
+// decimal, and a sample's repeated items count once. Qrels and tables are
+// read whole, as OpenTRECRankings and OpenTableRankings read them.
+//
+// FingerprintTargets returns an error wrapping ErrUnknownFormat when the
+// format is unknown or, for "", the extension is none of those above (for
+// "table", the extension must be one of a table's as well), one wrapping
+// ErrBadInput about the content of a file, with the messages of the readers
+// (which name the file, and the line, row or sample when known), and the
+// *os.PathError of os.Open when a file cannot be opened. sampleIDs with a
+// format other than "npz" is an error that wraps neither: qrels and tables
+// name their samples themselves.
+func FingerprintTargets(path, sampleIDs, format string) (fp string, samples int64, err error) {
+	format, err = targetsFormat(path, format)
+	if err != nil {
+		return "", 0, err
+	}
+	if sampleIDs != "" && format != "npz" {
+		return "", 0, fmt.Errorf("%s: sample IDs from %s apply only to targets in .npz; %s targets name their samples", path, sampleIDs, format)
+	}
+	var set *fingerprint.Set
+	switch format {
+	case "npz":
+		set, err = csrTargets(path, sampleIDs)
+	case "qrels":
+		set, err = qrelsTargets(path)
+	case "table":
+		set, err = tableTargets(path)
+	}
+	if err != nil {
+		return "", 0, err
+	}
+	return set.Sum(), int64(set.Len()), nil
+}
+
+const targetsFormatHelp = "targets are a scipy.sparse CSR matrix (.npz), TREC qrels (.qrels) or a long table " +
+	"of sample_id and item (.csv, .tsv, either may be gzipped as .csv.gz, or .parquet); " +
+	"when the file name does not tell, name the format: npz, qrels or table"
+
+// targetsFormat resolves FingerprintTargets' format argument.
+func targetsFormat(path, format string) (string, error) {
+	if format != "" {
+		switch f := strings.ToLower(format); f {
+		case "npz", "qrels", "table":
+			return f, nil
+		}
+		return "", &targetsFormatError{fmt.Sprintf("%s: unknown targets format %q: %s", path, format, targetsFormatHelp)}
+	}
+	name := strings.ToLower(filepath.Base(path))
+	base, gz := strings.CutSuffix(name, ".gz")
+	ext := filepath.Ext(base)
+	switch {
+	case ext == ".csv" || ext == ".tsv":
+		return "table", nil
+	case gz:
+		ext += ".gz"
+	case ext == ".parquet":
+		return "table", nil
+	case ext == ".npz":
+		return "npz", nil
+	case ext == ".qrels":
+		return "qrels", nil
+	case ext == "":
+		return "", &targetsFormatError{fmt.Sprintf("%s: unknown targets format: the file name has no extension; %s", path, targetsFormatHelp)}
+	}
+	return "", &targetsFormatError{fmt.Sprintf("%s: unknown targets format %q: %s", path, ext, targetsFormatHelp)}
+}
+
+// targetsFormatError is the error of FingerprintTargets for a format it
+// does not know. It wraps ErrUnknownFormat, whose text is about scores.
+type targetsFormatError struct{ msg string }
+
+func (e *targetsFormatError) Error() string { return e.msg }
+
+func (e *targetsFormatError) Unwrap() error { return ErrUnknownFormat }
+
+// csrTargets fingerprints the CSR matrix at path as NumPyRankings does,
+// with its csrReader, a batch of rows at a time. The predictions that would
+// set the number of rows are missing, so the matrix's shape sets it.
+func csrTargets(path, sampleIDs string) (*fingerprint.Set, error) {
+	r := &NumPyRankings{
+		n:  csrRows(path),
+		tg: &csrReader{path: path, batchSize: defaultRankingBatch, fp: fingerprint.NewTargets()},
+	}
+	defer r.Close()
+	// When the shape could not be read, openTargets reports why before it
+	// compares the rows with r.n.
+	if err := r.openTargets(path, path); err != nil {
+		return nil, err
+	}
+	t := r.tg
+	if sampleIDs != "" {
+		var err error
+		if t.ids, err = r.openNpy(sampleIDs); err != nil {
+			return nil, err
+		}
+		// The checks of OpenNumPyRankings, against the matrix's rows.
+		b := t.ids.arr
+		switch {
+		case len(b.shape) != 1:
+			return nil, at{path: sampleIDs}.errorf("has shape %s; sample IDs must be a 1-D array", b.shapeText())
+		case b.typ.kind == 0 && (b.dtype == "" || strings.HasSuffix(b.dtype, "O")):
+			return nil, at{path: sampleIDs}.errorf("%s", b.descr)
+		case b.typ.kind == 0 || b.typ.kind == 'f':
+			return nil, at{path: sampleIDs}.errorf("has dtype %s; sample IDs must be integers or strings", b.dtypeName())
+		case b.shape[0] != r.n:
+			return nil, at{path: sampleIDs}.errorf("has %d sample IDs, but %s has %d rows", b.shape[0], path, r.n)
+		}
+		if err := t.ids.checkData(); err != nil {
+			return nil, err
+		}
+	}
+	t.n = r.n
+	t.texts = make([]string, min(t.cols, maxColumnText))
+	var tr targetRows
+	for {
+		t.fill(&tr)
+		if tr.err == io.EOF {
+			return t.fp, nil
+		}
+		if tr.err != nil {
+			return nil, tr.err
+		}
+	}
+}
+
+// csrRows reads the number of rows from the shape array of the .npz file at
+// path, or returns -1 when it cannot.
+func csrRows(path string) int64 {
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		return -1
+	}
+	defer zr.Close()
+	var m *zip.File
+	for _, f := range zr.File {
+		if f.Name == "shape.npy" {
+			m = f // the last, as openTargets takes it
+		}
+	}
+	if m == nil {
+		return -1
+	}
+	rc, err := m.Open()
+	if err != nil {
+		return -1
+	}
+	defer rc.Close()
+	s := &npyStream{arr: &npyArray{name: "shape", rc: rc}}
+	if s.arr.readHeader(at{path: path}) != nil {
+		return -1
+	}
+	s.count = s.arr.elements()
+	if k := s.arr.typ.kind; (k != 'i' && k != 'u') || s.count != 2 {
+		return -1
+	}
+	raw, err := s.next(2)
+	if err != nil {
+		return -1
+	}
+	return s.arr.signed(raw, 0)
+}
+
+// qrelsTargets fingerprints the qrels at path: every query with a relevant
+// document, which TRECRankings returns as a row, from the run or missing
+// from it.
+func qrelsTargets(path string) (*fingerprint.Set, error) {
+	r := &TRECRankings{qrelsPath: path, docs: map[string]int32{}, byQuery: map[string]*qrelsQuery{}}
+	if err := r.readQrels(); err != nil {
+		return nil, err
+	}
+	fp := fingerprint.NewTargets()
+	var found []string
+	for _, q := range r.queries {
+		if len(q.relevant) == 0 {
+			continue
+		}
+		found = found[:0]
+		for _, id := range q.relevant {
+			found = append(found, r.names[id])
+		}
+		fp.AddTargets([]byte(q.id), found)
+	}
+	return fp, nil
+}
+
+// tableTargets fingerprints the long table at path: every sample, which
+// TableRankings returns as a row, predicted or missing.
+func tableTargets(path string) (*fingerprint.Set, error) {
+	r := &TableRankings{items: map[string]int32{}, bySamp: map[string]int32{}}
+	if err := r.readTargets(path); err != nil {
+		return nil, err
+	}
+	fp := fingerprint.NewTargets()
+	var found []string
+	for _, s := range r.samples {
+		found = found[:0]
+		for _, it := range r.related[s.start:s.end] {
+			found = append(found, r.names[it])
+		}
+		if len(found) > 0 {
+			fp.AddTargets([]byte(s.id), found)
+		}
+	}
+	return fp, nil
+}
