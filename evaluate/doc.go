@@ -1,5 +1,8 @@
-// Package evaluate reads evaluation inputs: the per-user (per-sample) score
-// files that a training job writes and `verdict log` stores.
+// Package evaluate reads evaluation inputs and scores rankings. It reads the
+// per-user (per-sample) score files that a training job writes and
+// `verdict log` stores. It also reads a model's ranked predictions with the
+// test targets, computes ranking metrics for every sample, and fingerprints
+// the targets so that evaluations are compared only on the same set.
 //
 // # Score files
 //
@@ -32,10 +35,98 @@
 // sample IDs, NaN and ±Inf, duplicate (sample ID, draw) pairs and an empty
 // input, are left to the store.
 //
+// # Ranking inputs
+//
+// A Rankings is a stream of Batches. Each row of a batch is one sample: its ID,
+// whether each of its top predictions is relevant (the hit matrix), and R, its
+// number of distinct relevant items. Relevance is binary. Three readers cover
+// the ways rankings are usually saved:
+//
+//   - OpenNumPyRankings: items.npy (n×K item indices, best first), optional
+//     scores.npy (used only to check that scores are finite and descending),
+//     targets.npz as scipy.sparse.save_npz writes a CSR matrix (a stored value
+//     that is not zero makes the item relevant; CSC and COO are refused), and
+//     optional sample IDs (the row index otherwise). Every array is streamed.
+//   - OpenTRECRankings: a TREC run and its qrels, where a relevance above 0
+//     makes a document relevant. Like trec_eval, the reader ignores the run's
+//     rank column. It ranks each query's documents by score, and breaks ties
+//     by document ID in descending byte order. A qrels query with relevant
+//     documents that the run does not name becomes a row with no hits, as
+//     trec_eval -c counts it (MissingQueries).
+//   - OpenTableRankings: long tables in CSV, TSV (either optionally gzipped)
+//     or Parquet. Predictions are sample_id, item and rank or score, grouped
+//     by sample, and score ties are broken as in trec_eval. Targets are
+//     sample_id and item. A sample of the targets without predictions is a
+//     row with no hits (MissingSamples).
+//
+// A sample without relevant items is a row without targets (R = 0).
+// RankingOptions sets the rank positions to read (Width, the largest cutoff), the batch size,
+// and whether the predictions are validated (item indices inside the
+// targets' columns, no item twice, finite scores). Errors about the content
+// of an input wrap ErrBadInput and name the file, and the line or record,
+// the row and the sample ID where they apply. A table that is not named .csv, .tsv or .parquet
+// gives an error wrapping ErrUnknownFormat.
+//
+// InMemoryRankings serves rankings that a Go program holds in memory (item IDs
+// as int64), as `verdict demo` does, without writing files.
+//
+// # Metrics
+//
+// A Metric computes per-row values from a batch's hit matrix. The built-in
+// ones take cutoffs k, where hits@k counts the relevant items among the first k
+// predictions:
+//
+//   - ndcg@k: the sum of 1/log2(rank+1) over the hits in the first k ranks,
+//     divided by the same sum for an ideal ranking, whose first min(k, R)
+//     predictions are hits (NDCG);
+//   - recall@k: hits@k / R (Recall);
+//   - calibrated_recall@k: hits@k / min(k, R), which a perfect ranking takes
+//     to 1 whatever R is (CalibratedRecall);
+//   - precision@k: hits@k / k (Precision);
+//   - hit_rate@k: 1 if any of the first k predictions is relevant (HitRate);
+//   - mrr@k: 1/rank of the first hit when that rank is at most k (MRR);
+//   - map@k: the sum of precision@i over the hits i ≤ k, divided by
+//     min(k, R) as Spark and RecBole do (MAP). trec_eval's map_cut divides by R,
+//     so for rows with R > k multiply map@k by min(k, R)/R to compare.
+//
+// Ranks past a row's predictions are misses. A row without targets keeps its
+// place with 0 in every column, so values stay aligned with sample IDs, but no
+// mean counts it. ParseMetrics reads specs such as "ndcg@10,20,recall@20";
+// DefaultMetrics is calibrated_recall and ndcg at the prediction width. A Go
+// program may implement Metric for a metric of its own.
+//
+// # Scoring
+//
+// An Evaluator (NewEvaluator) applies a set of metrics to a batch with Score.
+// The reader builds the hit matrix once. Each row's hit ranks are then
+// extracted once and shared by every built-in metric, so adding a metric or
+// a cutoff costs little. Evaluator.Start runs a Scoring over a Rankings.
+// One goroutine reads batches while several score them in parallel, and the
+// rows come back in input order: row by row from Next (rows with targets
+// only, with draw numbers for repeated sample IDs), or all at once from
+// Drain. Summary gives the means over rows with targets, as compensated sums,
+// and the counts of rows, scored rows and distinct units. A Scoring satisfies
+// the store's row source interfaces, so an evaluation is logged while it is
+// computed, together with the fingerprint of its targets.
+//
+// # Target fingerprints
+//
+// Every ranking reader fingerprints its targets while it streams
+// (Rankings.Targets, complete at io.EOF). The fingerprint is a multiset hash
+// (package fingerprint) over the samples with at least one relevant item:
+// each sample ID with its distinct relevant items as text, where a NumPy
+// column index is written in decimal. So it does not depend on row order, and
+// the same targets give the same fingerprint from any input format.
+// FingerprintTargets computes it from a targets file alone (CSR .npz, qrels
+// or long table), for scores computed elsewhere and logged with
+// `verdict log --target-fingerprint`.
+//
 // # What it does not do
 //
-// The package does not touch the database and does not aggregate: it hands
-// rows to the store as they are read. It does not guess a format from a
-// file's content, except that text files are decompressed whenever they start
-// with the gzip magic bytes.
+// The package does not touch the database. It hands score file rows to the
+// store as they are read, without aggregating them. It aggregates ranking
+// metrics only into means and counts, and it does not compare evaluations.
+// It does not guess a format from a file's content, except that CSV, TSV and
+// JSON Lines files are decompressed whenever they start with the gzip magic
+// bytes (TREC files are read as plain text).
 package evaluate
