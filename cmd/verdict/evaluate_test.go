@@ -150,3 +150,24 @@ func TestEvaluateTRECMatchesTrecEval(t *testing.T) {
 	require.Equal(t, int64(6), out.Rows)
 	require.Equal(t, int64(4), out.ScoredRows)
 }
+
+// TestFingerprintMatchesEvaluate checks that `verdict fingerprint` on the
+// targets alone prints what `verdict evaluate` records, so that scores logged
+// with --target-fingerprint share the evaluation set.
+func TestFingerprintMatchesEvaluate(t *testing.T) {
+	t.Parallel()
+	res := runVerdict(t, "postgres://unused.invalid/none", evaluateArgs("--no-log")...)
+	require.Equal(t, 0, res.code, res.stderr)
+	var out evaluationJSON
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+
+	dir := filepath.Join("..", "..", "evaluate", "testdata", "rankings")
+	targets := filepath.Join(dir, "targets.npz")
+	res = runVerdict(t, "postgres://unused.invalid/none", "fingerprint", "--sample-ids", filepath.Join(dir, "ids_str.npy"), targets)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, out.TargetFingerprint+"\t"+targets+"\t4 samples with targets\n", res.stdout)
+
+	res = runVerdict(t, "postgres://unused.invalid/none", "fingerprint", "x.xlsx")
+	require.Equal(t, 2, res.code)
+	require.Contains(t, res.stderr, `verdict: x.xlsx: unknown targets format ".xlsx"`)
+}

@@ -85,6 +85,7 @@ bad usage, database unreachable).`,
 		Commands: []*cli.Command{
 			logCommand(),
 			evaluateCommand(),
+			fingerprintCommand(),
 			runsCommand(),
 			demoCommand(),
 			dbCommand(),

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/verdict-ml/verdict/evaluate"
+)
+
+func fingerprintCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "fingerprint",
+		Usage:     "print the fingerprint of targets, for 'verdict log --target-fingerprint'",
+		ArgsUsage: "TARGETS...",
+		Description: `fingerprint prints the fingerprint of each targets file: a hash of every
+sample ID with its sorted relevant items, the same whatever the row order or
+the format. It is the value 'verdict evaluate' records, so that per-user
+scores computed elsewhere and logged with 'verdict log --target-fingerprint'
+are guarded like evaluations verdict computed itself: comparisons refuse to
+pair evaluations scored against different targets.
+
+TARGETS are, by extension or --input-format:
+  .npz                       a scipy.sparse CSR matrix (nonzero = relevant);
+                             --sample-ids ids.npy names its rows (default: the row index)
+  .qrels                     TREC qrels (rel > 0 is relevant)
+  .csv .tsv (.gz) .parquet   a long table of sample_id,item
+
+Example:
+  F=$(verdict fingerprint --sample-ids user_ids.npy targets.npz | cut -f1)
+  verdict log -e movielens -r als-64 -s test --target-fingerprint "$F" scores.csv`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "sample-ids", Usage: "NumPy `FILE` of the sample IDs of a .npz matrix's rows"},
+			&cli.StringFlag{Name: "input-format", Usage: "targets `FORMAT`: npz, qrels or table (default: from the extension)"},
+			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table (fingerprint, tab, file, tab, samples) or json"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return userError("fingerprint needs at least one TARGETS file (see 'verdict fingerprint --help')")
+			}
+			format := c.String("format")
+			if format != "table" && format != "json" {
+				return userError("--format %q: want table or json", format)
+			}
+			type result struct {
+				File        string `json:"file"`
+				Fingerprint string `json:"target_fingerprint"`
+				Samples     int64  `json:"samples"`
+			}
+			var results []result
+			for _, path := range c.Args().Slice() {
+				fp, n, err := evaluate.FingerprintTargets(path, c.String("sample-ids"), c.String("input-format"))
+				if err != nil {
+					return cli.Exit(err.Error(), exitError)
+				}
+				results = append(results, result{File: path, Fingerprint: fp, Samples: n})
+			}
+			if format == "json" {
+				enc := json.NewEncoder(c.App.Writer)
+				enc.SetIndent("", "  ")
+				if len(results) == 1 {
+					return enc.Encode(results[0])
+				}
+				return enc.Encode(results)
+			}
+			for _, r := range results {
+				fmt.Fprintf(c.App.Writer, "%s\t%s\t%d samples with targets\n", r.Fingerprint, r.File, r.Samples)
+			}
+			return nil
+		},
+	}
+}
