@@ -1,0 +1,96 @@
+package main
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// statsMethod is one `verdict stats METHOD` subcommand: a statistics
+// function applied to the columns of the input.
+type statsMethod struct {
+	name   string
+	usage  string
+	inputs string // the input fields, for --help
+	flags  []cli.Flag
+	run    func(c *cli.Context, in *statsInput) (any, error)
+}
+
+func statsCommand() *cli.Command {
+	cmd := &cli.Command{
+		Name:  "stats",
+		Usage: "run a paired statistical test on numbers you give it, without logging anything",
+		Description: `stats runs one of verdict's statistical methods on data from --input (or
+stdin): a JSON object of arrays, e.g. {"left": [...], "right": [...]}, or a
+CSV file whose header names the columns. Differences are left - right; tests
+are two-sided. The output is a readable summary, or with --format json one
+JSON object (undefined values are null, and "notes" says why).
+
+Errors (mismatched lengths, too few observations, NaN or Inf, labels that are
+not 0/1, a missing flag, no overlap) exit with code 2.
+
+Example:
+  echo '{"left": [0.61, 0.58, 0.72, 0.66], "right": [0.55, 0.57, 0.69, 0.60]}' |
+      verdict stats paired-t --format json`,
+	}
+	for _, m := range statsMethods() {
+		flags := append([]cli.Flag{
+			&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "input `FILE` (default: stdin)"},
+			&cli.StringFlag{Name: "input-format", Usage: "input `FORMAT`: json or csv (default: from the extension, else by content)"},
+			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table or json"},
+		}, m.flags...)
+		cmd.Subcommands = append(cmd.Subcommands, &cli.Command{
+			Name:        m.name,
+			Usage:       m.usage,
+			Description: "Input: " + m.inputs,
+			Flags:       flags,
+			Action: func(c *cli.Context) error {
+				format := c.String("format")
+				if format != "table" && format != "json" {
+					return userError("--format %q: want table or json", format)
+				}
+				if c.NArg() > 0 {
+					return userError("stats %s takes no arguments, got %q (the data comes from --input or stdin)", m.name, c.Args().First())
+				}
+				in, err := readStatsInput(c)
+				if err != nil {
+					return err
+				}
+				res, err := m.run(c, in)
+				if err != nil {
+					return statsError(err)
+				}
+				o := toOrdered(reflect.ValueOf(res))
+				if format == "json" {
+					return writeJSON(c.App.Writer, o)
+				}
+				return writeFields(c.App.Writer, o)
+			},
+		})
+	}
+	var names []string
+	for _, m := range statsMethods() {
+		names = append(names, m.name)
+	}
+	cmd.Description += "\n\nMethods: " + strings.Join(names, ", ") + "\n(see 'verdict stats METHOD --help')"
+	return cmd
+}
+
+// statsError makes an error of the statistics exit with code 2: every one
+// is about the data or the flags.
+func statsError(err error) error {
+	if _, ok := err.(cli.ExitCoder); ok {
+		return err
+	}
+	return cli.Exit(fmt.Sprint(err), exitError)
+}
+
+// need returns the flag's value, or a usage error naming the missing flag.
+func needFloat(c *cli.Context, name string) (float64, error) {
+	if !c.IsSet(name) {
+		return 0, userError("--%s is required", name)
+	}
+	return c.Float64(name), nil
+}
