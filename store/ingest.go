@@ -2,16 +2,13 @@ package store
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/verdict-ml/verdict/fingerprint"
 )
@@ -344,45 +341,6 @@ func checkMetricNames(metrics, lowerIsBetter []string) error {
 	return nil
 }
 
-// copyIn streams the rows of c into the evaluation's partition over tx. A
-// goroutine checks and encodes rows ahead of the connection, so that the
-// parsing here and the loading in the server overlap.
-func (l *load) copyIn(ctx context.Context, tx pgx.Tx, c *wideChecker) error {
-	g, gctx := errgroup.WithContext(ctx)
-	ch := make(chan []byte, 8)
-	var inputErr error
-	g.Go(func() error {
-		inputErr = l.produceChunks(gctx, c, []chan []byte{ch})
-		return inputErr
-	})
-	g.Go(func() error {
-		_, err := tx.Conn().PgConn().CopyFrom(gctx, &chanReader{ch: ch, ctx: gctx}, l.copySQL(l.table))
-		if err != nil {
-			return fmt.Errorf("load per-unit values: %w", err)
-		}
-		return nil
-	})
-	return preferInputError(g.Wait(), inputErr)
-}
-
-// preferInputError picks, of the errors of a load, the one about the input:
-// it explains the others, which are cancellations.
-func preferInputError(err, inputErr error) error {
-	if inputErr != nil && errors.Is(inputErr, ErrBadInput) {
-		return inputErr
-	}
-	return err
-}
-
-// copySQL is the COPY statement that loads table.
-func (l *load) copySQL(table string) string {
-	cols := "sample_id, vals"
-	if l.hasDraw {
-		cols = "sample_id, draw, vals"
-	}
-	return fmt.Sprintf(`COPY %s (%s) FROM STDIN (FORMAT binary, FREEZE)`, table, cols)
-}
-
 // DuplicateError reports a (sample ID, draw) pair that occurs twice. It wraps
 // ErrBadInput. Where is empty when the store found the duplicate only after
 // loading; a caller holding the input can locate it.
@@ -444,182 +402,6 @@ func (l *load) distinctSamples(ctx context.Context, tx pgx.Tx, fingerprint bool)
 		n++
 	}
 	return n, rows.Err()
-}
-
-// wideChecker reads a Rows source and checks every row: sample ID, draw,
-// adjacent duplicates, and values that a real (float4) cannot hold. It runs
-// in its own goroutine, ahead of the summaries and the encoding, and hands
-// over rows in batches.
-type wideChecker struct {
-	rows    Rows
-	metrics int
-	err     error // the first problem; read it after the batches channel closes
-
-	n        int64 // rows checked
-	prevID   []byte
-	prevDraw int64
-}
-
-// rowBatch is a run of checked rows.
-type rowBatch struct {
-	ids   []byte // the sample IDs, end to end
-	ends  []int  // where each ID ends in ids
-	draws []int64
-	vals  []float32 // metrics values per row
-}
-
-func (b *rowBatch) reset() {
-	b.ids, b.ends, b.draws, b.vals = b.ids[:0], b.ends[:0], b.draws[:0], b.vals[:0]
-}
-
-// id returns the sample ID of row i without copying.
-func (b *rowBatch) id(i int) []byte {
-	start := 0
-	if i > 0 {
-		start = b.ends[i-1]
-	}
-	return b.ids[start:b.ends[i]]
-}
-
-const batchRows = 1024
-
-// batches checks rows in a goroutine and sends them in batches. The channel
-// closes at the end of the input, at the first problem (left in c.err) or
-// when ctx is done. Batches received must be returned on free for reuse.
-func (c *wideChecker) batches(ctx context.Context) (full <-chan *rowBatch, free chan<- *rowBatch) {
-	out := make(chan *rowBatch, 4)
-	pool := make(chan *rowBatch, 6)
-	for range cap(pool) {
-		pool <- &rowBatch{}
-	}
-	go func() {
-		defer close(out)
-		for {
-			var b *rowBatch
-			select {
-			case b = <-pool:
-			case <-ctx.Done():
-				return
-			}
-			b.reset()
-			for len(b.ends) < batchRows && c.check(b) {
-			}
-			if len(b.ends) > 0 {
-				select {
-				case out <- b:
-				case <-ctx.Done():
-					return
-				}
-			}
-			if len(b.ends) < batchRows {
-				return // end of input, or c.err
-			}
-		}
-	}()
-	return out, pool
-}
-
-// check reads the next row into b. It returns false at the end of the input
-// or on the first problem, which it leaves in c.err.
-func (c *wideChecker) check(b *rowBatch) bool {
-	r := c.rows
-	if !r.Next() {
-		c.err = r.Err()
-		return false
-	}
-	id := r.SampleID()
-	if err := checkSampleID(id); err != nil {
-		c.err = &InputError{Where: r.Where(), Problem: err.Error()}
-		return false
-	}
-	draw := r.Draw()
-	if draw < 0 || draw > math.MaxInt16 {
-		c.err = &InputError{Where: r.Where(), SampleID: id, Column: "draw", Problem: fmt.Sprintf("draw %d is outside 0..%d", draw, math.MaxInt16)}
-		return false
-	}
-	// Adjacent duplicates are the common case (sorted input) and can be
-	// located exactly; others are caught by the primary key.
-	if c.n > 0 && draw == c.prevDraw && string(c.prevID) == id {
-		c.err = &DuplicateError{Where: r.Where(), SampleID: id, Draw: draw, HasDraw: r.HasDraw()}
-		return false
-	}
-	vals := r.Values()
-	if len(vals) != c.metrics {
-		panic(fmt.Sprintf("store: Rows.Values returned %d values for %d metrics", len(vals), c.metrics))
-	}
-	for i, v := range vals {
-		f, problem := toReal(v)
-		if problem != "" {
-			c.err = &InputError{Where: r.Where(), SampleID: id, Column: r.Metrics()[i], Problem: problem}
-			b.vals = b.vals[:len(b.ends)*c.metrics]
-			return false
-		}
-		b.vals = append(b.vals, f)
-	}
-	c.prevID = append(c.prevID[:0], id...)
-	c.prevDraw = draw
-	b.ids = append(b.ids, id...)
-	b.ends = append(b.ends, len(b.ids))
-	b.draws = append(b.draws, draw)
-	c.n++
-	return true
-}
-
-// copyHeader is the binary COPY signature, flags and header extension length.
-const copyHeader = "PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00"
-
-func checkSampleID(id string) error {
-	switch {
-	case id == "":
-		return errors.New("empty sample ID")
-	case len(id) > maxSampleIDBytes:
-		return fmt.Errorf("sample ID is %d bytes long; at most %d are allowed", len(id), maxSampleIDBytes)
-	case strings.IndexByte(id, 0) >= 0:
-		return errors.New("sample ID contains a NUL byte")
-	}
-	return nil
-}
-
-// toReal converts a value to the stored float4, or says why it cannot.
-func toReal(v float64) (float32, string) {
-	switch {
-	case math.IsNaN(v):
-		return 0, "value is NaN"
-	case math.IsInf(v, 0):
-		return 0, fmt.Sprintf("value is %v", v)
-	case math.Abs(v) > math.MaxFloat32:
-		return 0, fmt.Sprintf("value %g is out of range for a real (float4)", v)
-	}
-	return float32(v), ""
-}
-
-const float4OID = 700
-
-// appendRow appends one binary COPY tuple: sample_id, [draw,] vals.
-func appendRow(b []byte, id []byte, draw int64, hasDraw bool, vals []float32) []byte {
-	if hasDraw {
-		b = binary.BigEndian.AppendUint16(b, 3)
-	} else {
-		b = binary.BigEndian.AppendUint16(b, 2)
-	}
-	b = binary.BigEndian.AppendUint32(b, uint32(len(id)))
-	b = append(b, id...)
-	if hasDraw {
-		b = binary.BigEndian.AppendUint32(b, 2)
-		b = binary.BigEndian.AppendUint16(b, uint16(draw))
-	}
-	// One-dimensional real[]: ndim, has-nulls, element type, length, lower bound.
-	b = binary.BigEndian.AppendUint32(b, uint32(20+8*len(vals)))
-	b = binary.BigEndian.AppendUint32(b, 1)
-	b = binary.BigEndian.AppendUint32(b, 0)
-	b = binary.BigEndian.AppendUint32(b, float4OID)
-	b = binary.BigEndian.AppendUint32(b, uint32(len(vals)))
-	b = binary.BigEndian.AppendUint32(b, 1)
-	for _, v := range vals {
-		b = binary.BigEndian.AppendUint32(b, 4)
-		b = binary.BigEndian.AppendUint32(b, math.Float32bits(v))
-	}
-	return b
 }
 
 func isUniqueViolation(err error) bool {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strconv"
 	"sync"
@@ -17,10 +16,6 @@ import (
 // advisoryLockSpace is the first key of the advisory locks verdict takes on
 // evaluation IDs ('verd').
 const advisoryLockSpace = 0x76657264
-
-// chunkSize is how many bytes of COPY payload go to a loading connection at a
-// time.
-const chunkSize = 256 << 10
 
 // loadBuckets splits the rows of c among l.buckets hash partitions of the
 // evaluation's partition and loads each over its own connection, in its own
@@ -127,98 +122,6 @@ func (s *Store) loadBuckets(ctx context.Context, tx pgx.Tx, l *load, c *wideChec
 		}
 	}
 	return nil
-}
-
-// produceChunks takes the rows c checked, folds them into the evaluation's
-// summaries (sums, fingerprint, content digest), and encodes each as binary
-// COPY payload into chunks sent on one channel per partition: the partition
-// PostgreSQL would pick for the row's sample ID when there are several. It
-// closes the channels after the last chunk and returns c's error, or the
-// context's if the loading side gave up.
-func (l *load) produceChunks(ctx context.Context, c *wideChecker, chans []chan []byte) error {
-	n := uint64(len(chans))
-	bufs := make([][]byte, n)
-	for k := range bufs {
-		bufs[k] = append(make([]byte, 0, chunkSize+4096), copyHeader...)
-	}
-	send := func(k int) error {
-		select {
-		case chans[k] <- bufs[k]:
-			bufs[k] = make([]byte, 0, chunkSize+4096)
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	full, free := c.batches(ctx)
-	m := len(l.metrics)
-	for b := range full {
-		for i := range b.ends {
-			id, draw, vals := b.id(i), b.draws[i], b.vals[i*m:(i+1)*m]
-			for j, v := range vals {
-				l.sums[j].add(float64(v))
-			}
-			if l.sampleFingerprint {
-				l.samples.AddSample(id)
-			}
-			l.content.row(id, draw, vals)
-			k := 0
-			if n > 1 {
-				k = int(hashPartition(id, n))
-			}
-			bufs[k] = appendRow(bufs[k], id, draw, l.hasDraw, vals)
-			if len(bufs[k]) >= chunkSize {
-				if err := send(k); err != nil {
-					return err
-				}
-			}
-			l.rows++
-			if l.progress != nil && l.rows&0xffff == 0 {
-				l.progress(l.rows)
-			}
-		}
-		free <- b
-	}
-	// The channel closed: at the end, at c's first problem, or because ctx
-	// is done; the checker wrote c.err before closing it.
-	if c.err != nil {
-		return c.err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	for k := range bufs {
-		bufs[k] = append(bufs[k], 0xff, 0xff) // trailer
-		if err := send(k); err != nil {
-			return err
-		}
-		close(chans[k])
-	}
-	return nil
-}
-
-// chanReader reads the chunks sent on ch as one stream.
-type chanReader struct {
-	ch  <-chan []byte
-	ctx context.Context
-	cur []byte
-}
-
-func (r *chanReader) Read(p []byte) (int, error) {
-	for len(r.cur) == 0 {
-		select {
-		case b, ok := <-r.ch:
-			if !ok {
-				return 0, io.EOF
-			}
-			r.cur = b
-		case <-r.ctx.Done():
-			return 0, r.ctx.Err()
-		}
-	}
-	n := copy(p, r.cur)
-	r.cur = r.cur[n:]
-	return n, nil
 }
 
 var leafName = regexp.MustCompile(`^unit_values_([0-9]+)_p[0-9]+$`)
