@@ -1,0 +1,49 @@
+package stats_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/verdict-ml/verdict/stats"
+)
+
+// benchPairs returns n paired scores shaped like those of
+// ../shared/bench/scipy_compare.py: a ~ U(0, 1), b = clip(a + N(0.001, 0.1²), 0, 1).
+func benchPairs(n int) (a, b []float64) {
+	rng := rand.New(rand.NewPCG(0, 0))
+	a, b = make([]float64, n), make([]float64, n)
+	for i := range a {
+		a[i] = rng.Float64()
+		b[i] = min(max(a[i]+0.001+0.1*rng.NormFloat64(), 0), 1)
+	}
+	return a, b
+}
+
+// The resampling benchmarks run B = 2000 replicates, the default, at the
+// sizes of the acceptance figures; bench/stats compares them with scipy.
+func BenchmarkPairedBootstrap(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		left, right := benchPairs(n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := stats.PairedBootstrap(left, right, nil, stats.BootstrapOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkRandomization(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		left, right := benchPairs(n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := stats.Randomization(left, right, nil, stats.RandomizationOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
