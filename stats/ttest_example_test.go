@@ -1,0 +1,33 @@
+package stats_test
+
+import (
+	"fmt"
+
+	"github.com/verdict-ml/verdict/stats"
+)
+
+func ExamplePairedT() {
+	// recall@5 of two configurations on the same eight questions.
+	bm25 := []float64{1, 1, 0, 1, 0.5, 1, 0, 1}
+	dense := []float64{0, 1, 0, 1, 0, 1, 0, 0.5}
+	r, err := stats.PairedT(bm25, dense, stats.PairedTOptions{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("n=%d diff=%.4f t=%.4f df=%d p=%.4f CI [%.4f, %.4f]\n",
+		r.N, r.MeanDiff, r.T, r.DF, r.PValue, r.CILow, r.CIHigh)
+	// Output:
+	// n=8 diff=0.2500 t=1.8708 df=7 p=0.1036 CI [-0.0660, 0.5660]
+}
+
+func ExampleCorrectedResampledTDiffs() {
+	// Per-fold differences of 10-fold cross-validation on 1000 rows.
+	d := []float64{0.012, 0.02, 0.004, 0.015, 0.009, 0.011, 0.018, 0.007, 0.013, 0.01}
+	r, err := stats.CorrectedResampledTDiffs(d, stats.CorrectedTOptions{NTrain: 900, NTest: 100})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("t=%.3f df=%d p=%.4f\n", r.T, r.DF, r.PValue)
+	// Output:
+	// t=5.325 df=9 p=0.0005
+}
