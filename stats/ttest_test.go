@@ -123,6 +123,10 @@ func TestPairedTErrorNamesTheInput(t *testing.T) {
 	_, err := PairedT([]float64{1, 2, 3}, []float64{1, math.NaN(), 3}, PairedTOptions{})
 	require.ErrorIs(t, err, ErrNotFinite)
 	require.ErrorContains(t, err, "right[1]")
+
+	_, err = PairedT([]float64{1, math.MaxFloat64}, []float64{1, -math.MaxFloat64}, PairedTOptions{})
+	require.ErrorIs(t, err, ErrNotFinite)
+	require.ErrorContains(t, err, "left[1] − right[1] overflows")
 }
 
 func TestCorrectedResampledTReference(t *testing.T) {
