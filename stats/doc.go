@@ -9,16 +9,18 @@
 //
 // # Errors
 //
-// Bad data, the kind a user can cause (too few observations, NaN or Inf,
-// labels that are not 0/1, no overlap between two samples), returns an error
-// wrapping one of the sentinels below, with a message that says what was
-// wrong. Misuse by a programmer, such as slices of different lengths where
-// the API promises equal ones, panics with a message starting "stats: ".
+// Bad data, the kind a user can cause (inputs of different lengths, too few
+// observations, NaN or Inf, labels that are not 0/1, no overlap between two
+// samples), returns an error wrapping one of the sentinels in errors.go,
+// with a message that says what was wrong and where. Misuse that only a
+// programmer can cause panics with a message starting "stats: ".
 //
 // # Undefined values
 //
 // Where a statistic is undefined (zero variance, say), the functions return
-// a documented, finite answer wherever one exists, and otherwise NaN or ±Inf
-// together with a note in the result's Notes saying why. They never divide
-// by zero silently.
+// a documented answer: finite wherever one exists (all differences zero: t =
+// 0, p = 1), otherwise ±Inf with a note in the result's Notes saying why
+// (all differences equal to c ≠ 0: t = ±Inf, p = 0). They never divide by
+// zero silently. JSON has no Inf or NaN; `verdict stats` prints them as null
+// next to the notes.
 package stats
