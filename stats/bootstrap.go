@@ -72,7 +72,7 @@ type BootstrapResult struct {
 //
 // The resampling is the ordinary (multinomial) bootstrap, exactly: each
 // replicate draws n uniform indices. To keep the data in cache it first
-// splits the n draws among blocks of about 2048 values with a multinomial
+// splits the n draws among blocks of 4096 values with a multinomial
 // (conditional binomials), then draws each block's share inside the block,
 // which is the same distribution as n independent draws. Memory is O(n).
 //
@@ -188,10 +188,20 @@ func (c bootstrapConfig) run(s *bootSample) (BootstrapResult, error) {
 	return res, nil
 }
 
-// bootBlockSize is the largest block of units the bootstrap draws from at
-// once: 2048 float64 values, or 1024 (sum, rows) pairs, fill 16 KiB, which
-// stays in L1 cache while a chunk's replicates draw from it.
-const bootBlockSize = 2048
+// The bootstrap draws from blocks of 4096 values, or of 2048 (sum, rows)
+// pairs: 32 KiB, which stay in L1 cache while a chunk's replicates draw from
+// them. A block of exactly that size takes its indices straight from the
+// bits of a random word, 12 (or 11) bits an index, five indices a word, with
+// no multiplication, rejection or bounds check. Only the first block, of
+// n mod 4096 (or 2048) units, takes the general path (Lemire's method, two
+// indices a word).
+const (
+	bootBlockBits = 12
+	bootBlockSize = 1 << bootBlockBits
+	bootBlockMask = bootBlockSize - 1
+	bootPairBits  = bootBlockBits - 1
+	bootPairMask  = 1<<bootPairBits - 1
+)
 
 // bootSample is what the bootstrap resamples: n units, each with a sum of
 // values S_u and, for clusters, a number of rows m_u.
@@ -254,11 +264,11 @@ func (s *bootSample) unit(u int) (sum, rows float64) {
 // resample returns B bootstrap means, replicate i at index i.
 func (s *bootSample) resample(B int, seed uint64) []float64 {
 	means := make([]float64, B)
-	block := bootBlockSize
+	full := bootBlockSize
 	if s.pairs != nil {
-		block /= 2
+		full /= 2
 	}
-	bounds := resampleBlocks(s.n, block, true)
+	bounds := bootBlocks(s.n, full)
 	nb := len(bounds) - 1
 	resampleChunks(B, s.n, func() func(chunk, first, count int) {
 		counts := make([]int, resampleChunkSize*nb)
@@ -273,9 +283,16 @@ func (s *bootSample) resample(B int, seed uint64) []float64 {
 				lo, hi := bounds[b], bounds[b+1]
 				for r := range count {
 					c := counts[r*nb+b]
-					if s.pairs == nil {
+					switch {
+					case s.pairs == nil && hi-lo == full:
+						sums[r] += drawSumFull(&st, (*[bootBlockSize]float64)(s.values[lo:hi]), c)
+					case s.pairs == nil:
 						sums[r] += drawSum(&st, s.values[lo:hi], c)
-					} else {
+					case hi-lo == full:
+						sum, m := drawPairSumFull(&st, (*[bootBlockSize]float64)(s.pairs[2*lo:2*hi]), c)
+						sums[r] += sum
+						rows[r] += m
+					default:
 						sum, m := drawPairSum(&st, s.pairs[2*lo:2*hi], c)
 						sums[r] += sum
 						rows[r] += m
@@ -294,12 +311,28 @@ func (s *bootSample) resample(B int, seed uint64) []float64 {
 	return means
 }
 
+// bootBlocks returns the boundaries of the blocks of n units, block b
+// being [bounds[b], bounds[b+1]): first n mod full units, if any, then
+// blocks of exactly full units.
+func bootBlocks(n, full int) []int {
+	bounds := []int{0}
+	if r := n % full; r > 0 {
+		bounds = append(bounds, r)
+	}
+	for end := n % full; end < n; {
+		end += full
+		bounds = append(bounds, end)
+	}
+	return bounds
+}
+
 // splitDraws fills counts[r·nb + b] with how many of replicate r's n draws
 // fall in block b: a Multinomial(n; |block b| / n) vector, drawn as
-// conditional binomials, c_b ~ Binomial(n − Σ_{a<b} c_a, |b| / Σ_{a≥b} |a|).
-// Blocks have equal sizes to within one, so each binomial has a mean of at
-// least about 1000 (gonum's exact rejection sampler with a Cauchy envelope)
-// unless it has fewer than 25 trials (counted directly).
+// conditional binomials, c_b ~ Binomial(n − Σ_{a<b} c_a, |b| / Σ_{a≥b} |a|),
+// with gonum's samplers. The first binomial has n trials and mean
+// |block 0| ≥ 1; the others, full blocks, means near 4096 (or 2048). So
+// none comes near the range where gonum's sampler is approximate (at least
+// 25 trials with a mean below 1); elsewhere it is exact.
 func (s *bootSample) splitDraws(st *resampleStream, bounds []int, counts []int) {
 	nb := len(bounds) - 1
 	for r := 0; r < len(counts)/nb; r++ {
@@ -317,8 +350,76 @@ func (s *bootSample) splitDraws(st *resampleStream, bounds []int, counts []int) 
 	}
 }
 
+// drawSumFull returns the sum of c values drawn uniformly with replacement
+// from a full block, five 12-bit indices from each random word. Five
+// accumulators hide the latency of the additions.
+func drawSumFull(st *resampleStream, blk *[bootBlockSize]float64, c int) float64 {
+	state := st.state
+	var a0, a1, a2, a3, a4 float64
+	k := 0
+	for ; k+5 <= c; k += 5 {
+		state += splitMixGamma
+		r := splitMix64(state)
+		a0 += blk[r&bootBlockMask]
+		a1 += blk[r>>bootBlockBits&bootBlockMask]
+		a2 += blk[r>>(2*bootBlockBits)&bootBlockMask]
+		a3 += blk[r>>(3*bootBlockBits)&bootBlockMask]
+		a4 += blk[r>>(4*bootBlockBits)&bootBlockMask]
+	}
+	if k < c {
+		state += splitMixGamma
+		r := splitMix64(state)
+		for ; k < c; k++ {
+			a0 += blk[r&bootBlockMask]
+			r >>= bootBlockBits
+		}
+	}
+	st.state = state
+	return ((a0 + a1) + (a2 + a3)) + a4
+}
+
+// drawPairSumFull is drawSumFull for a full block of interleaved
+// (S_u, m_u) pairs, five indices from each random word.
+func drawPairSumFull(st *resampleStream, blk *[bootBlockSize]float64, c int) (sum, rows float64) {
+	state := st.state
+	var a0, a1, a2, a3, a4, w0, w1, w2, w3, w4 float64
+	k := 0
+	for ; k+5 <= c; k += 5 {
+		state += splitMixGamma
+		r := splitMix64(state)
+		i0 := 2 * (r & bootPairMask)
+		i1 := 2 * (r >> bootPairBits & bootPairMask)
+		i2 := 2 * (r >> (2 * bootPairBits) & bootPairMask)
+		i3 := 2 * (r >> (3 * bootPairBits) & bootPairMask)
+		i4 := 2 * (r >> (4 * bootPairBits) & bootPairMask)
+		a0 += blk[i0]
+		w0 += blk[i0+1]
+		a1 += blk[i1]
+		w1 += blk[i1+1]
+		a2 += blk[i2]
+		w2 += blk[i2+1]
+		a3 += blk[i3]
+		w3 += blk[i3+1]
+		a4 += blk[i4]
+		w4 += blk[i4+1]
+	}
+	if k < c {
+		state += splitMixGamma
+		r := splitMix64(state)
+		for ; k < c; k++ {
+			i := 2 * (r & bootPairMask)
+			a0 += blk[i]
+			w0 += blk[i+1]
+			r >>= bootPairBits
+		}
+	}
+	st.state = state
+	return ((a0 + a1) + (a2 + a3)) + a4, ((w0 + w1) + (w2 + w3)) + w4
+}
+
 // drawSum returns the sum of c values drawn uniformly with replacement from
-// blk, two 32-bit indices from each random word.
+// blk, of fewer than 2³² values, two 32-bit indices from each random word
+// (Lemire's method, exact by rejection).
 func drawSum(st *resampleStream, blk []float64, c int) float64 {
 	n := uint64(len(blk))
 	thresh := uint32(-uint32(n)) % uint32(n) // 2³² mod n

@@ -131,7 +131,7 @@ func differencesAllZero(left, right, d []float64) bool {
 // computed by the same blocked summation as the resampled ones, so the
 // identity vector ties it exactly.
 func signFlipCount(x []float64, B int, seed uint64) int {
-	bounds := resampleBlocks(len(x), flipBlockSize, false)
+	bounds := resampleBlocks(len(x), flipBlockSize)
 	nb := len(bounds) - 1
 	var scale float64
 	for _, v := range x {

@@ -130,20 +130,14 @@ func resampleChunks(replicates, units int, newWorker func() func(chunk, first, c
 	wg.Wait()
 }
 
-// resampleBlocks cuts n units into blocks of at most maxBlock units for
-// cache-friendly resampling and returns the block boundaries: block b is
-// [bounds[b], bounds[b+1]). With balanced is true the blocks have equal
-// sizes to within one unit; otherwise all but the last have exactly maxBlock
-// units (which the sign flips need: 64 units a random word).
-func resampleBlocks(n, maxBlock int, balanced bool) []int {
+// resampleBlocks cuts n units into blocks of maxBlock units, the last
+// one shorter, for cache-friendly resampling, and returns the block
+// boundaries: block b is [bounds[b], bounds[b+1]).
+func resampleBlocks(n, maxBlock int) []int {
 	nb := max(1, (n+maxBlock-1)/maxBlock)
 	bounds := make([]int, nb+1)
 	for b := range nb + 1 {
-		if balanced {
-			bounds[b] = int(int64(b) * int64(n) / int64(nb))
-		} else {
-			bounds[b] = min(b*maxBlock, n)
-		}
+		bounds[b] = min(b*maxBlock, n)
 	}
 	return bounds
 }

@@ -3,6 +3,7 @@ package stats_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/verdict-ml/verdict/stats"
@@ -45,5 +46,22 @@ func BenchmarkRandomization(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkPairedBootstrapUnits resamples 1,000,000 rows of about 333,000
+// units (three rows each on average, in no particular order).
+func BenchmarkPairedBootstrapUnits(b *testing.B) {
+	const n = 1_000_000
+	left, right := benchPairs(n)
+	rng := rand.New(rand.NewPCG(1, 0))
+	units := make([]string, n)
+	for i := range units {
+		units[i] = "user " + strconv.Itoa(rng.IntN(n/3))
+	}
+	for b.Loop() {
+		if _, err := stats.PairedBootstrap(left, right, units, stats.BootstrapOptions{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
