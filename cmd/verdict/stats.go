@@ -13,7 +13,7 @@ import (
 type statsMethod struct {
 	name   string
 	usage  string
-	inputs string // the input fields, for --help
+	inputs string // the input fields, for --help; "" when it reads none
 	flags  []cli.Flag
 	run    func(c *cli.Context, in *statsInput) (any, error)
 }
@@ -44,7 +44,7 @@ Example:
 		cmd.Subcommands = append(cmd.Subcommands, &cli.Command{
 			Name:        m.name,
 			Usage:       m.usage,
-			Description: "Input: " + m.inputs,
+			Description: inputHelp(m.inputs),
 			Flags:       flags,
 			Action: func(c *cli.Context) error {
 				format := c.String("format")
@@ -54,9 +54,12 @@ Example:
 				if c.NArg() > 0 {
 					return userError("stats %s takes no arguments, got %q (the data comes from --input or stdin)", m.name, c.Args().First())
 				}
-				in, err := readStatsInput(c)
-				if err != nil {
-					return err
+				in := &statsInput{}
+				if m.inputs != "" {
+					var err error
+					if in, err = readStatsInput(c); err != nil {
+						return err
+					}
 				}
 				res, err := m.run(c, in)
 				if err != nil {
@@ -93,4 +96,11 @@ func needFloat(c *cli.Context, name string) (float64, error) {
 		return 0, userError("--%s is required", name)
 	}
 	return c.Float64(name), nil
+}
+
+func inputHelp(inputs string) string {
+	if inputs == "" {
+		return "No input: flags only."
+	}
+	return "Input (--input FILE or stdin, JSON or CSV): " + inputs
 }

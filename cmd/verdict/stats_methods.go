@@ -1,3 +1,286 @@
 package main
 
-func statsMethods() []statsMethod { return nil }
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/verdict-ml/verdict/stats"
+)
+
+// Flags shared by several methods.
+var (
+	confidenceFlag = &cli.Float64Flag{Name: "confidence", Value: 0.95, Usage: "`LEVEL` of the confidence interval"}
+	alphaFlag      = &cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance `LEVEL`"}
+	powerFlag      = &cli.Float64Flag{Name: "power", Value: 0.8, Usage: "wanted `POWER`"}
+	resamplesFlag  = &cli.IntFlag{Name: "resamples", Value: 2000, Usage: "bootstrap resamples `B`"}
+	seedFlag       = &cli.Uint64Flag{Name: "seed", Value: 0, Usage: "random `SEED`: the same seed gives the same output, bit for bit"}
+	nTrainFlag     = &cli.IntFlag{Name: "n-train", Usage: "training set size `N` of each fold"}
+	nTestFlag      = &cli.IntFlag{Name: "n-test", Usage: "test set size `N` of each fold"}
+)
+
+// leftRight reads the paired columns left and right.
+func leftRight(in *statsInput) (left, right []float64, err error) {
+	if left, err = in.floats("left", true); err != nil {
+		return nil, nil, err
+	}
+	right, err = in.floats("right", true)
+	return left, right, err
+}
+
+// diffsOrPairs reads diffs, or left and right.
+func diffsOrPairs(in *statsInput) (diffs, left, right []float64, err error) {
+	if in.has("diffs") {
+		diffs, err = in.floats("diffs", true)
+		return diffs, nil, nil, err
+	}
+	left, right, err = leftRight(in)
+	return nil, left, right, err
+}
+
+func statsMethods() []statsMethod {
+	return []statsMethod{
+		{
+			name: "paired-t", usage: "paired t-test with a confidence interval of the mean difference",
+			inputs: "left, right", flags: []cli.Flag{confidenceFlag},
+			run: func(c *cli.Context, in *statsInput) (any, error) {
+				left, right, err := leftRight(in)
+				if err != nil {
+					return nil, err
+				}
+				return stats.PairedT(left, right, stats.PairedTOptions{Confidence: c.Float64("confidence")})
+			},
+		},
+		{
+			name: "corrected-t", usage: "corrected resampled t-test (Nadeau & Bengio) for k-fold or r x k-fold scores",
+			inputs: "left, right (one score per fold), or diffs", flags: []cli.Flag{nTrainFlag, nTestFlag},
+			run: func(c *cli.Context, in *statsInput) (any, error) {
+				if !c.IsSet("n-train") || !c.IsSet("n-test") {
+					return nil, userError("corrected-t needs --n-train and --n-test")
+				}
+				opts := stats.CorrectedTOptions{NTrain: c.Int("n-train"), NTest: c.Int("n-test")}
+				diffs, left, right, err := diffsOrPairs(in)
+				if err != nil {
+					return nil, err
+				}
+				if diffs != nil {
+					return stats.CorrectedResampledTDiffs(diffs, opts)
+				}
+				return stats.CorrectedResampledT(left, right, opts)
+			},
+		},
+		{
+			name: "five-by-two", usage: "5x2cv paired t-test (Dietterich)",
+			inputs: "diffs: 10 numbers, repetition-major (rep1 fold1, rep1 fold2, rep2 fold1, ...)",
+			run: func(c *cli.Context, in *statsInput) (any, error) {
+				diffs, err := in.floats("diffs", true)
+				if err != nil {
+					return nil, err
+				}
+				return stats.FiveByTwoCVT(diffs)
+			},
+		},
+		{
+			name: "wilcoxon", usage: "Wilcoxon signed-rank test, exact or normal approximation",
+			inputs: "left, right",
+			flags: []cli.Flag{
+				&cli.StringFlag{Name: "zero-method", Value: "wilcox", Usage: "zero differences: `METHOD` wilcox (drop), pratt or zsplit"},
+				&cli.StringFlag{Name: "mode", Value: "auto", Usage: "`MODE`: auto, exact or approx"},
+				&cli.BoolFlag{Name: "correction", Usage: "continuity correction of the normal approximation"},
+			},
+			run: func(c *cli.Context, in *statsInput) (any, error) {
+				left, right, err := leftRight(in)
+				if err != nil {
+					return nil, err
+				}
+				return stats.Wilcoxon(left, right, stats.WilcoxonOptions{
+					ZeroMethod: stats.ZeroMethod(c.String("zero-method")),
+					Mode:       stats.WilcoxonMode(c.String("mode")),
+					Correction: c.Bool("correction"),
+				})
+			},
+		},
+		{
+			name: "friedman", usage: "Friedman test across K models, Iman-Davenport, Nemenyi critical difference and Holm against a control",
+			inputs: "scores: one row per block (data set or fold), one column per model; names (optional). In CSV, one column per model, named in the header.",
+			flags:  []cli.Flag{alphaFlag, &cli.StringFlag{Name: "control", Usage: "control model `NAME` for the Holm comparisons (default: the first)"}},
+			run: func(c *cli.Context, in *statsInput) (any, error) {
+				scores, names, err := in.matrix("scores")
+				if err != nil {
+					return nil, err
+				}
+				return stats.Friedman(scores, stats.FriedmanOptions{Names: names, Alpha: c.Float64("alpha"), Control: c.String("control")})
+			},
+		},
+		{
+			name: "bayes-t", usage: "Bayesian correlated t-test (Corani & Benavoli) with a region of practical equivalence",
+			inputs: "left, right, or diffs",
+			flags: []cli.Flag{
+				&cli.Float64Flag{Name: "rho", Usage: "correlation `RHO` of the folds (default: n-test / (n-train + n-test))"},
+				nTrainFlag, nTestFlag,
+				&cli.Float64Flag{Name: "rope", Value: 0, Usage: "half-width `R` of the region of practical equivalence"},
+			},
+			run: func(c *cli.Context, in *statsInput) (any, error) {
+				if !c.IsSet("rho") && (!c.IsSet("n-train") || !c.IsSet("n-test")) {
+					return nil, userError("bayes-t needs --rho, or --n-train and --n-test")
+				}
+				opts := stats.BayesOptions{Rho: c.Float64("rho"), NTrain: c.Int("n-train"), NTest: c.Int("n-test"), Rope: c.Float64("rope")}
+				diffs, left, right, err := diffsOrPairs(in)
+				if err != nil {
+					return nil, err
+				}
+				if diffs != nil {
+					return stats.BayesCorrelatedTDiffs(diffs, opts)
+				}
+				return stats.BayesCorrelatedT(left, right, opts)
+			},
+		},
+		{
+			name: "delong", usage: "DeLong test for two correlated AUCs",
+			inputs: "labels (0/1), left, right (scores; higher means positive)", flags: []cli.Flag{confidenceFlag},
+			run: func(c *cli.Context, in *statsInput) (any, error) {
+				labels, err := in.floats("labels", true)
+				if err != nil {
+					return nil, err
+				}
+				left, right, err := leftRight(in)
+				if err != nil {
+					return nil, err
+				}
+				return stats.DeLong(labels, left, right, stats.DeLongOptions{Confidence: c.Float64("confidence")})
+			},
+		},
+		{
+			name: "mcnemar", usage: "McNemar test on paired 0/1 correctness, exact or chi-squared",
+			inputs: "left, right (0/1 correct per sample), or b and c (the discordant counts)",
+			flags:  []cli.Flag{&cli.StringFlag{Name: "mode", Value: "auto", Usage: "`MODE`: auto (exact when b+c < 50), exact or chi2 (continuity-corrected)"}},
+			run: func(c *cli.Context, in *statsInput) (any, error) {
+				opts := stats.McNemarOptions{Mode: stats.McNemarMode(c.String("mode"))}
+				if in.has("b") || in.has("c") {
+					b, okb, err := in.number("b")
+					if err != nil {
+						return nil, err
+					}
+					cc, okc, err := in.number("c")
+					if err != nil {
+						return nil, err
+					}
+					if !okb || !okc {
+						return nil, userError("%s: mcnemar needs both b and c", in.source)
+					}
+					if b != float64(int(b)) || cc != float64(int(cc)) {
+						return nil, userError("%s: b and c must be whole counts, got %g and %g", in.source, b, cc)
+					}
+					return stats.McNemarCounts(int(b), int(cc), opts)
+				}
+				left, right, err := leftRight(in)
+				if err != nil {
+					return nil, err
+				}
+				return stats.McNemar(left, right, opts)
+			},
+		},
+		{
+			name: "adjust", usage: "adjust p-values for multiple testing",
+			inputs: "p_values",
+			flags:  []cli.Flag{&cli.StringFlag{Name: "method", Value: "holm", Usage: "`METHOD`: holm, bonferroni, bh (Benjamini-Hochberg) or by (Benjamini-Yekutieli)"}},
+			run: func(c *cli.Context, in *statsInput) (any, error) {
+				p, err := in.floats("p_values", true)
+				if err != nil {
+					return nil, err
+				}
+				return stats.AdjustPValues(p, stats.AdjustMethod(c.String("method")))
+			},
+		},
+		{
+			name: "sample-size", usage: "units needed to detect a gap, for 0/1-bounded scores",
+			flags: []cli.Flag{&cli.Float64Flag{Name: "delta", Usage: "the gap `D` to detect"}, alphaFlag, powerFlag},
+			run: func(c *cli.Context, _ *statsInput) (any, error) {
+				d, err := needFloat(c, "delta")
+				if err != nil {
+					return nil, err
+				}
+				return stats.SampleSize(stats.SampleSizeOptions{Delta: d, Alpha: c.Float64("alpha"), Power: c.Float64("power")})
+			},
+		},
+		{
+			name: "mde", usage: "minimum detectable difference with n units, for 0/1-bounded scores",
+			flags: []cli.Flag{&cli.IntFlag{Name: "n", Usage: "number of units `N`"}, alphaFlag, powerFlag},
+			run: func(c *cli.Context, _ *statsInput) (any, error) {
+				if !c.IsSet("n") {
+					return nil, userError("--n is required")
+				}
+				return stats.MinimumDetectableDifference(stats.MDEOptions{N: c.Int("n"), Alpha: c.Float64("alpha"), Power: c.Float64("power")})
+			},
+		},
+		{
+			name: "bootstrap", usage: "bootstrap confidence interval of a mean",
+			inputs: "values", flags: bootstrapFlags(),
+			run: func(c *cli.Context, in *statsInput) (any, error) {
+				values, err := in.floats("values", true)
+				if err != nil {
+					return nil, err
+				}
+				return stats.Bootstrap(values, bootstrapOptions(c))
+			},
+		},
+		{
+			name: "paired-bootstrap", usage: "bootstrap interval of the mean difference; with units, a cluster bootstrap over units",
+			inputs: "left, right; units (optional: a unit ID per row)", flags: bootstrapFlags(),
+			run: func(c *cli.Context, in *statsInput) (any, error) {
+				left, right, err := leftRight(in)
+				if err != nil {
+					return nil, err
+				}
+				units, err := in.strings("units")
+				if err != nil {
+					return nil, err
+				}
+				return stats.PairedBootstrap(left, right, units, bootstrapOptions(c))
+			},
+		},
+		{
+			name: "randomization", usage: "paired sign-flip randomization test; with units, whole units flip",
+			inputs: "left, right; units (optional)",
+			flags:  []cli.Flag{&cli.IntFlag{Name: "permutations", Value: 2000, Usage: "random sign flips `B`"}, seedFlag},
+			run: func(c *cli.Context, in *statsInput) (any, error) {
+				left, right, err := leftRight(in)
+				if err != nil {
+					return nil, err
+				}
+				units, err := in.strings("units")
+				if err != nil {
+					return nil, err
+				}
+				return stats.Randomization(left, right, units, stats.RandomizationOptions{Permutations: c.Int("permutations"), Seed: c.Uint64("seed")})
+			},
+		},
+		{
+			name: "compare", usage: "is the winner real? interval, p-value, wins/losses/ties and a verdict sentence",
+			inputs: `left, right as {"id": score} objects, matched by id (intersection only). In CSV: columns id, left, right; an empty cell is a missing score.`,
+			flags:  []cli.Flag{alphaFlag, confidenceFlag, resamplesFlag, seedFlag},
+			run: func(c *cli.Context, in *statsInput) (any, error) {
+				left, err := in.keyed("left")
+				if err != nil {
+					return nil, err
+				}
+				right, err := in.keyed("right")
+				if err != nil {
+					return nil, err
+				}
+				return stats.Compare(left, right, stats.CompareOptions{
+					Alpha: c.Float64("alpha"), Confidence: c.Float64("confidence"),
+					Resamples: c.Int("resamples"), Seed: c.Uint64("seed"),
+				})
+			},
+		},
+	}
+}
+
+func bootstrapFlags() []cli.Flag {
+	return []cli.Flag{confidenceFlag, resamplesFlag, seedFlag,
+		&cli.StringFlag{Name: "ci", Value: "percentile", Usage: "interval `METHOD`: percentile or bca"}}
+}
+
+func bootstrapOptions(c *cli.Context) stats.BootstrapOptions {
+	return stats.BootstrapOptions{Confidence: c.Float64("confidence"), Resamples: c.Int("resamples"),
+		Seed: c.Uint64("seed"), Method: stats.IntervalMethod(c.String("ci"))}
+}

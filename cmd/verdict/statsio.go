@@ -133,6 +133,26 @@ func (in *statsInput) floats(name string, required bool) ([]float64, error) {
 	return out, nil
 }
 
+// number returns a single number: a JSON number, or the first value of a
+// CSV column.
+func (in *statsInput) number(name string) (float64, bool, error) {
+	if !in.has(name) {
+		return 0, false, nil
+	}
+	if in.fields != nil {
+		var v float64
+		if err := json.Unmarshal(in.fields[name], &v); err != nil {
+			return 0, false, userError("%s: %q is not a number", in.source, name)
+		}
+		return v, true, nil
+	}
+	vals, err := in.floats(name, true)
+	if err != nil || len(vals) == 0 {
+		return 0, false, err
+	}
+	return vals[0], true, nil
+}
+
 // strings returns a column as text (unit IDs, names).
 func (in *statsInput) strings(name string) ([]string, error) {
 	if !in.has(name) {
@@ -259,6 +279,18 @@ type field struct {
 // non-finite numbers as nil, since JSON has no NaN (the result's notes say
 // why a value is undefined).
 func toOrdered(v reflect.Value) any {
+	if m, ok := v.Interface().(json.Marshaler); ok && v.Kind() != reflect.Pointer {
+		// A type with its own JSON form (e.g. an empty winner as null).
+		b, err := m.MarshalJSON()
+		if err != nil {
+			panic(fmt.Sprintf("verdict: %s: %v", v.Type(), err))
+		}
+		var x any
+		if err := json.Unmarshal(b, &x); err != nil {
+			panic(fmt.Sprintf("verdict: %s: %v", v.Type(), err))
+		}
+		return fromJSON(x)
+	}
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
@@ -317,6 +349,24 @@ func toOrdered(v reflect.Value) any {
 		return out
 	}
 	panic(fmt.Sprintf("verdict: cannot render %s", v.Type()))
+}
+
+// fromJSON converts a decoded JSON value (objects as maps, in no order).
+func fromJSON(x any) any {
+	switch y := x.(type) {
+	case map[string]any:
+		var out ordered
+		for k, v := range y {
+			out = append(out, field{k, fromJSON(v)})
+		}
+		return out
+	case []any:
+		for i := range y {
+			y[i] = fromJSON(y[i])
+		}
+		return y
+	}
+	return x
 }
 
 // writeJSON writes an ordered value as indented JSON.
