@@ -1,0 +1,225 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ErrNotComparable is returned by Pair when two evaluations were scored
+// against different targets (or different evaluation sets) and the caller did
+// not ask for their intersection.
+var ErrNotComparable = errors.New("evaluations are not comparable")
+
+// ErrUnknownMetric is returned by Pair when an evaluation lacks the metric.
+var ErrUnknownMetric = errors.New("unknown metric")
+
+// Pairs are two evaluations' values of one metric, aligned by unit (sample
+// ID) in sample ID order. With several rows per unit (draws), each unit
+// carries its row sum and row count, so that resampling can treat the unit
+// as the independent observation.
+type Pairs struct {
+	Left, Right *Evaluation
+	Metric      string
+	SampleIDs   []string
+	LeftSum     []float64
+	RightSum    []float64
+	LeftRows    []int32
+	RightRows   []int32
+	// LeftOnly and RightOnly count the units found in one evaluation only;
+	// they are not paired.
+	LeftOnly, RightOnly int64
+}
+
+// Draws reports whether any paired unit has more than one row on a side.
+func (p *Pairs) Draws() bool {
+	for i := range p.LeftRows {
+		if p.LeftRows[i] != 1 || p.RightRows[i] != 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// Pair joins two evaluations' per-unit values of metric by sample ID, inside
+// PostgreSQL: each side is an index range of unit_values' primary key,
+// aggregated per unit, and the two are merged with a full join so that units
+// missing on either side are counted. Evaluations of different evaluation
+// sets (different targets) are refused with ErrNotComparable unless
+// intersect is true.
+func (s *Store) Pair(ctx context.Context, leftID, rightID int64, metric string, intersect bool) (*Pairs, error) {
+	left, err := s.GetEvaluation(ctx, leftID)
+	if err != nil {
+		return nil, fmt.Errorf("evaluation %d: %w", leftID, err)
+	}
+	right, err := s.GetEvaluation(ctx, rightID)
+	if err != nil {
+		return nil, fmt.Errorf("evaluation %d: %w", rightID, err)
+	}
+	if left.EvalSetID != right.EvalSetID && !intersect {
+		return nil, fmt.Errorf("%w: evaluation %d (%s) and evaluation %d (%s) were scored on different evaluation sets or targets; pass --allow-different-targets to compare the units they share",
+			ErrNotComparable, left.ID, describeSet(left), right.ID, describeSet(right))
+	}
+	li, ri := slices.Index(left.Metrics, metric), slices.Index(right.Metrics, metric)
+	switch {
+	case li < 0:
+		return nil, fmt.Errorf("%w: evaluation %d has no %q (it has %s)", ErrUnknownMetric, left.ID, metric, strings.Join(left.Metrics, ", "))
+	case ri < 0:
+		return nil, fmt.Errorf("%w: evaluation %d has no %q (it has %s)", ErrUnknownMetric, right.ID, metric, strings.Join(right.Metrics, ", "))
+	}
+	p := &Pairs{Left: left, Right: right, Metric: metric}
+	rows, err := s.pool.Query(ctx, `
+		WITH l AS (
+			SELECT sample_id, sum(vals[$3]::double precision) AS total, count(*) AS n
+			FROM unit_values WHERE evaluation_id = $1
+			GROUP BY sample_id
+		), r AS (
+			SELECT sample_id, sum(vals[$4]::double precision) AS total, count(*) AS n
+			FROM unit_values WHERE evaluation_id = $2
+			GROUP BY sample_id
+		)
+		SELECT coalesce(l.sample_id, r.sample_id), l.total, l.n, r.total, r.n
+		FROM l FULL JOIN r ON r.sample_id = l.sample_id
+		ORDER BY 1`, leftID, rightID, li+1, ri+1)
+	if err != nil {
+		return nil, fmt.Errorf("pair evaluations %d and %d: %w", leftID, rightID, err)
+	}
+	defer rows.Close()
+	var id string
+	var lt, rt *float64
+	var ln, rn *int32
+	for rows.Next() {
+		if err := rows.Scan(&id, &lt, &ln, &rt, &rn); err != nil {
+			return nil, err
+		}
+		switch {
+		case lt == nil:
+			p.RightOnly++
+		case rt == nil:
+			p.LeftOnly++
+		default:
+			p.SampleIDs = append(p.SampleIDs, id)
+			p.LeftSum = append(p.LeftSum, *lt)
+			p.RightSum = append(p.RightSum, *rt)
+			p.LeftRows = append(p.LeftRows, *ln)
+			p.RightRows = append(p.RightRows, *rn)
+		}
+	}
+	return p, rows.Err()
+}
+
+func describeSet(e *Evaluation) string {
+	fp := e.Fingerprint
+	if len(fp) > 12 {
+		fp = fp[:12]
+	}
+	return fmt.Sprintf("%s/%s on %q, %s fingerprint %s", e.Experiment, e.Run, e.EvalSet, e.FingerprintKind, fp)
+}
+
+// LatestEvaluation returns the newest evaluation of a run: on evalSet when it
+// is not empty, else on the run's only evaluation set. ErrNotFound when there
+// is none; an error naming the sets when the run has several and evalSet is
+// empty.
+func (s *Store) LatestEvaluation(ctx context.Context, experiment, run, evalSet string) (*Evaluation, error) {
+	evals, err := s.ListEvaluations(ctx, EvaluationFilter{Experiment: experiment, Run: run, EvalSet: evalSet})
+	if err != nil {
+		return nil, err
+	}
+	if len(evals) == 0 {
+		return nil, fmt.Errorf("run %q of experiment %q has no evaluation%s: %w", run, experiment, onSet(evalSet), ErrNotFound)
+	}
+	if evalSet == "" {
+		sets := map[string]bool{}
+		for _, e := range evals {
+			sets[e.EvalSet] = true
+		}
+		if len(sets) > 1 {
+			var names []string
+			for n := range sets {
+				names = append(names, n)
+			}
+			slices.Sort(names)
+			return nil, fmt.Errorf("run %q has evaluations on several evaluation sets (%s): name one with --eval-set", run, strings.Join(names, ", "))
+		}
+	}
+	return &evals[0], nil
+}
+
+func onSet(evalSet string) string {
+	if evalSet == "" {
+		return ""
+	}
+	return fmt.Sprintf(" on %q", evalSet)
+}
+
+// ComparisonRecord is one recorded comparison: everything needed to
+// reproduce it, and every output.
+type ComparisonRecord struct {
+	LeftID, RightID int64
+	Metric          string
+	LowerIsBetter   bool
+	Method          string
+	Resamples       int
+	Seed            uint64
+	Confidence      float64
+	Alpha           float64
+	Adjustment      string
+	N               int64
+	LeftOnly        int64
+	RightOnly       int64
+	LeftMean        float64
+	RightMean       float64
+	Estimate        float64
+	Low, High       float64
+	PValue          float64
+	PAdjusted       float64
+	Distinguishable bool
+	Winner          string // "left", "right" or ""
+	Wins            int64
+	Losses          int64
+	Ties            int64
+	NRequired       *int64
+	Verdict         string
+	Parameters      map[string]any
+	Outputs         any
+}
+
+// RecordComparison stores a comparison in the history and returns its ID.
+func (s *Store) RecordComparison(ctx context.Context, r ComparisonRecord) (int64, error) {
+	if err := s.writable(); err != nil {
+		return 0, err
+	}
+	var winner any
+	if r.Winner != "" {
+		winner = r.Winner
+	}
+	var id int64
+	err := s.pool.QueryRow(ctx, `
+		INSERT INTO comparisons (
+			left_evaluation_id, right_evaluation_id, metric, lower_is_better, method,
+			resamples, seed, confidence, alpha, adjustment, n, n_left_only, n_right_only,
+			left_mean, right_mean, estimate, ci_low, ci_high, p_value, p_adjusted,
+			distinguishable, winner, wins, losses, ties, n_required, verdict,
+			parameters, outputs, software_version)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+			$19, $20, $21, $22, $23, $24, $25, $26, $27, coalesce($28::jsonb, '{}'), coalesce($29::jsonb, '{}'), $30)
+		RETURNING id`,
+		r.LeftID, r.RightID, r.Metric, r.LowerIsBetter, r.Method,
+		r.Resamples, int64(r.Seed), r.Confidence, r.Alpha, nullIfEmpty(r.Adjustment), r.N, r.LeftOnly, r.RightOnly,
+		r.LeftMean, r.RightMean, r.Estimate, r.Low, r.High, r.PValue, r.PAdjusted,
+		r.Distinguishable, winner, r.Wins, r.Losses, r.Ties, r.NRequired, r.Verdict,
+		r.Parameters, r.Outputs, Version()).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("record comparison: %w", err)
+	}
+	return id, nil
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
