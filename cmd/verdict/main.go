@@ -85,6 +85,7 @@ bad usage, database unreachable).`,
 		Commands: []*cli.Command{
 			logCommand(),
 			evaluateCommand(),
+			compareCommand(),
 			fingerprintCommand(),
 			statsCommand(),
 			runsCommand(),

@@ -63,3 +63,5 @@ func queryInt(t *testing.T, url, query string, args ...any) int {
 	t.Helper()
 	return storetest.Scalar[int](t, url, query, args...)
 }
+
+func writeFileErr(path, content string) error { return os.WriteFile(path, []byte(content), 0o644) }

@@ -479,3 +479,6 @@ func scalarText(v any) string {
 		return fmt.Sprint(x)
 	}
 }
+
+// toOrderedValue is toOrdered of any Go value.
+func toOrderedValue(v any) any { return toOrdered(reflect.ValueOf(v)) }

@@ -1,0 +1,346 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/stats"
+	"github.com/verdict-ml/verdict/store"
+)
+
+func compareCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "compare",
+		Usage:     "is the winner real? pair two evaluations user by user and test the difference",
+		ArgsUsage: "BASELINE CANDIDATE",
+		Description: `compare pairs two logged evaluations unit by unit (sample ID) inside
+PostgreSQL, and decides for each metric whether they differ: a paired
+bootstrap interval of the mean difference plus a paired sign-flip
+randomization test. A difference is distinguishable only when p < alpha
+AND the interval excludes zero. Differences are BASELINE - CANDIDATE.
+
+BASELINE and CANDIDATE are evaluation IDs, or run names with --experiment
+(the run's newest evaluation on --eval-set, or on its only evaluation set).
+Evaluations scored against different targets are refused unless
+--allow-different-targets compares the units they share.
+
+With several metrics, p-values are adjusted for multiplicity (--adjust, holm
+by default) and the report shows both. Every comparison is recorded in the
+history with its parameters and outputs (--no-record skips this); the same
+seed reproduces it exactly.
+
+In CI, --fail-on regression exits 1 when the candidate is distinguishably
+worse on any metric after adjustment, --fail-on difference on any
+distinguishable difference; 0 otherwise, 2 on errors:
+
+  verdict compare -e movielens --metric ndcg@20 --fail-on regression --format markdown main pr-1234
+
+Flags go before BASELINE and CANDIDATE.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "experiment", Aliases: []string{"e"}, Usage: "experiment `NAME` of runs named as BASELINE and CANDIDATE"},
+			&cli.StringFlag{Name: "eval-set", Aliases: []string{"s"}, Usage: "evaluation set `NAME` of the runs' evaluations"},
+			&cli.StringSliceFlag{Name: "metric", Aliases: []string{"m"}, Usage: "`METRIC` to compare (repeatable; default: every metric both share)"},
+			&cli.StringFlag{Name: "method", Value: "bootstrap", Usage: "`TEST`: bootstrap (interval + randomization test) or t (paired t)"},
+			alphaFlag, confidenceFlag, resamplesFlag, seedFlag,
+			&cli.StringFlag{Name: "adjust", Usage: "multiplicity `ADJUSTMENT`: holm, bonferroni, bh, by or none (default: holm with several metrics)"},
+			&cli.BoolFlag{Name: "allow-different-targets", Usage: "compare the units two evaluations share even when their targets differ"},
+			&cli.StringFlag{Name: "fail-on", Usage: "exit 1 on a distinguishable `CHANGE`: regression or difference"},
+			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table, markdown or json"},
+			&cli.BoolFlag{Name: "no-record", Usage: "do not record the comparison in the history"},
+		},
+		Action: runCompare,
+	}
+}
+
+// metricComparison is the outcome of one metric.
+type metricComparison struct {
+	Metric          string           `json:"metric"`
+	LowerIsBetter   bool             `json:"lower_is_better"`
+	Method          string           `json:"method"`
+	N               int              `json:"n"`
+	BaselineOnly    int64            `json:"n_baseline_only"`
+	CandidateOnly   int64            `json:"n_candidate_only"`
+	BaselineMean    float64          `json:"baseline_mean"`
+	CandidateMean   float64          `json:"candidate_mean"`
+	Difference      stats.Interval   `json:"difference"`
+	PValue          float64          `json:"p_value"`
+	PAdjusted       float64          `json:"p_adjusted"`
+	Adjustment      string           `json:"adjustment"`
+	Alpha           float64          `json:"alpha"`
+	Distinguishable bool             `json:"distinguishable"`
+	Winner          string           `json:"winner"` // "baseline", "candidate" or ""
+	Wins            int              `json:"wins"`
+	Losses          int              `json:"losses"`
+	Ties            int              `json:"ties"`
+	NRequired       *int             `json:"n_required"`
+	Verdict         string           `json:"verdict"`
+	ComparisonID    *int64           `json:"comparison_id"`
+	raw             stats.Comparison `json:"-"`
+}
+
+func runCompare(c *cli.Context) error {
+	if c.NArg() != 2 {
+		return userError("compare takes BASELINE and CANDIDATE, got %d arguments (see 'verdict compare --help')", c.NArg())
+	}
+	format := c.String("format")
+	if !slices.Contains([]string{"table", "markdown", "json"}, format) {
+		return userError("--format %q: want table, markdown or json", format)
+	}
+	failOn := c.String("fail-on")
+	if failOn != "" && failOn != "regression" && failOn != "difference" {
+		return userError("--fail-on %q: want regression or difference", failOn)
+	}
+	method := c.String("method")
+	if method != "bootstrap" && method != "t" {
+		return userError("--method %q: want bootstrap or t", method)
+	}
+	st, err := openStore(c)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	base, err := resolveEvaluation(c, st, c.Args().Get(0))
+	if err != nil {
+		return err
+	}
+	cand, err := resolveEvaluation(c, st, c.Args().Get(1))
+	if err != nil {
+		return err
+	}
+	metrics := c.StringSlice("metric")
+	if len(metrics) == 0 {
+		for _, m := range base.Metrics {
+			if slices.Contains(cand.Metrics, m) {
+				metrics = append(metrics, m)
+			}
+		}
+		if len(metrics) == 0 {
+			return userError("evaluations %d and %d share no metric (%s; %s)", base.ID, cand.ID, strings.Join(base.Metrics, ", "), strings.Join(cand.Metrics, ", "))
+		}
+	}
+	adjust := c.String("adjust")
+	if adjust == "" {
+		adjust = "none"
+		if len(metrics) > 1 {
+			adjust = "holm"
+		}
+	}
+	if !slices.Contains([]string{"holm", "bonferroni", "bh", "by", "none"}, adjust) {
+		return userError("--adjust %q: want holm, bonferroni, bh, by or none", adjust)
+	}
+
+	opts := stats.CompareOptions{Alpha: c.Float64("alpha"), Confidence: c.Float64("confidence"),
+		Resamples: c.Int("resamples"), Seed: c.Uint64("seed"), LeftName: "baseline", RightName: "candidate"}
+	var results []*metricComparison
+	for _, m := range metrics {
+		opts.Metric = m
+		r, err := compareMetric(c, st, base, cand, m, method, opts)
+		if err != nil {
+			return err
+		}
+		results = append(results, r)
+	}
+	if err := applyAdjustment(results, adjust); err != nil {
+		return err
+	}
+	if !c.Bool("no-record") {
+		for _, r := range results {
+			id, err := st.RecordComparison(c.Context, record(base, cand, r, opts, method))
+			if err != nil {
+				return err
+			}
+			r.ComparisonID = &id
+		}
+	}
+	if err := printComparisons(c.App.Writer, format, base, cand, results); err != nil {
+		return err
+	}
+	for _, r := range results {
+		worse := r.Distinguishable && r.Winner == "baseline"
+		if (failOn == "regression" && worse) || (failOn == "difference" && r.Distinguishable) {
+			return cli.Exit(fmt.Sprintf("the candidate is distinguishably %s on %s (--fail-on %s)", map[bool]string{true: "worse", false: "different"}[worse], r.Metric, failOn), exitGate)
+		}
+	}
+	return nil
+}
+
+// resolveEvaluation reads an evaluation ID, or a run name of --experiment.
+func resolveEvaluation(c *cli.Context, st *store.Store, arg string) (*store.Evaluation, error) {
+	if id, err := strconv.ParseInt(arg, 10, 64); err == nil && c.String("experiment") == "" {
+		e, err := st.GetEvaluation(c.Context, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, userError("no evaluation %d", id)
+		}
+		return e, err
+	}
+	if c.String("experiment") == "" {
+		return nil, userError("%q is not an evaluation ID: name runs with --experiment", arg)
+	}
+	e, err := st.LatestEvaluation(c.Context, c.String("experiment"), arg, c.String("eval-set"))
+	if err != nil {
+		return nil, cli.Exit(err.Error(), exitError)
+	}
+	return e, nil
+}
+
+// compareMetric pairs and tests one metric.
+func compareMetric(c *cli.Context, st *store.Store, base, cand *store.Evaluation, metric, method string, opts stats.CompareOptions) (*metricComparison, error) {
+	p, err := st.Pair(c.Context, base.ID, cand.ID, metric, c.Bool("allow-different-targets"))
+	if err != nil {
+		if errors.Is(err, store.ErrNotComparable) || errors.Is(err, store.ErrUnknownMetric) {
+			return nil, cli.Exit(err.Error(), exitError)
+		}
+		return nil, err
+	}
+	if len(p.SampleIDs) == 0 {
+		return nil, userError("evaluations %d and %d share no unit on %s", base.ID, cand.ID, metric)
+	}
+	if p.Draws() {
+		return nil, userError("evaluations %d and %d have several rows per unit on %s: comparing draws is not supported yet", base.ID, cand.ID, metric)
+	}
+	cmp, err := stats.ComparePairs(p.LeftSum, p.RightSum, opts)
+	if err != nil {
+		return nil, cli.Exit(fmt.Sprintf("%s: %v", metric, err), exitError)
+	}
+	r := &metricComparison{
+		Metric: metric, Method: "bootstrap+randomization",
+		LowerIsBetter: slices.Contains(base.LowerIsBetter, metric) || slices.Contains(cand.LowerIsBetter, metric),
+		N:             cmp.N, BaselineOnly: p.LeftOnly, CandidateOnly: p.RightOnly,
+		BaselineMean: cmp.LeftMean, CandidateMean: cmp.RightMean, Difference: cmp.Difference,
+		PValue: cmp.PValue, PAdjusted: cmp.PValue, Alpha: cmp.Alpha,
+		Wins: cmp.Wins, Losses: cmp.Losses, Ties: cmp.Ties, NRequired: cmp.NRequired,
+		Verdict: cmp.Verdict, raw: cmp,
+	}
+	if method == "t" {
+		t, err := stats.PairedT(p.LeftSum, p.RightSum, stats.PairedTOptions{Confidence: opts.Confidence})
+		if err != nil {
+			return nil, cli.Exit(fmt.Sprintf("%s: %v", metric, err), exitError)
+		}
+		r.Method = "paired-t"
+		r.Difference = stats.Interval{Estimate: t.MeanDiff, Low: t.CILow, High: t.CIHigh, Confidence: cmp.Difference.Confidence}
+		r.PValue, r.PAdjusted = t.PValue, t.PValue
+		r.Verdict = fmt.Sprintf("paired t: difference %+.4g, %g%% CI [%.4g, %.4g], p = %.3g, n = %d.",
+			t.MeanDiff, 100*r.Difference.Confidence, t.CILow, t.CIHigh, t.PValue, t.N)
+	}
+	return r, nil
+}
+
+// applyAdjustment adjusts the p-values across metrics and decides each
+// metric: distinguishable when the adjusted p is below alpha and the
+// interval excludes zero; the winner is the better side for the metric's
+// direction.
+func applyAdjustment(results []*metricComparison, adjust string) error {
+	if adjust != "none" {
+		ps := make([]float64, len(results))
+		for i, r := range results {
+			ps[i] = r.PValue
+		}
+		adj, err := stats.AdjustPValues(ps, stats.AdjustMethod(adjust))
+		if err != nil {
+			return err
+		}
+		for i, r := range results {
+			r.PAdjusted, r.Adjustment = adj.Adjusted[i], adjust
+		}
+	}
+	for _, r := range results {
+		r.Distinguishable = r.PAdjusted < r.Alpha && r.Difference.ExcludesZero()
+		r.Winner = ""
+		if r.Distinguishable {
+			baselineHigher := r.Difference.Estimate > 0
+			if baselineHigher != r.LowerIsBetter {
+				r.Winner = "baseline"
+			} else {
+				r.Winner = "candidate"
+			}
+		}
+		if r.Adjustment != "" && r.raw.Distinguishable != r.Distinguishable {
+			r.Verdict += fmt.Sprintf(" After %s adjustment across %d metrics p = %.3g, so the difference is %s.",
+				r.Adjustment, len(results), r.PAdjusted, map[bool]string{true: "distinguishable", false: "not distinguishable"}[r.Distinguishable])
+		}
+		if r.LowerIsBetter {
+			r.Verdict += " Lower is better for this metric."
+		}
+	}
+	return nil
+}
+
+func record(base, cand *store.Evaluation, r *metricComparison, opts stats.CompareOptions, method string) store.ComparisonRecord {
+	winner := map[string]string{"baseline": "left", "candidate": "right"}[r.Winner]
+	rec := store.ComparisonRecord{
+		LeftID: base.ID, RightID: cand.ID, Metric: r.Metric, LowerIsBetter: r.LowerIsBetter,
+		Method: r.Method, Resamples: opts.Resamples, Seed: opts.Seed, Confidence: r.Difference.Confidence,
+		Alpha: r.Alpha, Adjustment: r.Adjustment, N: int64(r.N), LeftOnly: r.BaselineOnly, RightOnly: r.CandidateOnly,
+		LeftMean: r.BaselineMean, RightMean: r.CandidateMean, Estimate: r.Difference.Estimate,
+		Low: r.Difference.Low, High: r.Difference.High, PValue: r.PValue, PAdjusted: r.PAdjusted,
+		Distinguishable: r.Distinguishable, Winner: winner, Wins: int64(r.Wins), Losses: int64(r.Losses), Ties: int64(r.Ties),
+		Verdict: r.Verdict,
+		Parameters: map[string]any{"method": method, "resamples": opts.Resamples, "seed": opts.Seed,
+			"alpha": opts.Alpha, "confidence": opts.Confidence, "adjustment": r.Adjustment},
+		Outputs: r,
+	}
+	if r.NRequired != nil {
+		n := int64(*r.NRequired)
+		rec.NRequired = &n
+	}
+	return rec
+}
+
+func printComparisons(w io.Writer, format string, base, cand *store.Evaluation, results []*metricComparison) error {
+	if format == "json" {
+		return writeJSON(w, toOrderedValue(results))
+	}
+	header := []string{"METRIC", "BASELINE", "CANDIDATE", "DIFFERENCE [CI]", "P", "P ADJ", "DISTINGUISHABLE", "WINNER", "W/L/T", "N"}
+	rows := make([][]string, 0, len(results))
+	for _, r := range results {
+		padj := "-"
+		if r.Adjustment != "" {
+			padj = fmt.Sprintf("%.3g", r.PAdjusted)
+		}
+		winner := r.Winner
+		if winner == "" {
+			winner = "none"
+		}
+		rows = append(rows, []string{r.Metric,
+			fmt.Sprintf("%.4g", r.BaselineMean), fmt.Sprintf("%.4g", r.CandidateMean),
+			fmt.Sprintf("%+.3g [%+.3g, %+.3g]", r.Difference.Estimate, r.Difference.Low, r.Difference.High),
+			fmt.Sprintf("%.3g", r.PValue), padj, strconv.FormatBool(r.Distinguishable), winner,
+			fmt.Sprintf("%d/%d/%d", r.Wins, r.Losses, r.Ties), strconv.Itoa(r.N)})
+	}
+	title := fmt.Sprintf("baseline: evaluation %d (%s/%s on %s)\ncandidate: evaluation %d (%s/%s on %s)\ndifference = baseline - candidate",
+		base.ID, base.Experiment, base.Run, base.EvalSet, cand.ID, cand.Experiment, cand.Run, cand.EvalSet)
+	if format == "markdown" {
+		fmt.Fprintf(w, "**verdict compare**: baseline `%s/%s` (evaluation %d) vs candidate `%s/%s` (evaluation %d) on `%s`; difference = baseline − candidate\n\n",
+			base.Experiment, base.Run, base.ID, cand.Experiment, cand.Run, cand.ID, base.EvalSet)
+		fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat("---|", len(header)))
+		for _, row := range rows {
+			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+		}
+		fmt.Fprintln(w)
+		for _, r := range results {
+			fmt.Fprintf(w, "- **%s**: %s\n", r.Metric, r.Verdict)
+		}
+		return nil
+	}
+	fmt.Fprintln(w, title)
+	fmt.Fprintln(w)
+	t := report.Table{Header: header, Rows: rows, Right: map[int]bool{1: true, 2: true, 4: true, 5: true, 9: true}}
+	if err := t.Render(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	for _, r := range results {
+		fmt.Fprintf(w, "%s: %s\n", r.Metric, r.Verdict)
+		if r.ComparisonID != nil {
+			fmt.Fprintf(w, "  (recorded as comparison %d)\n", *r.ComparisonID)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/verdict-ml/verdict/store/storetest"
+)
+
+// logScores logs one run's scores of 200 users: metric a is i%5/4 plus the
+// run's shift on every third user, metric b is the same for both runs.
+func logScores(t *testing.T, url, run string, shift float64, extra ...string) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("sample_id,a,b\n")
+	for i := range 200 {
+		a := float64(i%5) / 4
+		if i%3 == 0 {
+			a += shift
+		}
+		fmt.Fprintf(&b, "u%03d,%g,%g\n", i, a, float64(i%7)/8)
+	}
+	path := filepath.Join(t.TempDir(), run+".csv")
+	require.NoError(t, writeFileErr(path, b.String()))
+	args := append([]string{"log", "-e", "exp", "-r", run, "-s", "test"}, extra...)
+	res := runVerdict(t, url, append(args, path)...)
+	require.Equal(t, 0, res.code, res.stderr)
+}
+
+func TestCompareEndToEnd(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	logScores(t, url, "base", 0)
+	logScores(t, url, "worse", -0.25) // a third of the users lose 0.25 on a
+
+	res := runVerdict(t, url, "compare", "-e", "exp", "--format", "json", "base", "worse")
+	require.Equal(t, 0, res.code, res.stderr)
+	var out []metricComparison
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	require.Len(t, out, 2)
+	a, b := out[0], out[1]
+	require.Equal(t, "a", a.Metric)
+	require.Equal(t, 200, a.N)
+	// 67 of 200 users (i%3 == 0) differ by exactly +0.25: mean difference 67*0.25/200.
+	require.InDelta(t, 67*0.25/200, a.Difference.Estimate, 1e-9)
+	require.True(t, a.Distinguishable)
+	require.Equal(t, "baseline", a.Winner)
+	require.Equal(t, "holm", a.Adjustment)
+	require.Equal(t, 67, a.Wins)
+	require.Equal(t, 133, a.Ties)
+	// b is identical in both runs: difference 0, p = 1.
+	require.Equal(t, 0.0, b.Difference.Estimate)
+	require.Equal(t, 1.0, b.PValue)
+	require.False(t, b.Distinguishable)
+	require.Nil(t, b.NRequired)
+	require.Equal(t, 2, queryInt(t, url, `SELECT count(*) FROM comparisons`))
+
+	// The same seed reproduces the recorded numbers exactly.
+	res = runVerdict(t, url, "compare", "-e", "exp", "--format", "json", "--metric", "a", "base", "worse")
+	require.Equal(t, 0, res.code, res.stderr)
+	var again []metricComparison
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &again))
+	require.Equal(t, a.Difference, again[0].Difference)
+	require.Equal(t, a.PValue, again[0].PValue)
+	recorded := storetest.Scalar[float64](t, url, `SELECT ci_low FROM comparisons WHERE id = 1`)
+	require.Equal(t, a.Difference.Low, recorded)
+
+	// CI gates: the candidate is worse on a.
+	res = runVerdict(t, url, "compare", "-e", "exp", "--fail-on", "regression", "--no-record", "base", "worse")
+	require.Equal(t, 1, res.code)
+	require.Contains(t, res.stderr, "the candidate is distinguishably worse on a (--fail-on regression)")
+	res = runVerdict(t, url, "compare", "-e", "exp", "--fail-on", "regression", "--no-record", "worse", "base")
+	require.Equal(t, 0, res.code, "better is not a regression")
+	res = runVerdict(t, url, "compare", "-e", "exp", "--fail-on", "difference", "--no-record", "worse", "base")
+	require.Equal(t, 1, res.code)
+
+	// An evaluation against itself.
+	res = runVerdict(t, url, "compare", "--format", "json", "--no-record", "1", "1")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	for _, r := range out {
+		require.Equal(t, 0.0, r.Difference.Estimate)
+		require.Equal(t, 1.0, r.PValue)
+		require.False(t, r.Distinguishable)
+	}
+	require.Equal(t, 3, queryInt(t, url, `SELECT count(*) FROM comparisons`))
+}
+
+func TestCompareRefusesDifferentTargets(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	logScores(t, url, "one", 0, "--target-fingerprint", "targets-1")
+	logScores(t, url, "two", 0, "--target-fingerprint", "targets-2")
+
+	res := runVerdict(t, url, "compare", "-e", "exp", "one", "two")
+	require.Equal(t, 2, res.code)
+	require.Contains(t, res.stderr, "were scored on different evaluation sets or targets; pass --allow-different-targets")
+
+	res = runVerdict(t, url, "compare", "-e", "exp", "--allow-different-targets", "--format", "json", "--no-record", "one", "two")
+	require.Equal(t, 0, res.code, res.stderr)
+}
