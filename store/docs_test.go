@@ -8,6 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
+
+	"github.com/verdict-ml/verdict/store"
 )
 
 // TestSchemaDocQueriesRun runs every SQL example in docs/schema.md against two
@@ -32,6 +34,12 @@ func TestSchemaDocQueriesRun(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, int64(i+1), got.ID)
 	}
+
+	// A recorded comparison in which the candidate won on ndcg@20, for the
+	// history examples.
+	_, err = s.RecordComparison(ctx, store.ComparisonRecord{LeftID: 1, RightID: 2, Metric: "ndcg@20",
+		Method: "bootstrap+randomization", Alpha: 0.05, Confidence: 0.95, N: 4, Distinguishable: true, Winner: "right", Verdict: "candidate wins"})
+	require.NoError(t, err)
 
 	conn, err := pgx.Connect(ctx, url)
 	require.NoError(t, err)

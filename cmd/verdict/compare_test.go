@@ -104,3 +104,47 @@ func TestCompareRefusesDifferentTargets(t *testing.T) {
 	res = runVerdict(t, url, "compare", "-e", "exp", "--allow-different-targets", "--format", "json", "--no-record", "one", "two")
 	require.Equal(t, 0, res.code, res.stderr)
 }
+
+func TestHistoryAndShow(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	logScores(t, url, "base", 0)
+	logScores(t, url, "worse", -0.25)
+	res := runVerdict(t, url, "compare", "-e", "exp", "base", "worse")
+	require.Equal(t, 0, res.code, res.stderr)
+
+	res = runVerdict(t, url, "history", "--format", "json")
+	require.Equal(t, 0, res.code, res.stderr)
+	var all []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &all))
+	require.Len(t, all, 2)
+	require.Equal(t, "b", all[0]["metric"], "newest first")
+
+	for _, tt := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--metric", "a"}, 1},
+		{[]string{"--winner", "baseline"}, 1},
+		{[]string{"--winner", "none"}, 1},
+		{[]string{"--distinguishable", "true"}, 1},
+		{[]string{"--run", "worse"}, 2},
+		{[]string{"--experiment", "other"}, 0},
+		{[]string{"--since", "1d"}, 2},
+		{[]string{"--since", "2000-01-01", "--limit", "1"}, 1},
+	} {
+		res = runVerdict(t, url, append([]string{"history", "--format", "json"}, tt.args...)...)
+		require.Equal(t, 0, res.code, res.stderr)
+		var got []map[string]any
+		require.NoError(t, json.Unmarshal([]byte(res.stdout), &got))
+		require.Len(t, got, tt.want, "%v", tt.args)
+	}
+
+	res = runVerdict(t, url, "show", "comparison", "1")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "winner                   baseline")
+	require.Contains(t, res.stdout, "baseline_run             base")
+	res = runVerdict(t, url, "show", "comparison", "99")
+	require.Equal(t, 2, res.code)
+	require.Equal(t, "verdict: no comparison 99\n", res.stderr)
+}

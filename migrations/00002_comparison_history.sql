@@ -1,0 +1,47 @@
+-- The comparison history as analysts read it, and the index that keeps
+-- `verdict history --metric M` fast on a long history.
+
+-- +goose Up
+CREATE INDEX comparisons_metric_created_at_idx ON comparisons (metric, created_at DESC);
+
+CREATE VIEW comparison_history AS
+SELECT c.id AS comparison_id,
+       c.created_at,
+       lx.name AS experiment,
+       ls.name AS evaluation_set,
+       c.metric,
+       c.left_evaluation_id AS baseline_evaluation_id,
+       lr.name AS baseline_run,
+       c.right_evaluation_id AS candidate_evaluation_id,
+       rr.name AS candidate_run,
+       c.method,
+       c.n,
+       c.left_mean AS baseline_mean,
+       c.right_mean AS candidate_mean,
+       c.estimate AS difference,
+       c.ci_low,
+       c.ci_high,
+       c.p_value,
+       c.p_adjusted,
+       c.adjustment,
+       c.distinguishable,
+       CASE c.winner WHEN 'left' THEN 'baseline' WHEN 'right' THEN 'candidate' END AS winner,
+       c.lower_is_better,
+       c.wins,
+       c.losses,
+       c.ties,
+       c.verdict,
+       c.seed,
+       c.resamples,
+       c.software_version
+FROM comparisons c
+JOIN evaluations le ON le.id = c.left_evaluation_id
+JOIN runs lr ON lr.id = le.run_id
+JOIN experiments lx ON lx.id = lr.experiment_id
+JOIN evaluation_sets ls ON ls.id = le.evaluation_set_id
+JOIN evaluations re ON re.id = c.right_evaluation_id
+JOIN runs rr ON rr.id = re.run_id;
+
+-- +goose Down
+DROP VIEW comparison_history;
+DROP INDEX comparisons_metric_created_at_idx;
