@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -136,28 +137,14 @@ func runCompare(c *cli.Context) error {
 		return userError("--adjust %q: want holm, bonferroni, bh, by or none", adjust)
 	}
 
-	opts := stats.CompareOptions{Alpha: c.Float64("alpha"), Confidence: c.Float64("confidence"),
-		Resamples: c.Int("resamples"), Seed: c.Uint64("seed"), LeftName: "baseline", RightName: "candidate"}
-	var results []*metricComparison
-	for _, m := range metrics {
-		opts.Metric = m
-		r, err := compareMetric(c, st, base, cand, m, method, opts)
-		if err != nil {
-			return err
-		}
-		results = append(results, r)
+	set := compareSettings{
+		opts: stats.CompareOptions{Alpha: c.Float64("alpha"), Confidence: c.Float64("confidence"),
+			Resamples: c.Int("resamples"), Seed: c.Uint64("seed"), LeftName: "baseline", RightName: "candidate"},
+		method: method, adjust: adjust, intersect: c.Bool("allow-different-targets"), record: !c.Bool("no-record"),
 	}
-	if err := applyAdjustment(results, adjust); err != nil {
+	results, err := compareEvaluations(c.Context, st, base, cand, metrics, set)
+	if err != nil {
 		return err
-	}
-	if !c.Bool("no-record") {
-		for _, r := range results {
-			id, err := st.RecordComparison(c.Context, record(base, cand, r, opts, method))
-			if err != nil {
-				return err
-			}
-			r.ComparisonID = &id
-		}
 	}
 	if err := printComparisons(c.App.Writer, format, base, cand, results); err != nil {
 		return err
@@ -169,6 +156,43 @@ func runCompare(c *cli.Context) error {
 		}
 	}
 	return nil
+}
+
+// compareSettings are the parameters of a comparison.
+type compareSettings struct {
+	opts      stats.CompareOptions
+	method    string // bootstrap or t
+	adjust    string // holm, bonferroni, bh, by or none
+	intersect bool
+	record    bool
+}
+
+// compareEvaluations compares two evaluations on each metric, adjusts for
+// multiplicity, and records the results when asked.
+func compareEvaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluation, metrics []string, set compareSettings) ([]*metricComparison, error) {
+	var results []*metricComparison
+	for _, m := range metrics {
+		opts := set.opts
+		opts.Metric = m
+		r, err := compareMetric(ctx, st, base, cand, m, set.method, set.intersect, opts)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, r)
+	}
+	if err := applyAdjustment(results, set.adjust); err != nil {
+		return nil, err
+	}
+	if set.record {
+		for _, r := range results {
+			id, err := st.RecordComparison(ctx, record(base, cand, r, set.opts, set.method))
+			if err != nil {
+				return nil, err
+			}
+			r.ComparisonID = &id
+		}
+	}
+	return results, nil
 }
 
 // resolveEvaluation reads an evaluation ID, or a run name of --experiment.
@@ -191,8 +215,8 @@ func resolveEvaluation(c *cli.Context, st *store.Store, arg string) (*store.Eval
 }
 
 // compareMetric pairs and tests one metric.
-func compareMetric(c *cli.Context, st *store.Store, base, cand *store.Evaluation, metric, method string, opts stats.CompareOptions) (*metricComparison, error) {
-	p, err := st.Pair(c.Context, base.ID, cand.ID, metric, c.Bool("allow-different-targets"))
+func compareMetric(ctx context.Context, st *store.Store, base, cand *store.Evaluation, metric, method string, intersect bool, opts stats.CompareOptions) (*metricComparison, error) {
+	p, err := st.Pair(ctx, base.ID, cand.ID, metric, intersect)
 	if err != nil {
 		if errors.Is(err, store.ErrNotComparable) || errors.Is(err, store.ErrUnknownMetric) {
 			return nil, cli.Exit(err.Error(), exitError)

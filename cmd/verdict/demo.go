@@ -10,6 +10,7 @@ import (
 	"github.com/verdict-ml/verdict/demo"
 	"github.com/verdict-ml/verdict/evaluate"
 	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/stats"
 	"github.com/verdict-ml/verdict/store"
 )
 
@@ -23,7 +24,7 @@ const (
 func demoCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "demo",
-		Usage: "train three recommenders on MovieLens, evaluate them per user and log them",
+		Usage: "train three recommenders on MovieLens, evaluate and log them per user, and compare two",
 		Description: `demo tells verdict's story on real data, the GroupLens MovieLens
 "latest-small" ratings that ship with verdict (100,836 ratings by 610 users;
 see testdata/movielens-latest-small/README.txt for the licence).
@@ -33,7 +34,10 @@ recommenders learn from the earlier ones: popularity, a recency-weighted
 popularity and an item-kNN. Each ranks 20 unseen movies per user; verdict
 evaluates the rankings per user and logs them to experiment "movielens-demo"
 on the database verdict uses (the embedded default unless one is configured).
-Running demo again finds the evaluations already logged and writes nothing.`,
+Then it compares popularity with item-kNN user by user, as 'verdict compare'
+does: on one metric the gap is real, on the other it is not, and the
+verdict says what it would take. Running demo again finds the evaluations
+already logged; each run records its comparisons in the history.`,
 		Action: func(c *cli.Context) error {
 			w := c.App.Writer
 			ratings, err := demo.LoadMovieLens()
@@ -56,11 +60,13 @@ Running demo again finds the evaluations already logged and writes nothing.`,
 			}
 			show := []string{"ndcg@10", "recall@20", "hit_rate@10", "map@20"}
 			t := report.Table{Header: append(append([]string{"MODEL"}, show...), "EVALUATION"), Right: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true}}
+			evals := map[string]*store.Evaluation{}
 			for _, m := range []demo.Model{demo.Popularity(split), demo.RecentPopularity(split, 180), demo.ItemKNN(split, 50, 100)} {
 				logged, means, err := demoEvaluate(c, st, split, m, metrics)
 				if err != nil {
 					return err
 				}
+				evals[m.Name] = &logged.Evaluation
 				row := []string{m.Name}
 				for _, k := range show {
 					row = append(row, strconv.FormatFloat(means[k], 'f', 4, 64))
@@ -75,7 +81,27 @@ Running demo again finds the evaluations already logged and writes nothing.`,
 				return err
 			}
 			fmt.Fprintf(w, "\nevery mean above is backed by %d per-user values in the database.\n", len(split.Users))
-			fmt.Fprintf(w, "next: 'verdict runs -e %s', or 'verdict db psql' and\n  SELECT run, metric, mean FROM evaluation_metrics WHERE experiment = '%s' ORDER BY metric, mean DESC;\n", demoExperiment, demoExperiment)
+
+			// Is the winner real? Pair the users and test, as 'verdict compare' does.
+			fmt.Fprintf(w, "\nverdict compare popularity item-knn (paired by user, bootstrap + randomization, Holm over 2 metrics):\n")
+			results, err := compareEvaluations(c.Context, st, evals["popularity"], evals["item-knn"], []string{"ndcg@10", "recall@20"},
+				compareSettings{opts: stats.CompareOptions{LeftName: "popularity", RightName: "item-knn"}, method: "bootstrap", adjust: "holm", record: true})
+			if err != nil {
+				return err
+			}
+			for _, r := range results {
+				fmt.Fprintf(w, "  %s: %s\n", r.Metric, r.Verdict)
+			}
+			hist, err := st.History(c.Context, store.HistoryFilter{Experiment: demoExperiment, Limit: 5})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "\nthe history keeps every comparison (newest %d):\n", len(hist))
+			for _, h := range hist {
+				winner := map[string]string{"baseline": h.BaselineRun, "candidate": h.CandidateRun, "": "none (not distinguishable)"}[h.Winner]
+				fmt.Fprintf(w, "  #%d %s: %s vs %s, winner: %s\n", h.ID, h.Metric, h.BaselineRun, h.CandidateRun, winner)
+			}
+			fmt.Fprintf(w, "\nnext: 'verdict compare -e %s popularity recent-popularity', 'verdict history', or 'verdict db psql' and\n  SELECT * FROM comparison_history;\n", demoExperiment)
 			return nil
 		},
 	}
