@@ -168,39 +168,56 @@ func Compare(left, right map[string]float64, opts CompareOptions) (Comparison, e
 // belong to the same unit. It returns ErrLengths when the slices differ in
 // length, ErrTooFew when they are empty and ErrNotFinite for NaN or ±Inf.
 func ComparePairs(left, right []float64, opts CompareOptions) (Comparison, error) {
+	return CompareUnits(left, right, nil, opts)
+}
+
+// CompareUnits is ComparePairs on rows grouped into units: units[i] names
+// the unit of row i (several evaluation draws of one user, say), or units is
+// nil for one row per unit. The interval comes from the cluster bootstrap and
+// the p-value from the sign flip of whole units, so the unit, not the row, is
+// the independent observation; the estimate is the row-weighted mean
+// difference. N, wins, losses and ties count units, comparing each unit's
+// summed scores.
+func CompareUnits(left, right []float64, units []string, opts CompareOptions) (Comparison, error) {
 	alpha := cmp.Or(opts.Alpha, DefaultAlpha)
 	if !(alpha > 0 && alpha < 1) {
 		return Comparison{}, fmt.Errorf("%w: alpha must be in (0, 1), got %g", ErrBadParameter, opts.Alpha)
 	}
-	boot, err := PairedBootstrap(left, right, nil, BootstrapOptions{
+	boot, err := PairedBootstrap(left, right, units, BootstrapOptions{
 		Confidence: opts.Confidence, Resamples: opts.Resamples, Seed: opts.Seed, Method: Percentile,
 	})
 	if err != nil {
 		return Comparison{}, err
 	}
-	perm, err := Randomization(left, right, nil, RandomizationOptions{Permutations: boot.Resamples, Seed: opts.Seed})
+	perm, err := Randomization(left, right, units, RandomizationOptions{Permutations: boot.Resamples, Seed: opts.Seed})
 	if err != nil {
 		return Comparison{}, err
 	}
-	n := len(left)
+	rows := len(left)
 	c := Comparison{
-		N:          n,
-		LeftMean:   accurateSum(left) / float64(n),
-		RightMean:  accurateSum(right) / float64(n),
+		LeftMean:   accurateSum(left) / float64(rows),
+		RightMean:  accurateSum(right) / float64(rows),
 		Difference: Interval{Estimate: boot.Estimate, Low: boot.Low, High: boot.High, Confidence: boot.Confidence},
 		PValue:     perm.PValue,
 		Alpha:      alpha,
 	}
+	unitLeft, unitRight := left, right
+	if units != nil {
+		unitLeft, unitRight = sumByUnit(left, units), sumByUnit(right, units)
+	}
+	c.N = len(unitLeft)
 	var scale float64
-	for i := range left {
+	for i := range unitLeft {
 		switch {
-		case left[i] > right[i]:
+		case unitLeft[i] > unitRight[i]:
 			c.Wins++
-		case left[i] < right[i]:
+		case unitLeft[i] < unitRight[i]:
 			c.Losses++
 		default:
 			c.Ties++
 		}
+	}
+	for i := range left {
 		scale += math.Abs(left[i]) + math.Abs(right[i])
 	}
 	c.Distinguishable = c.PValue < alpha && c.Difference.ExcludesZero()
@@ -210,7 +227,7 @@ func ComparePairs(left, right []float64, opts CompareOptions) (Comparison, error
 			c.Winner = Right
 		}
 	}
-	equal := math.Abs(c.Difference.Estimate) <= resampleZeroTol*scale/float64(n)
+	equal := math.Abs(c.Difference.Estimate) <= resampleZeroTol*scale/float64(rows)
 	tooSmall := false
 	if !equal {
 		size, err := SampleSize(SampleSizeOptions{Delta: c.Difference.Estimate, Alpha: alpha, Power: comparePower})
@@ -225,6 +242,22 @@ func ComparePairs(left, right []float64, opts CompareOptions) (Comparison, error
 	}
 	c.Verdict = c.sentence(opts, equal, tooSmall)
 	return c, nil
+}
+
+// sumByUnit sums values per unit, in order of each unit's first row.
+func sumByUnit(values []float64, units []string) []float64 {
+	index := make(map[string]int)
+	var sums []float64
+	for i, u := range units {
+		k, ok := index[u]
+		if !ok {
+			k = len(sums)
+			index[u] = k
+			sums = append(sums, 0)
+		}
+		sums[k] += values[i]
+	}
+	return sums
 }
 
 // sentence writes the verdict: the gap, its interval, the p-value and n;

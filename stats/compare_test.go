@@ -298,3 +298,24 @@ func binomialBand(n int, p, level float64) (lo, hi int) {
 	}
 	return lo, hi
 }
+
+func TestCompareUnitsCountsUnits(t *testing.T) {
+	t.Parallel()
+	// Two units of two rows each and one single-row unit: the estimate is
+	// the row-weighted mean difference ((0.5+0.5) + (0+0.25) + 1)/5 = 0.45.
+	left := []float64{1, 1, 0.5, 0.5, 1}
+	right := []float64{0.5, 0.5, 0.5, 0.25, 0}
+	units := []string{"a", "a", "b", "b", "c"}
+	c, err := stats.CompareUnits(left, right, units, stats.CompareOptions{Seed: 7})
+	require.NoError(t, err)
+	require.Equal(t, 3, c.N)
+	require.InDelta(t, 0.45, c.Difference.Estimate, 1e-15)
+	require.Equal(t, 3, c.Wins, "each unit's summed left scores are higher")
+
+	// One row per unit: the same as ComparePairs.
+	a, err := stats.CompareUnits(left, right, []string{"1", "2", "3", "4", "5"}, stats.CompareOptions{Seed: 7})
+	require.NoError(t, err)
+	b, err := stats.ComparePairs(left, right, stats.CompareOptions{Seed: 7})
+	require.NoError(t, err)
+	require.Equal(t, b, a)
+}

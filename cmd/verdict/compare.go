@@ -226,10 +226,11 @@ func compareMetric(ctx context.Context, st *store.Store, base, cand *store.Evalu
 	if len(p.SampleIDs) == 0 {
 		return nil, userError("evaluations %d and %d share no unit on %s", base.ID, cand.ID, metric)
 	}
-	if p.Draws() {
-		return nil, userError("evaluations %d and %d have several rows per unit on %s: comparing draws is not supported yet", base.ID, cand.ID, metric)
+	left, right, units, err := unitRows(p)
+	if err != nil {
+		return nil, userError("evaluations %d and %d on %s: %v", base.ID, cand.ID, metric, err)
 	}
-	cmp, err := stats.ComparePairs(p.LeftSum, p.RightSum, opts)
+	cmp, err := stats.CompareUnits(left, right, units, opts)
 	if err != nil {
 		return nil, cli.Exit(fmt.Sprintf("%s: %v", metric, err), exitError)
 	}
@@ -254,6 +255,28 @@ func compareMetric(ctx context.Context, st *store.Store, base, cand *store.Evalu
 			t.MeanDiff, 100*r.Difference.Confidence, t.CILow, t.CIHigh, t.PValue, t.N)
 	}
 	return r, nil
+}
+
+// unitRows turns paired unit sums into the rows stats.CompareUnits takes.
+// Without draws every unit is one row. With draws, each unit becomes its
+// row count of rows at its mean, on each side: the cluster bootstrap and the
+// unit sign flip then see exactly the units' sums and counts. Both sides must
+// have the same number of rows for a unit.
+func unitRows(p *store.Pairs) (left, right []float64, units []string, err error) {
+	if !p.Draws() {
+		return p.LeftSum, p.RightSum, nil, nil
+	}
+	for i, id := range p.SampleIDs {
+		n := p.LeftRows[i]
+		if p.RightRows[i] != n {
+			return nil, nil, nil, fmt.Errorf("unit %q has %d rows in the baseline and %d in the candidate; draws must match to pair", id, n, p.RightRows[i])
+		}
+		lm, rm := p.LeftSum[i]/float64(n), p.RightSum[i]/float64(n)
+		for range n {
+			left, right, units = append(left, lm), append(right, rm), append(units, id)
+		}
+	}
+	return left, right, units, nil
 }
 
 // applyAdjustment adjusts the p-values across metrics and decides each

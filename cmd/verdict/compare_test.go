@@ -148,3 +148,71 @@ func TestHistoryAndShow(t *testing.T) {
 	require.Equal(t, 2, res.code)
 	require.Equal(t, "verdict: no comparison 99\n", res.stderr)
 }
+
+// TestCompareDrawsResamplesUnits logs evaluations with three draws per user
+// and checks that compare's interval and p-value are those of `verdict stats
+// paired-bootstrap` and `randomization` with --units on the same rows: a
+// cluster bootstrap over users, not rows.
+func TestCompareDrawsResamplesUnits(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	var base, cand strings.Builder
+	type row struct {
+		id   string
+		l, r float64
+	}
+	var rows []row
+	base.WriteString("sample_id,draw,m\n")
+	cand.WriteString("sample_id,draw,m\n")
+	for u := range 40 {
+		for d := range 3 {
+			// Eighths are exact in the stored float4 values.
+			l := float64((u*7+d*3)%8) / 8
+			r := float64((u*5+d)%8) / 8
+			id := fmt.Sprintf("user-%02d", u)
+			fmt.Fprintf(&base, "%s,%d,%g\n", id, d, l)
+			fmt.Fprintf(&cand, "%s,%d,%g\n", id, d, r)
+			rows = append(rows, row{id, l, r})
+		}
+	}
+	for name, b := range map[string]*strings.Builder{"base": &base, "cand": &cand} {
+		path := filepath.Join(t.TempDir(), name+".csv")
+		require.NoError(t, writeFileErr(path, b.String()))
+		res := runVerdict(t, url, "log", "-e", "exp", "-r", name, "-s", "test", path)
+		require.Equal(t, 0, res.code, res.stderr)
+	}
+	res := runVerdict(t, url, "compare", "-e", "exp", "--format", "json", "--no-record", "base", "cand")
+	require.Equal(t, 0, res.code, res.stderr)
+	var out []metricComparison
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	require.Equal(t, 40, out[0].N, "units, not rows")
+
+	var in struct {
+		Left  []float64 `json:"left"`
+		Right []float64 `json:"right"`
+		Units []string  `json:"units"`
+	}
+	for _, r := range rows {
+		in.Left, in.Right, in.Units = append(in.Left, r.l), append(in.Right, r.r), append(in.Units, r.id)
+	}
+	input, err := json.Marshal(in)
+	require.NoError(t, err)
+	res = runStats(t, string(input), "paired-bootstrap", "--format", "json")
+	require.Equal(t, 0, res.code, res.stderr)
+	var boot struct {
+		Estimate, Low, High float64
+	}
+	var raw map[string]float64
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &raw))
+	boot.Estimate, boot.Low, boot.High = raw["estimate"], raw["ci_low"], raw["ci_high"]
+	// The same data, so the same resamples: equal up to rounding of sums.
+	const tol = 1e-12
+	require.InDelta(t, boot.Estimate, out[0].Difference.Estimate, tol)
+	require.InDelta(t, boot.Low, out[0].Difference.Low, tol)
+	require.InDelta(t, boot.High, out[0].Difference.High, tol)
+
+	res = runStats(t, string(input), "randomization", "--format", "json")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &raw))
+	require.InDelta(t, raw["p_value"], out[0].PValue, tol)
+}
