@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -215,4 +216,65 @@ func TestCompareDrawsResamplesUnits(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &raw))
 	require.InDelta(t, raw["p_value"], out[0].PValue, tol)
+}
+
+func TestCompareLowerIsBetterAndMissingUnits(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	// logloss: the candidate's loss is 0.25 higher on a third of the users,
+	// so it is worse although its mean is higher.
+	logScores(t, url, "base", 0, "--lower-is-better", "a")
+	var b strings.Builder
+	b.WriteString("sample_id,a,b\n")
+	for i := range 210 { // 10 users more than the baseline, and u000 missing
+		if i == 0 {
+			continue
+		}
+		a := float64(i%5) / 4
+		if i%3 == 0 {
+			a += 0.25
+		}
+		fmt.Fprintf(&b, "u%03d,%g,%g\n", i, a, float64(i%7)/8)
+	}
+	path := filepath.Join(t.TempDir(), "cand.csv")
+	require.NoError(t, writeFileErr(path, b.String()))
+	res := runVerdict(t, url, "log", "-e", "exp", "-r", "cand", "-s", "test", "--lower-is-better", "a", path)
+	require.Equal(t, 0, res.code, res.stderr)
+
+	// Different sample sets: different samples fingerprints, so the
+	// intersection must be asked for.
+	res = runVerdict(t, url, "compare", "-e", "exp", "--metric", "a", "--allow-different-targets",
+		"--fail-on", "regression", "--format", "json", "base", "cand")
+	require.Equal(t, 1, res.code, "a higher loss is a regression; stderr: %s", res.stderr)
+	var out []metricComparison
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	r := out[0]
+	require.True(t, r.LowerIsBetter)
+	require.Equal(t, 199, r.N)
+	require.Equal(t, int64(1), r.BaselineOnly, "u000")
+	require.Equal(t, int64(10), r.CandidateOnly, "u200 to u209")
+	require.True(t, r.Distinguishable)
+	require.Equal(t, "baseline", r.Winner, "lower is better: the baseline's lower loss wins")
+	require.Less(t, r.Difference.Estimate, 0.0)
+	require.Contains(t, r.Verdict, "Lower is better for this metric.")
+}
+
+func TestConcurrentComparesAreBothRecorded(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	logScores(t, url, "base", 0)
+	logScores(t, url, "worse", -0.25)
+	var wg sync.WaitGroup
+	outs := make([][]byte, 2)
+	errs := make([]error, 2)
+	for i := range 2 {
+		cmd := verdictCmd(t, "--database-url", url, "compare", "-e", "exp", "--metric", "a", "--seed", fmt.Sprint(i), "base", "worse")
+		wg.Go(func() { outs[i], errs[i] = cmd.CombinedOutput() })
+	}
+	wg.Wait()
+	for i := range 2 {
+		require.NoError(t, errs[i], string(outs[i]))
+	}
+	require.Equal(t, 2, queryInt(t, url, `SELECT count(*) FROM comparisons`))
+	require.Equal(t, 2, queryInt(t, url, `SELECT count(DISTINCT seed) FROM comparisons`))
 }
