@@ -223,3 +223,46 @@ func nullIfEmpty(s string) any {
 	}
 	return s
 }
+
+// UnitMatrix returns, for the units present in every one of the
+// evaluations, each evaluation's value of metric: one row per unit (sample
+// ID order), one column per evaluation. A unit with several rows (draws) has
+// its rows' mean. It is the input of a Friedman test in which units are
+// blocks.
+func (s *Store) UnitMatrix(ctx context.Context, evals []*Evaluation, metric string) (units []string, values [][]float64, err error) {
+	ids := make([]int64, len(evals))
+	idx := make([]int32, len(evals))
+	for i, e := range evals {
+		ids[i] = e.ID
+		k := slices.Index(e.Metrics, metric)
+		if k < 0 {
+			return nil, nil, fmt.Errorf("%w: evaluation %d has no %q (it has %s)", ErrUnknownMetric, e.ID, metric, strings.Join(e.Metrics, ", "))
+		}
+		idx[i] = int32(k + 1)
+	}
+	rows, err := s.pool.Query(ctx, `
+		SELECT sample_id, array_agg(v ORDER BY ord)
+		FROM (
+			SELECT u.sample_id, k.ord, avg(u.vals[k.idx]::double precision) AS v
+			FROM unnest($1::bigint[], $2::int[]) WITH ORDINALITY AS k (eid, idx, ord)
+			JOIN unit_values u ON u.evaluation_id = k.eid
+			GROUP BY u.sample_id, k.ord
+		) per_unit
+		GROUP BY sample_id
+		HAVING count(*) = $3
+		ORDER BY sample_id`, ids, idx, len(evals))
+	if err != nil {
+		return nil, nil, fmt.Errorf("unit matrix: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var vals []float64
+		if err := rows.Scan(&id, &vals); err != nil {
+			return nil, nil, err
+		}
+		units = append(units, id)
+		values = append(values, vals)
+	}
+	return units, values, rows.Err()
+}

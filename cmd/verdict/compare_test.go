@@ -278,3 +278,29 @@ func TestConcurrentComparesAreBothRecorded(t *testing.T) {
 	require.Equal(t, 2, queryInt(t, url, `SELECT count(*) FROM comparisons`))
 	require.Equal(t, 2, queryInt(t, url, `SELECT count(DISTINCT seed) FROM comparisons`))
 }
+
+func TestRank(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	logScores(t, url, "base", 0)
+	logScores(t, url, "worse", -0.25)
+	logScores(t, url, "same", 0)
+
+	res := runVerdict(t, url, "rank", "-e", "exp", "--metric", "a", "--format", "json", "base", "worse", "same")
+	require.Equal(t, 0, res.code, res.stderr)
+	var out struct {
+		Units int `json:"n_units"`
+		Runs  []struct {
+			Name    string  `json:"name"`
+			AvgRank float64 `json:"avg_rank"`
+		} `json:"runs"`
+		Cliques [][]string `json:"cliques"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	require.Equal(t, 200, out.Units)
+	// On the 67 users where worse loses it ranks 3rd and the others tie at
+	// 1.5; elsewhere all three tie at 2. So worse averages (67*3+133*2)/200.
+	require.Equal(t, "worse", out.Runs[2].Name)
+	require.InDelta(t, (67*3.0+133*2)/200, out.Runs[2].AvgRank, 1e-12)
+	require.Equal(t, [][]string{{"base", "same"}}, out.Cliques)
+}

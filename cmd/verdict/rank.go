@@ -1,0 +1,213 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/stats"
+	"github.com/verdict-ml/verdict/store"
+)
+
+func rankCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "rank",
+		Usage:     "rank several evaluations with a Friedman test over the units they share",
+		ArgsUsage: "EVAL EVAL [EVAL...]",
+		Description: `rank compares K evaluations at once (Demšar 2006): every unit (sample ID)
+present in all of them is a block, the runs are ranked within it (best = 1,
+ties averaged), and a Friedman test with the Iman-Davenport correction says
+whether they differ at all. The Nemenyi critical difference (CD) and Holm's
+step-down tests against --control (default: the best run) say which do.
+Runs whose average ranks differ by less than the CD form cliques: groups that
+cannot be told apart.
+
+EVALs are evaluation IDs, or run names with --experiment. Flags go before
+the EVALs.
+
+Example:
+  verdict rank -e movielens --metric ndcg@10 popularity recent-popularity item-knn`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "experiment", Aliases: []string{"e"}, Usage: "experiment `NAME` of runs named as EVALs"},
+			&cli.StringFlag{Name: "eval-set", Aliases: []string{"s"}, Usage: "evaluation set `NAME` of the runs' evaluations"},
+			&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Usage: "`METRIC` to rank on (required)"},
+			&cli.StringFlag{Name: "control", Usage: "control run `NAME` of the Holm comparisons (default: the best)"},
+			alphaFlag,
+			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table or json"},
+		},
+		Action: runRank,
+	}
+}
+
+// rankResult is what rank prints.
+type rankResult struct {
+	Metric   string               `json:"metric"`
+	Units    int                  `json:"n_units"`
+	Runs     []rankedRun          `json:"runs"`
+	Friedman stats.FriedmanResult `json:"friedman"`
+	Cliques  [][]string           `json:"cliques"`
+}
+
+type rankedRun struct {
+	Name         string  `json:"name"`
+	EvaluationID int64   `json:"evaluation_id"`
+	AvgRank      float64 `json:"avg_rank"`
+	Mean         float64 `json:"mean"`
+}
+
+func runRank(c *cli.Context) error {
+	if c.NArg() < 2 {
+		return userError("rank takes at least two evaluations, got %d (see 'verdict rank --help')", c.NArg())
+	}
+	metric := c.String("metric")
+	if metric == "" {
+		return userError("--metric is required")
+	}
+	format := c.String("format")
+	if format != "table" && format != "json" {
+		return userError("--format %q: want table or json", format)
+	}
+	st, err := openStore(c)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var evals []*store.Evaluation
+	var names []string
+	for _, arg := range c.Args().Slice() {
+		e, err := resolveEvaluation(c, st, arg)
+		if err != nil {
+			return err
+		}
+		if len(evals) > 0 && e.EvalSetID != evals[0].EvalSetID {
+			return userError("evaluations %d and %d were scored on different evaluation sets or targets; rank needs one", evals[0].ID, e.ID)
+		}
+		name := e.Run
+		if slices.Contains(names, name) {
+			name = fmt.Sprintf("%s#%d", e.Run, e.ID)
+		}
+		evals, names = append(evals, e), append(names, name)
+	}
+	units, values, err := st.UnitMatrix(c.Context, evals, metric)
+	if err != nil {
+		return cli.Exit(err.Error(), exitError)
+	}
+	if len(units) == 0 {
+		return userError("the evaluations share no unit")
+	}
+	// Friedman ranks the highest score first; flip lower-is-better metrics.
+	if slices.Contains(evals[0].LowerIsBetter, metric) {
+		for _, row := range values {
+			for j := range row {
+				row[j] = -row[j]
+			}
+		}
+	}
+	res := rankResult{Metric: metric, Units: len(units)}
+	first, err := stats.Friedman(values, stats.FriedmanOptions{Names: names, Alpha: c.Float64("alpha")})
+	if err != nil {
+		return cli.Exit(err.Error(), exitError)
+	}
+	control := c.String("control")
+	if control == "" {
+		best := 0
+		for j, r := range first.AvgRanks {
+			if r < first.AvgRanks[best] {
+				best = j
+			}
+		}
+		control = names[best]
+	}
+	if !slices.Contains(names, control) {
+		return userError("--control %q is not among the runs (%s)", control, strings.Join(names, ", "))
+	}
+	res.Friedman, err = stats.Friedman(values, stats.FriedmanOptions{Names: names, Alpha: c.Float64("alpha"), Control: control})
+	if err != nil {
+		return cli.Exit(err.Error(), exitError)
+	}
+	for j, e := range evals {
+		sum := 0.0
+		for _, row := range values {
+			sum += row[j]
+		}
+		mean := sum / float64(len(values))
+		if slices.Contains(evals[0].LowerIsBetter, metric) {
+			mean = -mean
+		}
+		res.Runs = append(res.Runs, rankedRun{Name: names[j], EvaluationID: e.ID, AvgRank: res.Friedman.AvgRanks[j], Mean: mean})
+	}
+	slices.SortStableFunc(res.Runs, func(a, b rankedRun) int {
+		switch {
+		case a.AvgRank < b.AvgRank:
+			return -1
+		case a.AvgRank > b.AvgRank:
+			return 1
+		}
+		return 0
+	})
+	res.Cliques = cliques(res.Runs, res.Friedman.CD)
+	if format == "json" {
+		return writeJSON(c.App.Writer, toOrderedValue(res))
+	}
+	return printRank(c.App.Writer, res, control, c.Float64("alpha"))
+}
+
+// cliques groups runs, in rank order, into maximal runs of consecutive runs
+// whose average ranks differ by less than the critical difference; groups
+// contained in another are dropped.
+func cliques(runs []rankedRun, cd float64) [][]string {
+	var out [][]string
+	lastEnd := -1
+	for i := range runs {
+		j := i
+		for j+1 < len(runs) && runs[j+1].AvgRank-runs[i].AvgRank < cd {
+			j++
+		}
+		if j > i && j > lastEnd {
+			var g []string
+			for _, r := range runs[i : j+1] {
+				g = append(g, r.Name)
+			}
+			out = append(out, g)
+			lastEnd = j
+		}
+	}
+	return out
+}
+
+func printRank(w io.Writer, res rankResult, control string, alpha float64) error {
+	f := res.Friedman
+	fmt.Fprintf(w, "%s over %d units (blocks) and %d runs\n\n", res.Metric, res.Units, len(res.Runs))
+	holm := map[string]stats.HolmComparison{}
+	for _, h := range f.Holm {
+		holm[h.Name] = h
+	}
+	t := report.Table{Header: []string{"RANK", "RUN", "AVG RANK", "MEAN", "P ADJ VS " + strings.ToUpper(control), "DIFFERENT"}, Right: map[int]bool{0: true, 2: true, 3: true, 4: true}}
+	for i, r := range res.Runs {
+		padj, diff := "(control)", ""
+		if h, ok := holm[r.Name]; ok {
+			padj, diff = fmt.Sprintf("%.3g", h.PAdjusted), strconv.FormatBool(h.Rejected)
+		}
+		t.Add(strconv.Itoa(i+1), r.Name, fmt.Sprintf("%.3f", r.AvgRank), fmt.Sprintf("%.4g", r.Mean), padj, diff)
+	}
+	if err := t.Render(w); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nFriedman chi2 = %.4g (df %d), p = %.3g; Iman-Davenport F = %.4g, p = %.3g\n", f.Chi2, f.DF, f.PValue, f.ImanDavenportF, f.ImanDavenportP)
+	fmt.Fprintf(w, "Nemenyi critical difference at alpha %.3g: %.3f\n", alpha, f.CD)
+	if len(res.Cliques) == 0 {
+		fmt.Fprintln(w, "every pair of runs is further apart than the critical difference")
+	}
+	for _, g := range res.Cliques {
+		fmt.Fprintf(w, "not distinguishable from each other: %s\n", strings.Join(g, ", "))
+	}
+	for _, n := range f.Notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+	return nil
+}
