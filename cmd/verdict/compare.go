@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/verdict-ml/verdict/report"
 	"github.com/verdict-ml/verdict/stats"
@@ -48,7 +50,8 @@ Flags go before BASELINE and CANDIDATE.`,
 			&cli.StringFlag{Name: "experiment", Aliases: []string{"e"}, Usage: "experiment `NAME` of runs named as BASELINE and CANDIDATE"},
 			&cli.StringFlag{Name: "eval-set", Aliases: []string{"s"}, Usage: "evaluation set `NAME` of the runs' evaluations"},
 			&cli.StringSliceFlag{Name: "metric", Aliases: []string{"m"}, Usage: "`METRIC` to compare (repeatable; default: every metric both share)"},
-			&cli.StringFlag{Name: "method", Value: "bootstrap", Usage: "`TEST`: bootstrap (interval + randomization test) or t (paired t)"},
+			&cli.StringFlag{Name: "method", Usage: "`TEST`: bootstrap (interval + randomization test), t (paired t) or wilcoxon (signed rank, with the bootstrap interval); default bootstrap, or the corrected resampled t for k-fold evaluations"},
+			&cli.Float64Flag{Name: "rope", Usage: "with k-fold evaluations, add the Bayesian correlated t's probabilities for a region of practical equivalence of half-width `R`"},
 			alphaFlag, confidenceFlag, resamplesFlag, seedFlag,
 			&cli.StringFlag{Name: "adjust", Usage: "multiplicity `ADJUSTMENT`: holm, bonferroni, bh, by or none (default: holm with several metrics)"},
 			&cli.BoolFlag{Name: "allow-different-targets", Usage: "compare the units two evaluations share even when their targets differ"},
@@ -62,28 +65,29 @@ Flags go before BASELINE and CANDIDATE.`,
 
 // metricComparison is the outcome of one metric.
 type metricComparison struct {
-	Metric          string           `json:"metric"`
-	LowerIsBetter   bool             `json:"lower_is_better"`
-	Method          string           `json:"method"`
-	N               int              `json:"n"`
-	BaselineOnly    int64            `json:"n_baseline_only"`
-	CandidateOnly   int64            `json:"n_candidate_only"`
-	BaselineMean    float64          `json:"baseline_mean"`
-	CandidateMean   float64          `json:"candidate_mean"`
-	Difference      stats.Interval   `json:"difference"`
-	PValue          float64          `json:"p_value"`
-	PAdjusted       float64          `json:"p_adjusted"`
-	Adjustment      string           `json:"adjustment"`
-	Alpha           float64          `json:"alpha"`
-	Distinguishable bool             `json:"distinguishable"`
-	Winner          string           `json:"winner"` // "baseline", "candidate" or ""
-	Wins            int              `json:"wins"`
-	Losses          int              `json:"losses"`
-	Ties            int              `json:"ties"`
-	NRequired       *int             `json:"n_required"`
-	Verdict         string           `json:"verdict"`
-	ComparisonID    *int64           `json:"comparison_id"`
-	raw             stats.Comparison `json:"-"`
+	Metric          string             `json:"metric"`
+	LowerIsBetter   bool               `json:"lower_is_better"`
+	Method          string             `json:"method"`
+	N               int                `json:"n"`
+	BaselineOnly    int64              `json:"n_baseline_only"`
+	CandidateOnly   int64              `json:"n_candidate_only"`
+	BaselineMean    float64            `json:"baseline_mean"`
+	CandidateMean   float64            `json:"candidate_mean"`
+	Difference      stats.Interval     `json:"difference"`
+	PValue          float64            `json:"p_value"`
+	PAdjusted       float64            `json:"p_adjusted"`
+	Adjustment      string             `json:"adjustment"`
+	Alpha           float64            `json:"alpha"`
+	Distinguishable bool               `json:"distinguishable"`
+	Winner          string             `json:"winner"` // "baseline", "candidate" or ""
+	Wins            int                `json:"wins"`
+	Losses          int                `json:"losses"`
+	Ties            int                `json:"ties"`
+	NRequired       *int               `json:"n_required"`
+	Verdict         string             `json:"verdict"`
+	Bayes           *stats.BayesResult `json:"bayes,omitempty"`
+	ComparisonID    *int64             `json:"comparison_id"`
+	raw             stats.Comparison   `json:"-"`
 }
 
 func runCompare(c *cli.Context) error {
@@ -99,8 +103,8 @@ func runCompare(c *cli.Context) error {
 		return userError("--fail-on %q: want regression or difference", failOn)
 	}
 	method := c.String("method")
-	if method != "bootstrap" && method != "t" {
-		return userError("--method %q: want bootstrap or t", method)
+	if method != "" && method != "bootstrap" && method != "t" && method != "wilcoxon" {
+		return userError("--method %q: want bootstrap, t or wilcoxon", method)
 	}
 	st, err := openStore(c)
 	if err != nil {
@@ -142,6 +146,15 @@ func runCompare(c *cli.Context) error {
 			Resamples: c.Int("resamples"), Seed: c.Uint64("seed"), LeftName: "baseline", RightName: "candidate"},
 		method: method, adjust: adjust, intersect: c.Bool("allow-different-targets"), record: !c.Bool("no-record"),
 	}
+	if c.IsSet("rope") {
+		rope := c.Float64("rope")
+		set.rope = &rope
+	}
+	if method == "" && isKFold(base) && isKFold(cand) {
+		set.method = "corrected-t"
+	} else if method == "" {
+		set.method = "bootstrap"
+	}
 	results, err := compareEvaluations(c.Context, st, base, cand, metrics, set)
 	if err != nil {
 		return err
@@ -165,6 +178,11 @@ type compareSettings struct {
 	adjust    string // holm, bonferroni, bh, by or none
 	intersect bool
 	record    bool
+	rope      *float64 // Bayesian correlated t with this ROPE (k-fold)
+}
+
+func isKFold(e *store.Evaluation) bool {
+	return e.Protocol.Name == "kfold" || e.Protocol.Name == "repeated_kfold"
 }
 
 // compareEvaluations compares two evaluations on each metric, adjusts for
@@ -174,7 +192,7 @@ func compareEvaluations(ctx context.Context, st *store.Store, base, cand *store.
 	for _, m := range metrics {
 		opts := set.opts
 		opts.Metric = m
-		r, err := compareMetric(ctx, st, base, cand, m, set.method, set.intersect, opts)
+		r, err := compareMetric(ctx, st, base, cand, m, set, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -215,8 +233,9 @@ func resolveEvaluation(c *cli.Context, st *store.Store, arg string) (*store.Eval
 }
 
 // compareMetric pairs and tests one metric.
-func compareMetric(ctx context.Context, st *store.Store, base, cand *store.Evaluation, metric, method string, intersect bool, opts stats.CompareOptions) (*metricComparison, error) {
-	p, err := st.Pair(ctx, base.ID, cand.ID, metric, intersect)
+func compareMetric(ctx context.Context, st *store.Store, base, cand *store.Evaluation, metric string, set compareSettings, opts stats.CompareOptions) (*metricComparison, error) {
+	method := set.method
+	p, err := st.Pair(ctx, base.ID, cand.ID, metric, set.intersect)
 	if err != nil {
 		if errors.Is(err, store.ErrNotComparable) || errors.Is(err, store.ErrUnknownMetric) {
 			return nil, cli.Exit(err.Error(), exitError)
@@ -243,8 +262,9 @@ func compareMetric(ctx context.Context, st *store.Store, base, cand *store.Evalu
 		Wins: cmp.Wins, Losses: cmp.Losses, Ties: cmp.Ties, NRequired: cmp.NRequired,
 		Verdict: cmp.Verdict, raw: cmp,
 	}
-	if method == "t" {
-		t, err := stats.PairedT(p.LeftSum, p.RightSum, stats.PairedTOptions{Confidence: opts.Confidence})
+	switch method {
+	case "t":
+		t, err := stats.PairedT(left, right, stats.PairedTOptions{Confidence: opts.Confidence})
 		if err != nil {
 			return nil, cli.Exit(fmt.Sprintf("%s: %v", metric, err), exitError)
 		}
@@ -253,8 +273,54 @@ func compareMetric(ctx context.Context, st *store.Store, base, cand *store.Evalu
 		r.PValue, r.PAdjusted = t.PValue, t.PValue
 		r.Verdict = fmt.Sprintf("paired t: difference %+.4g, %g%% CI [%.4g, %.4g], p = %.3g, n = %d.",
 			t.MeanDiff, 100*r.Difference.Confidence, t.CILow, t.CIHigh, t.PValue, t.N)
+	case "wilcoxon":
+		w, err := stats.Wilcoxon(left, right, stats.WilcoxonOptions{})
+		if err != nil {
+			return nil, cli.Exit(fmt.Sprintf("%s: %v", metric, err), exitError)
+		}
+		r.Method = "wilcoxon+bootstrap-interval"
+		r.PValue, r.PAdjusted = w.PValue, w.PValue
+		r.Verdict = fmt.Sprintf("Wilcoxon signed-rank (%s): W+ = %g, W- = %g, p = %.3g; bootstrap %g%% CI of the difference [%.4g, %.4g], n = %d.",
+			w.Mode, w.WPlus, w.WMinus, w.PValue, 100*r.Difference.Confidence, r.Difference.Low, r.Difference.High, w.N)
+	case "corrected-t":
+		nTrain, nTest := base.Protocol.NTrain, base.Protocol.NTest
+		if nTrain <= 0 || nTest <= 0 {
+			return nil, userError("evaluation %d is k-fold but has no --n-train/--n-test recorded, which the corrected resampled t needs", base.ID)
+		}
+		ct, err := stats.CorrectedResampledT(left, right, stats.CorrectedTOptions{NTrain: int(nTrain), NTest: int(nTest)})
+		if err != nil {
+			return nil, cli.Exit(fmt.Sprintf("%s: %v", metric, err), exitError)
+		}
+		r.Method = "corrected-t"
+		r.Difference = tInterval(ct.MeanDiff, ct.T, ct.DF, cmp.Difference.Confidence)
+		r.PValue, r.PAdjusted = ct.PValue, ct.PValue
+		r.Verdict = fmt.Sprintf("corrected resampled t (Nadeau & Bengio, %d folds, n_train %d, n_test %d): difference %+.4g, %g%% CI [%.4g, %.4g], t = %.4g, p = %.3g.",
+			ct.N, nTrain, nTest, ct.MeanDiff, 100*r.Difference.Confidence, r.Difference.Low, r.Difference.High, ct.T, ct.PValue)
+		if set.rope != nil {
+			b, err := stats.BayesCorrelatedT(left, right, stats.BayesOptions{NTrain: int(nTrain), NTest: int(nTest), Rope: *set.rope})
+			if err != nil {
+				return nil, cli.Exit(fmt.Sprintf("%s: %v", metric, err), exitError)
+			}
+			r.Bayes = &b
+			r.Verdict += fmt.Sprintf(" Bayesian correlated t with a ROPE of %g: P(baseline better) = %.3f, P(equivalent) = %.3f, P(candidate better) = %.3f.",
+				*set.rope, b.PLeftBetter, b.PEquivalent, b.PRightBetter)
+		}
 	}
 	return r, nil
+}
+
+// tInterval is the interval mean ± t_{df, 1-(1-confidence)/2} · se, with
+// the standard error implied by a t statistic: se = |mean / t|. With t = 0
+// or infinite it is the point itself.
+func tInterval(mean, t float64, df int, confidence float64) stats.Interval {
+	in := stats.Interval{Estimate: mean, Low: mean, High: mean, Confidence: confidence}
+	if t == 0 || math.IsInf(t, 0) || math.IsNaN(t) || df < 1 {
+		return in
+	}
+	se := math.Abs(mean / t)
+	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(1 - (1-confidence)/2)
+	in.Low, in.High = mean-q*se, mean+q*se
+	return in
 }
 
 // unitRows turns paired unit sums into the rows stats.CompareUnits takes.

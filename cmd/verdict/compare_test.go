@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -303,4 +304,50 @@ func TestRank(t *testing.T) {
 	require.Equal(t, "worse", out.Runs[2].Name)
 	require.InDelta(t, (67*3.0+133*2)/200, out.Runs[2].AvgRank, 1e-12)
 	require.Equal(t, [][]string{{"base", "same"}}, out.Cliques)
+}
+
+// TestCompareKFoldUsesCorrectedT logs 10-fold scores and checks that compare
+// switches to the corrected resampled t, whose statistic the test computes
+// from Nadeau & Bengio's formula: t = mean(d) / sqrt((1/J + n_test/n_train) s²).
+func TestCompareKFoldUsesCorrectedT(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	left := []float64{0.81, 0.79, 0.83, 0.80, 0.82, 0.78, 0.84, 0.80, 0.81, 0.83}
+	right := []float64{0.78, 0.78, 0.80, 0.79, 0.80, 0.77, 0.80, 0.79, 0.78, 0.80}
+	for name, vals := range map[string][]float64{"base": left, "cand": right} {
+		var b strings.Builder
+		b.WriteString("sample_id,accuracy\n")
+		for i, v := range vals {
+			fmt.Fprintf(&b, "fold-%02d,%g\n", i, v)
+		}
+		path := filepath.Join(t.TempDir(), name+".csv")
+		require.NoError(t, writeFileErr(path, b.String()))
+		res := runVerdict(t, url, "log", "-e", "cv", "-r", name, "-s", "folds", "--protocol", "kfold", "--folds", "10",
+			"--n-train", "900", "--n-test", "100", path)
+		require.Equal(t, 0, res.code, res.stderr)
+	}
+	res := runVerdict(t, url, "compare", "-e", "cv", "--rope", "0.01", "--format", "json", "base", "cand")
+	require.Equal(t, 0, res.code, res.stderr)
+	var out []metricComparison
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	r := out[0]
+	require.Equal(t, "corrected-t", r.Method)
+
+	// The stored values are float4: use them, as compare does.
+	var d []float64
+	for i := range left {
+		d = append(d, float64(float32(left[i]))-float64(float32(right[i])))
+	}
+	mean, ss := 0.0, 0.0
+	for _, x := range d {
+		mean += x / 10
+	}
+	for _, x := range d {
+		ss += (x - mean) * (x - mean)
+	}
+	tStat := mean / math.Sqrt((1.0/10+100.0/900)*ss/9)
+	require.InDelta(t, mean, r.Difference.Estimate, 1e-12)
+	require.Contains(t, r.Verdict, fmt.Sprintf("t = %.4g", tStat))
+	require.NotNil(t, r.Bayes)
+	require.InDelta(t, 1, r.Bayes.PLeftBetter+r.Bayes.PEquivalent+r.Bayes.PRightBetter, 1e-9)
 }
