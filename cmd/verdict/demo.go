@@ -92,6 +92,23 @@ already logged; each run records its comparisons in the history.`,
 			for _, r := range results {
 				fmt.Fprintf(w, "  %s: %s\n", r.Metric, r.Verdict)
 			}
+			// A third run joins: rank all three over the users they share.
+			fmt.Fprintf(w, "\nverdict rank popularity recent-popularity item-knn --metric ndcg@10 (Friedman, users as blocks):\n")
+			units, values, err := st.UnitMatrix(c.Context, []*store.Evaluation{evals["popularity"], evals["recent-popularity"], evals["item-knn"]}, "ndcg@10")
+			if err != nil {
+				return err
+			}
+			names := []string{"popularity", "recent-popularity", "item-knn"}
+			fr, err := stats.Friedman(values, stats.FriedmanOptions{Names: names})
+			if err != nil {
+				return err
+			}
+			for j, n := range names {
+				fmt.Fprintf(w, "  %-18s average rank %.3f\n", n, fr.AvgRanks[j])
+			}
+			fmt.Fprintf(w, "  %d users, Iman-Davenport p = %.3g, Nemenyi critical difference %.3f: runs closer than that cannot be told apart.\n",
+				len(units), fr.ImanDavenportP, fr.CD)
+
 			hist, err := st.History(c.Context, store.HistoryFilter{Experiment: demoExperiment, Limit: 5})
 			if err != nil {
 				return err
@@ -101,7 +118,7 @@ already logged; each run records its comparisons in the history.`,
 				winner := map[string]string{"baseline": h.BaselineRun, "candidate": h.CandidateRun, "": "none (not distinguishable)"}[h.Winner]
 				fmt.Fprintf(w, "  #%d %s: %s vs %s, winner: %s\n", h.ID, h.Metric, h.BaselineRun, h.CandidateRun, winner)
 			}
-			fmt.Fprintf(w, "\nnext: 'verdict compare -e %s popularity recent-popularity', 'verdict history', or 'verdict db psql' and\n  SELECT * FROM comparison_history;\n", demoExperiment)
+			fmt.Fprintf(w, "\nnext: 'verdict compare -e %s popularity recent-popularity', 'verdict rank -e %s --metric recall@20 popularity recent-popularity item-knn',\n  'verdict history', or 'verdict db psql' and SELECT * FROM comparison_history;\n", demoExperiment, demoExperiment)
 			return nil
 		},
 	}
