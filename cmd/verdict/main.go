@@ -116,7 +116,15 @@ func database(c *cli.Context) (url, source string, err error) {
 }
 
 // openStore opens (and, on first use, migrates) the database for a command.
+// For the embedded default it first connects straight away, which is all a
+// running cluster needs, and only on failure starts (or creates) it.
 func openStore(c *cli.Context) (*store.Store, error) {
+	if url, _ := store.ResolveURL(c.String("database-url")); url == "" {
+		cl := localpg.New(localpg.DefaultHome())
+		if st, err := store.Open(c.Context, cl.URL(), store.Options{}); err == nil {
+			return st, nil
+		}
+	}
 	url, _, err := database(c)
 	if err != nil {
 		return nil, err
