@@ -50,7 +50,7 @@ Flags go before BASELINE and CANDIDATE.`,
 			&cli.StringFlag{Name: "experiment", Aliases: []string{"e"}, Usage: "experiment `NAME` of runs named as BASELINE and CANDIDATE"},
 			&cli.StringFlag{Name: "eval-set", Aliases: []string{"s"}, Usage: "evaluation set `NAME` of the runs' evaluations"},
 			&cli.StringSliceFlag{Name: "metric", Aliases: []string{"m"}, Usage: "`METRIC` to compare (repeatable; default: every metric both share)"},
-			&cli.StringFlag{Name: "method", Usage: "`TEST`: bootstrap (interval + randomization test), t (paired t) or wilcoxon (signed rank, with the bootstrap interval); default bootstrap, or the corrected resampled t for k-fold evaluations"},
+			&cli.StringFlag{Name: "method", Usage: "`TEST`: bootstrap (interval + randomization test), t (paired t), wilcoxon (signed rank) or mcnemar (0/1 correctness), the last two with the bootstrap interval; default bootstrap, or the corrected resampled t for k-fold evaluations"},
 			&cli.Float64Flag{Name: "rope", Usage: "with k-fold evaluations, add the Bayesian correlated t's probabilities for a region of practical equivalence of half-width `R`"},
 			alphaFlag, confidenceFlag, resamplesFlag, seedFlag,
 			&cli.StringFlag{Name: "adjust", Usage: "multiplicity `ADJUSTMENT`: holm, bonferroni, bh, by or none (default: holm with several metrics)"},
@@ -103,8 +103,8 @@ func runCompare(c *cli.Context) error {
 		return userError("--fail-on %q: want regression or difference", failOn)
 	}
 	method := c.String("method")
-	if method != "" && method != "bootstrap" && method != "t" && method != "wilcoxon" {
-		return userError("--method %q: want bootstrap, t or wilcoxon", method)
+	if method != "" && !slices.Contains([]string{"bootstrap", "t", "wilcoxon", "mcnemar"}, method) {
+		return userError("--method %q: want bootstrap, t, wilcoxon or mcnemar", method)
 	}
 	st, err := openStore(c)
 	if err != nil {
@@ -282,6 +282,18 @@ func compareMetric(ctx context.Context, st *store.Store, base, cand *store.Evalu
 		r.PValue, r.PAdjusted = w.PValue, w.PValue
 		r.Verdict = fmt.Sprintf("Wilcoxon signed-rank (%s): W+ = %g, W- = %g, p = %.3g; bootstrap %g%% CI of the difference [%.4g, %.4g], n = %d.",
 			w.Mode, w.WPlus, w.WMinus, w.PValue, 100*r.Difference.Confidence, r.Difference.Low, r.Difference.High, w.N)
+	case "mcnemar":
+		if draws := units != nil; draws {
+			return nil, userError("--method mcnemar pairs one 0/1 outcome per unit; evaluations %d and %d have several rows per unit", base.ID, cand.ID)
+		}
+		m, err := stats.McNemar(left, right, stats.McNemarOptions{})
+		if err != nil {
+			return nil, cli.Exit(fmt.Sprintf("%s: %v (--method mcnemar needs a 0/1 correctness metric)", metric, err), exitError)
+		}
+		r.Method = "mcnemar+bootstrap-interval"
+		r.PValue, r.PAdjusted = m.PValue, m.PValue
+		r.Verdict = fmt.Sprintf("McNemar (%s): %d units right only for the baseline, %d only for the candidate, p = %.3g; bootstrap %g%% CI of the accuracy difference [%.4g, %.4g], n = %d.",
+			m.Mode, m.B, m.C, m.PValue, 100*r.Difference.Confidence, r.Difference.Low, r.Difference.High, r.N)
 	case "corrected-t":
 		nTrain, nTest := base.Protocol.NTrain, base.Protocol.NTest
 		if nTrain <= 0 || nTest <= 0 {

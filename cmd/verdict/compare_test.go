@@ -351,3 +351,33 @@ func TestCompareKFoldUsesCorrectedT(t *testing.T) {
 	require.NotNil(t, r.Bayes)
 	require.InDelta(t, 1, r.Bayes.PLeftBetter+r.Bayes.PEquivalent+r.Bayes.PRightBetter, 1e-9)
 }
+
+func TestCompareMcNemar(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	// 100 samples: both right on 60, only the baseline right on 15, only the
+	// candidate on 5, both wrong on 20. b = 15, c = 5: exact McNemar p is
+	// 2·P(Binomial(20, 1/2) ≤ 5) = 0.041389 (scipy.stats.binomtest(5, 20)).
+	for name, right := range map[string]func(i int) int{
+		"base": func(i int) int { return map[bool]int{true: 1}[i < 75] },
+		"cand": func(i int) int { return map[bool]int{true: 1}[i < 60 || (i >= 75 && i < 80)] },
+	} {
+		var b strings.Builder
+		b.WriteString("sample_id,correct\n")
+		for i := range 100 {
+			fmt.Fprintf(&b, "s%03d,%d\n", i, right(i))
+		}
+		path := filepath.Join(t.TempDir(), name+".csv")
+		require.NoError(t, writeFileErr(path, b.String()))
+		res := runVerdict(t, url, "log", "-e", "clf", "-r", name, "-s", "test", path)
+		require.Equal(t, 0, res.code, res.stderr)
+	}
+	res := runVerdict(t, url, "compare", "-e", "clf", "--method", "mcnemar", "--format", "json", "base", "cand")
+	require.Equal(t, 0, res.code, res.stderr)
+	var out []metricComparison
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	require.Equal(t, "mcnemar+bootstrap-interval", out[0].Method)
+	require.InDelta(t, 0.041389465332031257, out[0].PValue, 1e-12)
+	require.InDelta(t, 0.10, out[0].Difference.Estimate, 1e-12)
+	require.Contains(t, out[0].Verdict, "15 units right only for the baseline, 5 only for the candidate")
+}
