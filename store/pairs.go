@@ -207,7 +207,7 @@ func (s *Store) RecordComparison(ctx context.Context, r ComparisonRecord) (int64
 			$19, $20, $21, $22, $23, $24, $25, $26, $27, coalesce($28::jsonb, '{}'), coalesce($29::jsonb, '{}'), $30)
 		RETURNING id`,
 		r.LeftID, r.RightID, r.Metric, r.LowerIsBetter, r.Method,
-		r.Resamples, int64(r.Seed), r.Confidence, r.Alpha, nullIfEmpty(r.Adjustment), r.N, r.LeftOnly, r.RightOnly,
+		positive(int64(r.Resamples)), int64(r.Seed), level(r.Confidence), level(r.Alpha), nullIfEmpty(r.Adjustment), r.N, r.LeftOnly, r.RightOnly,
 		r.LeftMean, r.RightMean, r.Estimate, r.Low, r.High, r.PValue, r.PAdjusted,
 		r.Distinguishable, winner, r.Wins, r.Losses, r.Ties, r.NRequired, r.Verdict,
 		r.Parameters, r.Outputs, Version()).Scan(&id)
@@ -215,6 +215,14 @@ func (s *Store) RecordComparison(ctx context.Context, r ComparisonRecord) (int64
 		return 0, fmt.Errorf("record comparison: %w", err)
 	}
 	return id, nil
+}
+
+// level maps an unset probability level (0) to SQL NULL.
+func level(v float64) any {
+	if v == 0 {
+		return nil
+	}
+	return v
 }
 
 func nullIfEmpty(s string) any {

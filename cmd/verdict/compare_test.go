@@ -304,6 +304,9 @@ func TestRank(t *testing.T) {
 	require.Equal(t, "worse", out.Runs[2].Name)
 	require.InDelta(t, (67*3.0+133*2)/200, out.Runs[2].AvgRank, 1e-12)
 	require.Equal(t, [][]string{{"base", "same"}}, out.Cliques)
+	// Holm against the best run (base): recorded in the history.
+	require.Equal(t, 2, queryInt(t, url, `SELECT count(*) FROM comparison_history WHERE method = 'friedman+holm'`))
+	require.Equal(t, 1, queryInt(t, url, `SELECT count(*) FROM comparison_history WHERE method = 'friedman+holm' AND winner = 'baseline' AND candidate_run = 'worse'`))
 }
 
 // TestCompareKFoldUsesCorrectedT logs 10-fold scores and checks that compare

@@ -39,6 +39,7 @@ Example:
 			&cli.StringFlag{Name: "control", Usage: "control run `NAME` of the Holm comparisons (default: the best)"},
 			alphaFlag,
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table or json"},
+			&cli.BoolFlag{Name: "no-record", Usage: "do not record the ranking in the history"},
 		},
 		Action: runRank,
 	}
@@ -151,6 +152,11 @@ func runRank(c *cli.Context) error {
 		return 0
 	})
 	res.Cliques = cliques(res.Runs, res.Friedman.CD)
+	if !c.Bool("no-record") {
+		if err := recordRank(c, st, evals, names, control, res); err != nil {
+			return err
+		}
+	}
 	if format == "json" {
 		return writeJSON(c.App.Writer, toOrderedValue(res))
 	}
@@ -208,6 +214,42 @@ func printRank(w io.Writer, res rankResult, control string, alpha float64) error
 	}
 	for _, n := range f.Notes {
 		fmt.Fprintln(w, "note:", n)
+	}
+	return nil
+}
+
+// recordRank records each Holm comparison of the control with another run
+// in the history, as method "friedman+holm": the means are the metric's, the
+// p-values Holm's raw and adjusted ones, and distinguishable is Holm's
+// rejection; the whole ranking is kept in outputs.
+func recordRank(c *cli.Context, st *store.Store, evals []*store.Evaluation, names []string, control string, res rankResult) error {
+	ci := slices.Index(names, control)
+	means := map[string]float64{}
+	for _, r := range res.Runs {
+		means[r.Name] = r.Mean
+	}
+	for _, h := range res.Friedman.Holm {
+		j := slices.Index(names, h.Name)
+		winner, verdict := "", fmt.Sprintf("%s and %s are not distinguishable on %s by rank (Holm p = %.3g, n = %d units)", control, h.Name, res.Metric, h.PAdjusted, res.Units)
+		if h.Rejected {
+			winner = "left"
+			better, worse := control, h.Name
+			if res.Friedman.AvgRanks[j] < res.Friedman.AvgRanks[ci] {
+				winner, better, worse = "right", h.Name, control
+			}
+			verdict = fmt.Sprintf("%s ranks better than %s on %s (Holm p = %.3g, n = %d units)", better, worse, res.Metric, h.PAdjusted, res.Units)
+		}
+		_, err := st.RecordComparison(c.Context, store.ComparisonRecord{
+			LeftID: evals[ci].ID, RightID: evals[j].ID, Metric: res.Metric,
+			LowerIsBetter: slices.Contains(evals[0].LowerIsBetter, res.Metric), Method: "friedman+holm",
+			Alpha: c.Float64("alpha"), Adjustment: "holm", N: int64(res.Units),
+			LeftMean: means[control], RightMean: means[h.Name], Estimate: means[control] - means[h.Name],
+			PValue: h.PValue, PAdjusted: h.PAdjusted, Distinguishable: h.Rejected, Winner: winner,
+			Verdict: verdict, Parameters: map[string]any{"control": control, "alpha": c.Float64("alpha")}, Outputs: res,
+		})
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
