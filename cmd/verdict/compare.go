@@ -34,6 +34,13 @@ BASELINE and CANDIDATE are evaluation IDs, or run names with --experiment
 Evaluations scored against different targets are refused unless
 --allow-different-targets compares the units they share.
 
+Protocols recorded at log time choose the test: k-fold and repeated k-fold
+evaluations (one unit per fold, with --n-train and --n-test) get the
+corrected resampled t (and --rope adds the Bayesian correlated t); 5x2
+evaluations (10 folds whose sample IDs sort repetition-major, e.g. r1f1,
+r1f2, r2f1, ...) get Dietterich's 5x2cv t. --method mcnemar suits 0/1
+correctness metrics.
+
 With several metrics, p-values are adjusted for multiplicity (--adjust, holm
 by default) and the report shows both. Every comparison is recorded in the
 history with its parameters and outputs (--no-record skips this); the same
@@ -150,9 +157,13 @@ func runCompare(c *cli.Context) error {
 		rope := c.Float64("rope")
 		set.rope = &rope
 	}
-	if method == "" && isKFold(base) && isKFold(cand) {
+	switch {
+	case method != "":
+	case isKFold(base) && isKFold(cand):
 		set.method = "corrected-t"
-	} else if method == "" {
+	case base.Protocol.Name == "5x2" && cand.Protocol.Name == "5x2":
+		set.method = "5x2"
+	default:
 		set.method = "bootstrap"
 	}
 	results, err := compareEvaluations(c.Context, st, base, cand, metrics, set)
@@ -294,6 +305,22 @@ func compareMetric(ctx context.Context, st *store.Store, base, cand *store.Evalu
 		r.PValue, r.PAdjusted = m.PValue, m.PValue
 		r.Verdict = fmt.Sprintf("McNemar (%s): %d units right only for the baseline, %d only for the candidate, p = %.3g; bootstrap %g%% CI of the accuracy difference [%.4g, %.4g], n = %d.",
 			m.Mode, m.B, m.C, m.PValue, 100*r.Difference.Confidence, r.Difference.Low, r.Difference.High, r.N)
+	case "5x2":
+		if len(left) != 10 || units != nil {
+			return nil, userError("5x2 evaluations %d and %d must share 10 folds of one row each, got %d units", base.ID, cand.ID, len(p.SampleIDs))
+		}
+		diffs := make([]float64, 10)
+		for i := range diffs {
+			diffs[i] = left[i] - right[i]
+		}
+		f, err := stats.FiveByTwoCVT(diffs)
+		if err != nil {
+			return nil, cli.Exit(fmt.Sprintf("%s: %v", metric, err), exitError)
+		}
+		r.Method = "5x2cv-t+bootstrap-interval"
+		r.PValue, r.PAdjusted = f.PValue, f.PValue
+		r.Verdict = fmt.Sprintf("5x2cv paired t (Dietterich; folds in sample ID order %s, ...): t = %.4g (df %d), p = %.3g; bootstrap %g%% CI of the mean fold difference [%.4g, %.4g].",
+			strings.Join(p.SampleIDs[:3], ", "), f.T, f.DF, f.PValue, 100*r.Difference.Confidence, r.Difference.Low, r.Difference.High)
 	case "corrected-t":
 		nTrain, nTest := base.Protocol.NTrain, base.Protocol.NTest
 		if nTrain <= 0 || nTest <= 0 {

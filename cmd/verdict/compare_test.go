@@ -384,3 +384,39 @@ func TestCompareMcNemar(t *testing.T) {
 	require.InDelta(t, 0.10, out[0].Difference.Estimate, 1e-12)
 	require.Contains(t, out[0].Verdict, "15 units right only for the baseline, 5 only for the candidate")
 }
+
+// TestCompareFiveByTwo logs 5x2 fold scores and checks Dietterich's t from
+// its formula: t = d_11 / sqrt(mean over repetitions of s_i²), s_i² =
+// (d_i1 − d̄_i)² + (d_i2 − d̄_i)², with 5 degrees of freedom.
+func TestCompareFiveByTwo(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	// Eighths, exact in float4.
+	left := []float64{0.875, 0.75, 0.875, 0.875, 0.75, 0.875, 0.875, 0.75, 0.75, 0.875}
+	right := []float64{0.75, 0.75, 0.75, 0.625, 0.75, 0.75, 0.625, 0.75, 0.625, 0.75}
+	for name, vals := range map[string][]float64{"base": left, "cand": right} {
+		var b strings.Builder
+		b.WriteString("sample_id,accuracy\n")
+		for i, v := range vals {
+			fmt.Fprintf(&b, "r%df%d,%g\n", i/2+1, i%2+1, v)
+		}
+		path := filepath.Join(t.TempDir(), name+".csv")
+		require.NoError(t, writeFileErr(path, b.String()))
+		res := runVerdict(t, url, "log", "-e", "cv", "-r", name, "-s", "folds", "--protocol", "5x2", path)
+		require.Equal(t, 0, res.code, res.stderr)
+	}
+	res := runVerdict(t, url, "compare", "-e", "cv", "--format", "json", "base", "cand")
+	require.Equal(t, 0, res.code, res.stderr)
+	var out []metricComparison
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	require.Equal(t, "5x2cv-t+bootstrap-interval", out[0].Method)
+
+	var s2 float64
+	for i := 0; i < 10; i += 2 {
+		d1, d2 := left[i]-right[i], left[i+1]-right[i+1]
+		m := (d1 + d2) / 2
+		s2 += ((d1-m)*(d1-m) + (d2-m)*(d2-m)) / 5
+	}
+	tStat := (left[0] - right[0]) / math.Sqrt(s2)
+	require.Contains(t, out[0].Verdict, fmt.Sprintf("t = %.4g (df 5)", tStat))
+}
