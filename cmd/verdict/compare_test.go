@@ -420,3 +420,31 @@ func TestCompareFiveByTwo(t *testing.T) {
 	tStat := (left[0] - right[0]) / math.Sqrt(s2)
 	require.Contains(t, out[0].Verdict, fmt.Sprintf("t = %.4g (df 5)", tStat))
 }
+
+func TestRankAcrossEvalSets(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	// Run A scores best and C worst on each of four data sets.
+	for d := range 4 {
+		for j, run := range []string{"A", "B", "C"} {
+			path := filepath.Join(t.TempDir(), "s.csv")
+			require.NoError(t, writeFileErr(path, fmt.Sprintf("sample_id,acc\nx,%g\ny,%g\n", 0.9-0.1*float64(j), 0.8-0.1*float64(j)+0.01*float64(d))))
+			res := runVerdict(t, url, "log", "-e", "bench", "-r", run, "-s", fmt.Sprintf("ds%d", d), path)
+			require.Equal(t, 0, res.code, res.stderr)
+		}
+	}
+	res := runVerdict(t, url, "rank", "--across-eval-sets", "-e", "bench", "--metric", "acc", "--format", "json", "C", "A", "B")
+	require.Equal(t, 0, res.code, res.stderr)
+	var out struct {
+		Blocks   int `json:"n_units"`
+		Friedman struct {
+			AvgRanks []float64 `json:"avg_ranks"`
+			Chi2     float64   `json:"chi2"`
+		} `json:"friedman"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	require.Equal(t, 4, out.Blocks)
+	require.Equal(t, []float64{3, 1, 2}, out.Friedman.AvgRanks)
+	// Friedman's chi2 without ties, N = 4 blocks, k = 3: 12N/(k(k+1)) ΣR² − 3N(k+1) = 4·14 − 48.
+	require.InDelta(t, 8, out.Friedman.Chi2, 1e-12)
+}

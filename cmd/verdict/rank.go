@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,6 +41,7 @@ Example:
 			alphaFlag,
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table or json"},
 			&cli.BoolFlag{Name: "no-record", Usage: "do not record the ranking in the history"},
+			&cli.BoolFlag{Name: "across-eval-sets", Usage: "blocks are evaluation sets (data sets), as in Demšar 2006: RUNs of --experiment, each run's mean on every evaluation set they all have"},
 		},
 		Action: runRank,
 	}
@@ -78,6 +80,9 @@ func runRank(c *cli.Context) error {
 		return err
 	}
 	defer st.Close()
+	if c.Bool("across-eval-sets") {
+		return rankAcrossSets(c, st, metric, format)
+	}
 	var evals []*store.Evaluation
 	var names []string
 	for _, arg := range c.Args().Slice() {
@@ -142,15 +147,7 @@ func runRank(c *cli.Context) error {
 		}
 		res.Runs = append(res.Runs, rankedRun{Name: names[j], EvaluationID: e.ID, AvgRank: res.Friedman.AvgRanks[j], Mean: mean})
 	}
-	slices.SortStableFunc(res.Runs, func(a, b rankedRun) int {
-		switch {
-		case a.AvgRank < b.AvgRank:
-			return -1
-		case a.AvgRank > b.AvgRank:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(res.Runs, func(a, b rankedRun) int { return cmpFloat(a.AvgRank, b.AvgRank) })
 	res.Cliques = cliques(res.Runs, res.Friedman.CD)
 	if !c.Bool("no-record") {
 		if err := recordRank(c, st, evals, names, control, res); err != nil {
@@ -252,4 +249,98 @@ func recordRank(c *cli.Context, st *store.Store, evals []*store.Evaluation, name
 		}
 	}
 	return nil
+}
+
+// rankAcrossSets ranks runs with data sets as blocks: each block is an
+// evaluation set every run has an evaluation on, and a run's value there is
+// its newest evaluation's mean of the metric.
+func rankAcrossSets(c *cli.Context, st *store.Store, metric, format string) error {
+	exp := c.String("experiment")
+	if exp == "" {
+		return userError("--across-eval-sets ranks runs of --experiment")
+	}
+	runs := c.Args().Slice()
+	perSet := map[string][]float64{}
+	var lowerIsBetter bool
+	for j, run := range runs {
+		evals, err := st.ListEvaluations(c.Context, store.EvaluationFilter{Experiment: exp, Run: run})
+		if err != nil {
+			return err
+		}
+		if len(evals) == 0 {
+			return userError("run %q of experiment %q has no evaluation", run, exp)
+		}
+		seen := map[string]bool{}
+		for _, e := range evals { // newest first
+			mean, ok := e.Aggregates[metric]
+			if !ok || seen[e.EvalSet] {
+				continue
+			}
+			seen[e.EvalSet] = true
+			lowerIsBetter = lowerIsBetter || slices.Contains(e.LowerIsBetter, metric)
+			if perSet[e.EvalSet] == nil {
+				perSet[e.EvalSet] = make([]float64, len(runs))
+				for k := range perSet[e.EvalSet] {
+					perSet[e.EvalSet][k] = math.NaN()
+				}
+			}
+			perSet[e.EvalSet][j] = mean
+		}
+	}
+	var sets []string
+	var values [][]float64
+	for set, row := range perSet {
+		if !slices.ContainsFunc(row, math.IsNaN) {
+			sets = append(sets, set)
+		}
+	}
+	slices.Sort(sets)
+	for _, set := range sets {
+		row := slices.Clone(perSet[set])
+		if lowerIsBetter {
+			for k := range row {
+				row[k] = -row[k]
+			}
+		}
+		values = append(values, row)
+	}
+	if len(values) < 2 {
+		return userError("the runs share %d evaluation sets with %s; ranking across data sets needs at least 2", len(values), metric)
+	}
+	fr, err := stats.Friedman(values, stats.FriedmanOptions{Names: runs, Alpha: c.Float64("alpha"), Control: c.String("control")})
+	if err != nil {
+		return cli.Exit(err.Error(), exitError)
+	}
+	res := rankResult{Metric: metric, Units: len(values), Friedman: fr}
+	for j, run := range runs {
+		mean := 0.0
+		for _, row := range values {
+			mean += row[j] / float64(len(values))
+		}
+		if lowerIsBetter {
+			mean = -mean
+		}
+		res.Runs = append(res.Runs, rankedRun{Name: run, AvgRank: fr.AvgRanks[j], Mean: mean})
+	}
+	slices.SortStableFunc(res.Runs, func(a, b rankedRun) int { return cmpFloat(a.AvgRank, b.AvgRank) })
+	res.Cliques = cliques(res.Runs, fr.CD)
+	if format == "json" {
+		return writeJSON(c.App.Writer, toOrderedValue(res))
+	}
+	control := c.String("control")
+	if control == "" {
+		control = runs[0]
+	}
+	fmt.Fprintf(c.App.Writer, "blocks: %d evaluation sets (%s)\n", len(sets), strings.Join(sets, ", "))
+	return printRank(c.App.Writer, res, control, c.Float64("alpha"))
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
