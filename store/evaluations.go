@@ -184,6 +184,9 @@ func (s *Store) insertEvaluation(ctx context.Context, tx pgx.Tx, ev NewEvaluatio
 			ErrBadInput, ev.EvalSet, res.Fingerprint, kind, res.FingerprintKind)
 	}
 
+	if err := recordLabels(ctx, tx, res.EvalSetID, ev.Labels); err != nil {
+		return err
+	}
 	content := l.content.sum()
 	res.contentSHA = content
 	err = tx.QueryRow(ctx, `
@@ -239,4 +242,63 @@ func positive(v int64) any {
 		return nil
 	}
 	return v
+}
+
+// recordLabels stores labels for an evaluation set, refusing any that
+// disagree with labels recorded before.
+func recordLabels(ctx context.Context, tx pgx.Tx, setID int64, labels []Label) error {
+	if len(labels) == 0 {
+		return nil
+	}
+	ids := make([]string, len(labels))
+	vals := make([]int16, len(labels))
+	for i, l := range labels {
+		if l.Label != 0 && l.Label != 1 {
+			return fmt.Errorf("%w: label of sample %q is %d, not 0 or 1", ErrBadInput, l.SampleID, l.Label)
+		}
+		ids[i], vals[i] = l.SampleID, l.Label
+	}
+	var id string
+	var old, now int16
+	err := tx.QueryRow(ctx, `
+		SELECT s.sample_id, s.label, n.label
+		FROM unnest($2::text[], $3::smallint[]) AS n (sample_id, label)
+		JOIN sample_labels s ON s.evaluation_set_id = $1 AND s.sample_id = n.sample_id
+		WHERE s.label <> n.label
+		LIMIT 1`, setID, ids, vals).Scan(&id, &old, &now)
+	if err == nil {
+		return fmt.Errorf("%w: sample %q is labelled %d, but the evaluation set recorded %d", ErrBadInput, id, now, old)
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("check labels: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `
+		INSERT INTO sample_labels (evaluation_set_id, sample_id, label)
+		SELECT $1, n.sample_id, n.label FROM unnest($2::text[], $3::smallint[]) AS n (sample_id, label)
+		ON CONFLICT (evaluation_set_id, sample_id) DO NOTHING`, setID, ids, vals); err != nil {
+		if isUniqueViolation(err) {
+			return fmt.Errorf("%w: a sample is labelled twice", ErrBadInput)
+		}
+		return fmt.Errorf("record labels: %w", err)
+	}
+	return nil
+}
+
+// Labels returns the recorded 0/1 labels of an evaluation set's samples.
+func (s *Store) Labels(ctx context.Context, setID int64) (map[string]int16, error) {
+	rows, err := s.pool.Query(ctx, `SELECT sample_id, label FROM sample_labels WHERE evaluation_set_id = $1`, setID)
+	if err != nil {
+		return nil, fmt.Errorf("labels: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int16{}
+	for rows.Next() {
+		var id string
+		var l int16
+		if err := rows.Scan(&id, &l); err != nil {
+			return nil, err
+		}
+		out[id] = l
+	}
+	return out, rows.Err()
 }

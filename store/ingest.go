@@ -51,6 +51,11 @@ type NewEvaluation struct {
 	// with the number of rows read so far.
 	Progress func(rows int64)
 
+	// Labels are 0/1 labels of the evaluation set's samples (classification),
+	// recorded with the evaluation set for DeLong's test. Labels already
+	// recorded for a sample must agree.
+	Labels []Label
+
 	// Connections is how many database connections load a wide input at
 	// once. Above 1 the values are split among that many hash partitions of
 	// the evaluation's partition while streaming, and each is loaded and
@@ -70,6 +75,12 @@ type Protocol struct {
 	Repeats   int
 	NTrain    int64
 	NTest     int64
+}
+
+// Label is a sample's 0/1 label.
+type Label struct {
+	SampleID string
+	Label    int16
 }
 
 // maxSampleIDBytes keeps sample IDs well inside what a B-tree entry can hold.

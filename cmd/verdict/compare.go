@@ -39,7 +39,8 @@ evaluations (one unit per fold, with --n-train and --n-test) get the
 corrected resampled t (and --rope adds the Bayesian correlated t); 5x2
 evaluations (10 folds whose sample IDs sort repetition-major, e.g. r1f1,
 r1f2, r2f1, ...) get Dietterich's 5x2cv t. --method mcnemar suits 0/1
-correctness metrics.
+correctness metrics; --method delong compares the AUCs of per-sample scores
+against the 0/1 labels logged with 'verdict log --labels'.
 
 With several metrics, p-values are adjusted for multiplicity (--adjust, holm
 by default) and the report shows both. Every comparison is recorded in the
@@ -110,8 +111,8 @@ func runCompare(c *cli.Context) error {
 		return userError("--fail-on %q: want regression or difference", failOn)
 	}
 	method := c.String("method")
-	if method != "" && !slices.Contains([]string{"bootstrap", "t", "wilcoxon", "mcnemar"}, method) {
-		return userError("--method %q: want bootstrap, t, wilcoxon or mcnemar", method)
+	if method != "" && !slices.Contains([]string{"bootstrap", "t", "wilcoxon", "mcnemar", "delong"}, method) {
+		return userError("--method %q: want bootstrap, t, wilcoxon, mcnemar or delong", method)
 	}
 	st, err := openStore(c)
 	if err != nil {
@@ -305,6 +306,32 @@ func compareMetric(ctx context.Context, st *store.Store, base, cand *store.Evalu
 		r.PValue, r.PAdjusted = m.PValue, m.PValue
 		r.Verdict = fmt.Sprintf("McNemar (%s): %d units right only for the baseline, %d only for the candidate, p = %.3g; bootstrap %g%% CI of the accuracy difference [%.4g, %.4g], n = %d.",
 			m.Mode, m.B, m.C, m.PValue, 100*r.Difference.Confidence, r.Difference.Low, r.Difference.High, r.N)
+	case "delong":
+		labels, err := st.Labels(ctx, base.EvalSetID)
+		if err != nil {
+			return nil, err
+		}
+		if units != nil {
+			return nil, userError("--method delong scores one row per sample; evaluations %d and %d have several", base.ID, cand.ID)
+		}
+		y := make([]float64, len(p.SampleIDs))
+		for i, id := range p.SampleIDs {
+			l, ok := labels[id]
+			if !ok {
+				return nil, userError("sample %q has no label recorded with evaluation set %q: log the evaluation with --labels", id, base.EvalSet)
+			}
+			y[i] = float64(l)
+		}
+		d, err := stats.DeLong(y, left, right, stats.DeLongOptions{Confidence: opts.Confidence})
+		if err != nil {
+			return nil, cli.Exit(fmt.Sprintf("%s: %v", metric, err), exitError)
+		}
+		r.Method = "delong"
+		r.BaselineMean, r.CandidateMean = d.AUCLeft, d.AUCRight
+		r.Difference = stats.Interval{Estimate: d.Diff, Low: d.CILow, High: d.CIHigh, Confidence: cmp.Difference.Confidence}
+		r.PValue, r.PAdjusted = d.PValue, d.PValue
+		r.Verdict = fmt.Sprintf("DeLong: AUC %.4g (baseline) vs %.4g (candidate), difference %+.4g, %g%% CI [%.4g, %.4g], z = %.3g, p = %.3g, n = %d.",
+			d.AUCLeft, d.AUCRight, d.Diff, 100*r.Difference.Confidence, d.CILow, d.CIHigh, d.Z, d.PValue, len(y))
 	case "5x2":
 		if len(left) != 10 || units != nil {
 			return nil, userError("5x2 evaluations %d and %d must share 10 folds of one row each, got %d units", base.ID, cand.ID, len(p.SampleIDs))

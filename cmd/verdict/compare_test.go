@@ -448,3 +448,65 @@ func TestRankAcrossEvalSets(t *testing.T) {
 	// Friedman's chi2 without ties, N = 4 blocks, k = 3: 12N/(k(k+1)) ΣR² − 3N(k+1) = 4·14 − 48.
 	require.InDelta(t, 8, out.Friedman.Chi2, 1e-12)
 }
+
+// TestCompareDeLong logs per-sample scores of two classifiers with the
+// labels, and checks compare --method delong against verdict stats delong
+// on the same data and against AUCs counted by hand.
+func TestCompareDeLong(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	labels := []int{1, 1, 1, 0, 0, 0, 1, 0}
+	left := []float64{0.875, 0.75, 0.5, 0.25, 0.375, 0.125, 0.625, 0.5}
+	right := []float64{0.5, 0.75, 0.25, 0.375, 0.625, 0.125, 0.5, 0.25}
+	lab := filepath.Join(t.TempDir(), "labels.csv")
+	var lb strings.Builder
+	lb.WriteString("sample_id,label\n")
+	for i, l := range labels {
+		fmt.Fprintf(&lb, "s%d,%d\n", i, l)
+	}
+	require.NoError(t, writeFileErr(lab, lb.String()))
+	for name, vals := range map[string][]float64{"base": left, "cand": right} {
+		var b strings.Builder
+		b.WriteString("sample_id,score\n")
+		for i, v := range vals {
+			fmt.Fprintf(&b, "s%d,%g\n", i, v)
+		}
+		path := filepath.Join(t.TempDir(), name+".csv")
+		require.NoError(t, writeFileErr(path, b.String()))
+		res := runVerdict(t, url, "log", "-e", "clf", "-r", name, "-s", "test", "--labels", lab, path)
+		require.Equal(t, 0, res.code, res.stderr)
+	}
+	res := runVerdict(t, url, "compare", "-e", "clf", "--method", "delong", "--format", "json", "base", "cand")
+	require.Equal(t, 0, res.code, res.stderr)
+	var out []metricComparison
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	// By hand: positives {0.875, 0.75, 0.5, 0.625} against negatives
+	// {0.25, 0.375, 0.125, 0.5}: 15 wins and one tie of 16 pairs for the
+	// baseline, AUC 15.5/16; the candidate's positives {0.5, 0.75, 0.25, 0.5}
+	// against {0.375, 0.625, 0.125, 0.25}: 3 + 4 + 1.5 + 3 = 11.5, AUC 11.5/16.
+	require.InDelta(t, 15.5/16, out[0].BaselineMean, 1e-12)
+	require.InDelta(t, 11.5/16, out[0].CandidateMean, 1e-12)
+
+	in, err := json.Marshal(map[string]any{"labels": labels, "left": left, "right": right})
+	require.NoError(t, err)
+	sres := runStats(t, string(in), "delong", "--format", "json")
+	require.Equal(t, 0, sres.code, sres.stderr)
+	var d map[string]float64
+	require.NoError(t, json.Unmarshal([]byte(sres.stdout), &d))
+	require.InDelta(t, d["p_value"], out[0].PValue, 1e-12)
+	require.InDelta(t, d["ci_low"], out[0].Difference.Low, 1e-12)
+
+	// Labels that contradict the recorded ones are refused.
+	bad := filepath.Join(t.TempDir(), "bad.csv")
+	require.NoError(t, writeFileErr(bad, "sample_id,label\ns0,0\n"))
+	var same strings.Builder
+	same.WriteString("sample_id,score\n")
+	for i := range labels {
+		fmt.Fprintf(&same, "s%d,0.5\n", i)
+	}
+	path := filepath.Join(t.TempDir(), "x.csv")
+	require.NoError(t, writeFileErr(path, same.String()))
+	res = runVerdict(t, url, "log", "-e", "clf", "-r", "other", "-s", "test", "--labels", bad, path)
+	require.Equal(t, 2, res.code)
+	require.Contains(t, res.stderr, `sample "s0" is labelled 0, but the evaluation set recorded 1`)
+}

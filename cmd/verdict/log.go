@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,6 +64,7 @@ Example:
 			&cli.Int64Flag{Name: "n-train", Usage: "training set size `N` (k-fold protocols)"},
 			&cli.Int64Flag{Name: "n-test", Usage: "test set size `N` (k-fold protocols)"},
 			connectionsFlag(),
+			&cli.StringFlag{Name: "labels", Usage: "CSV `FILE` of sample_id,label (0/1) recorded with the evaluation set, for 'verdict compare --method delong'"},
 			&cli.StringFlag{Name: "input-format", Usage: "input `FORMAT`: " + strings.Join(inputFormats, ", ") + " (default: from the extension)"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table or json (an input format name here means --input-format)"},
 		),
@@ -94,6 +97,11 @@ func runLog(c *cli.Context) error {
 	defer scores.Close()
 
 	ev.Connections = c.Int("connections")
+	if f := c.String("labels"); f != "" {
+		if ev.Labels, err = readLabels(f); err != nil {
+			return err
+		}
+	}
 	bar := newProgress(c.App.ErrWriter, scores)
 	if bar != nil {
 		ev.Progress = func(int64) {
@@ -295,4 +303,34 @@ func thousands(n int64) string {
 
 func connectionsFlag() cli.Flag {
 	return &cli.IntFlag{Name: "connections", Value: 1, Usage: "load over `N` database connections at once, for large inputs on servers with cores and disk bandwidth to spare"}
+}
+
+// readLabels reads a sample_id,label CSV file.
+func readLabels(path string) ([]store.Label, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, userError("--labels: %v", err)
+	}
+	defer f.Close()
+	r := csv.NewReader(bufio.NewReader(f))
+	head, err := r.Read()
+	if err != nil || len(head) < 2 || head[0] != "sample_id" || head[1] != "label" {
+		return nil, userError("--labels %s: want a header sample_id,label", path)
+	}
+	var out []store.Label
+	for line := 2; ; line++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, userError("--labels %s: %v", path, err)
+		}
+		switch rec[1] {
+		case "0", "1":
+			out = append(out, store.Label{SampleID: rec[0], Label: int16(rec[1][0] - '0')})
+		default:
+			return nil, userError("--labels %s: line %d (sample %q): label %q is not 0 or 1", path, line, rec[0], rec[1])
+		}
+	}
 }
