@@ -2,10 +2,13 @@ package store
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -92,29 +95,33 @@ func (s *Store) Pair(ctx context.Context, leftID, rightID int64, metric string, 
 			)
 			SELECT coalesce(l.sample_id, r.sample_id), l.total, l.n, r.total, r.n
 			FROM l FULL JOIN r ON r.sample_id = l.sample_id
-			ORDER BY 1`, leftID, rightID, li+1, ri+1)
+			ORDER BY 1`, pgx.QueryResultFormats{pgx.BinaryFormatCode}, leftID, rightID, li+1, ri+1)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		var id string
-		var lt, rt *float64
-		var ln, rn *int32
+		// Decode the binary columns in place: sample IDs go into shared
+		// arenas, numbers straight into the slices, so that a million
+		// pairs cost no allocation each.
+		var arena []byte
 		for rows.Next() {
-			if err := rows.Scan(&id, &lt, &ln, &rt, &rn); err != nil {
-				return err
-			}
+			raw := rows.RawValues()
 			switch {
-			case lt == nil:
+			case raw[1] == nil:
 				p.RightOnly++
-			case rt == nil:
+			case raw[3] == nil:
 				p.LeftOnly++
 			default:
-				p.SampleIDs = append(p.SampleIDs, id)
-				p.LeftSum = append(p.LeftSum, *lt)
-				p.RightSum = append(p.RightSum, *rt)
-				p.LeftRows = append(p.LeftRows, *ln)
-				p.RightRows = append(p.RightRows, *rn)
+				if cap(arena)-len(arena) < len(raw[0]) {
+					arena = make([]byte, 0, max(1<<20, len(raw[0])))
+				}
+				start := len(arena)
+				arena = append(arena, raw[0]...)
+				p.SampleIDs = append(p.SampleIDs, unsafe.String(unsafe.SliceData(arena[start:]), len(raw[0])))
+				p.LeftSum = append(p.LeftSum, math.Float64frombits(binary.BigEndian.Uint64(raw[1])))
+				p.LeftRows = append(p.LeftRows, int32(binary.BigEndian.Uint64(raw[2])))
+				p.RightSum = append(p.RightSum, math.Float64frombits(binary.BigEndian.Uint64(raw[3])))
+				p.RightRows = append(p.RightRows, int32(binary.BigEndian.Uint64(raw[4])))
 			}
 		}
 		return rows.Err()
