@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Evaluation is a stored evaluation: a run scored on an evaluation set.
@@ -82,7 +83,18 @@ func scanEvaluation(row pgx.Row) (*Evaluation, error) {
 
 // GetEvaluation returns the evaluation with the given ID, or ErrNotFound.
 func (s *Store) GetEvaluation(ctx context.Context, id int64) (*Evaluation, error) {
-	e, err := scanEvaluation(s.pool.QueryRow(ctx, `SELECT `+evaluationColumns+evaluationFrom+` WHERE e.id = $1`, id))
+	return getEvaluation(ctx, s.pool, id)
+}
+
+// querier is what a pool and a transaction both offer.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+func getEvaluation(ctx context.Context, q querier, id int64) (*Evaluation, error) {
+	e, err := scanEvaluation(q.QueryRow(ctx, `SELECT `+evaluationColumns+evaluationFrom+` WHERE e.id = $1`, id))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("get evaluation %d: %w", id, err)
 	}
@@ -286,7 +298,11 @@ func recordLabels(ctx context.Context, tx pgx.Tx, setID int64, labels []Label) e
 
 // Labels returns the recorded 0/1 labels of an evaluation set's samples.
 func (s *Store) Labels(ctx context.Context, setID int64) (map[string]int16, error) {
-	rows, err := s.pool.Query(ctx, `SELECT sample_id, label FROM sample_labels WHERE evaluation_set_id = $1`, setID)
+	return labels(ctx, s.pool, setID)
+}
+
+func labels(ctx context.Context, q querier, setID int64) (map[string]int16, error) {
+	rows, err := q.Query(ctx, `SELECT sample_id, label FROM sample_labels WHERE evaluation_set_id = $1`, setID)
 	if err != nil {
 		return nil, fmt.Errorf("labels: %w", err)
 	}

@@ -55,11 +55,51 @@ func (p *Pairs) Draws() bool {
 // sets (different targets) are refused with ErrNotComparable unless
 // intersect is true.
 func (s *Store) Pair(ctx context.Context, leftID, rightID int64, metric string, intersect bool) (*Pairs, error) {
-	left, err := s.GetEvaluation(ctx, leftID)
+	var p *Pairs
+	err := s.transact(ctx, func(tx pgx.Tx) error {
+		var err error
+		p, err = pair(ctx, tx, leftID, rightID, metric, intersect)
+		return err
+	})
+	return p, err
+}
+
+// Tx is a transaction in which a comparison reads its evaluations, pairs
+// them and records its results, so that what is recorded is what was read.
+type Tx struct {
+	tx pgx.Tx
+	s  *Store
+}
+
+// InTx runs fn in a transaction, committed when fn returns nil.
+func (s *Store) InTx(ctx context.Context, fn func(*Tx) error) error {
+	return s.transact(ctx, func(tx pgx.Tx) error { return fn(&Tx{tx: tx, s: s}) })
+}
+
+// Pair is Store.Pair within the transaction.
+func (t *Tx) Pair(ctx context.Context, leftID, rightID int64, metric string, intersect bool) (*Pairs, error) {
+	return pair(ctx, t.tx, leftID, rightID, metric, intersect)
+}
+
+// Labels is Store.Labels within the transaction.
+func (t *Tx) Labels(ctx context.Context, setID int64) (map[string]int16, error) {
+	return labels(ctx, t.tx, setID)
+}
+
+// RecordComparison is Store.RecordComparison within the transaction.
+func (t *Tx) RecordComparison(ctx context.Context, r ComparisonRecord) (int64, error) {
+	if err := t.s.writable(); err != nil {
+		return 0, err
+	}
+	return recordComparison(ctx, t.tx, r)
+}
+
+func pair(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metric string, intersect bool) (*Pairs, error) {
+	left, err := getEvaluation(ctx, tx, leftID)
 	if err != nil {
 		return nil, fmt.Errorf("evaluation %d: %w", leftID, err)
 	}
-	right, err := s.GetEvaluation(ctx, rightID)
+	right, err := getEvaluation(ctx, tx, rightID)
 	if err != nil {
 		return nil, fmt.Errorf("evaluation %d: %w", rightID, err)
 	}
@@ -75,7 +115,7 @@ func (s *Store) Pair(ctx context.Context, leftID, rightID int64, metric string, 
 		return nil, fmt.Errorf("%w: evaluation %d has no %q (it has %s)", ErrUnknownMetric, right.ID, metric, strings.Join(right.Metrics, ", "))
 	}
 	p := &Pairs{Left: left, Right: right, Metric: metric}
-	err = s.transact(ctx, func(tx pgx.Tx) error {
+	err = func() error {
 		// Merge the two primary-key ranges in sample ID order, each grouped
 		// as it streams: the plan the index exists for. Left to itself the
 		// planner prefers parallel hash aggregates, which spill to disk and
@@ -125,7 +165,7 @@ func (s *Store) Pair(ctx context.Context, leftID, rightID int64, metric string, 
 			}
 		}
 		return rows.Err()
-	})
+	}()
 	if err != nil {
 		return nil, fmt.Errorf("pair evaluations %d and %d: %w", leftID, rightID, err)
 	}
@@ -213,12 +253,16 @@ func (s *Store) RecordComparison(ctx context.Context, r ComparisonRecord) (int64
 	if err := s.writable(); err != nil {
 		return 0, err
 	}
+	return recordComparison(ctx, s.pool, r)
+}
+
+func recordComparison(ctx context.Context, q querier, r ComparisonRecord) (int64, error) {
 	var winner any
 	if r.Winner != "" {
 		winner = r.Winner
 	}
 	var id int64
-	err := s.pool.QueryRow(ctx, `
+	err := q.QueryRow(ctx, `
 		INSERT INTO comparisons (
 			left_evaluation_id, right_evaluation_id, metric, lower_is_better, method,
 			resamples, seed, confidence, alpha, adjustment, n, n_left_only, n_right_only,

@@ -201,28 +201,33 @@ func isKFold(e *store.Evaluation) bool {
 // multiplicity, and records the results when asked.
 func compareEvaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluation, metrics []string, set compareSettings) ([]*metricComparison, error) {
 	var results []*metricComparison
-	for _, m := range metrics {
-		opts := set.opts
-		opts.Metric = m
-		r, err := compareMetric(ctx, st, base, cand, m, set, opts)
-		if err != nil {
-			return nil, err
-		}
-		results = append(results, r)
-	}
-	if err := applyAdjustment(results, set.adjust); err != nil {
-		return nil, err
-	}
-	if set.record {
-		for _, r := range results {
-			id, err := st.RecordComparison(ctx, record(base, cand, r, set.opts, set.method))
+	// One transaction pairs every metric and records the results.
+	err := st.InTx(ctx, func(tx *store.Tx) error {
+		results = nil
+		for _, m := range metrics {
+			opts := set.opts
+			opts.Metric = m
+			r, err := compareMetric(ctx, tx, base, cand, m, set, opts)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			r.ComparisonID = &id
+			results = append(results, r)
 		}
-	}
-	return results, nil
+		if err := applyAdjustment(results, set.adjust); err != nil {
+			return err
+		}
+		if set.record {
+			for _, r := range results {
+				id, err := tx.RecordComparison(ctx, record(base, cand, r, set.opts, set.method))
+				if err != nil {
+					return err
+				}
+				r.ComparisonID = &id
+			}
+		}
+		return nil
+	})
+	return results, err
 }
 
 // resolveEvaluation reads an evaluation ID, or a run name of --experiment.
@@ -245,9 +250,9 @@ func resolveEvaluation(c *cli.Context, st *store.Store, arg string) (*store.Eval
 }
 
 // compareMetric pairs and tests one metric.
-func compareMetric(ctx context.Context, st *store.Store, base, cand *store.Evaluation, metric string, set compareSettings, opts stats.CompareOptions) (*metricComparison, error) {
+func compareMetric(ctx context.Context, tx *store.Tx, base, cand *store.Evaluation, metric string, set compareSettings, opts stats.CompareOptions) (*metricComparison, error) {
 	method := set.method
-	p, err := st.Pair(ctx, base.ID, cand.ID, metric, set.intersect)
+	p, err := tx.Pair(ctx, base.ID, cand.ID, metric, set.intersect)
 	if err != nil {
 		if errors.Is(err, store.ErrNotComparable) || errors.Is(err, store.ErrUnknownMetric) {
 			return nil, cli.Exit(err.Error(), exitError)
@@ -307,7 +312,7 @@ func compareMetric(ctx context.Context, st *store.Store, base, cand *store.Evalu
 		r.Verdict = fmt.Sprintf("McNemar (%s): %d units right only for the baseline, %d only for the candidate, p = %.3g; bootstrap %g%% CI of the accuracy difference [%.4g, %.4g], n = %d.",
 			m.Mode, m.B, m.C, m.PValue, 100*r.Difference.Confidence, r.Difference.Low, r.Difference.High, r.N)
 	case "delong":
-		labels, err := st.Labels(ctx, base.EvalSetID)
+		labels, err := tx.Labels(ctx, base.EvalSetID)
 		if err != nil {
 			return nil, err
 		}
