@@ -314,6 +314,13 @@ func TestRank(t *testing.T) {
 // from Nadeau & Bengio's formula: t = mean(d) / sqrt((1/J + n_test/n_train) s²).
 func TestCompareKFoldUsesCorrectedT(t *testing.T) {
 	t.Parallel()
+	for _, protocol := range []string{"kfold", "repeated_kfold"} {
+		t.Run(protocol, func(t *testing.T) { testCorrectedT(t, protocol) })
+	}
+}
+
+func testCorrectedT(t *testing.T, protocol string) {
+	t.Parallel()
 	url := storetest.NewDatabase(t)
 	left := []float64{0.81, 0.79, 0.83, 0.80, 0.82, 0.78, 0.84, 0.80, 0.81, 0.83}
 	right := []float64{0.78, 0.78, 0.80, 0.79, 0.80, 0.77, 0.80, 0.79, 0.78, 0.80}
@@ -325,7 +332,7 @@ func TestCompareKFoldUsesCorrectedT(t *testing.T) {
 		}
 		path := filepath.Join(t.TempDir(), name+".csv")
 		require.NoError(t, writeFileErr(path, b.String()))
-		res := runVerdict(t, url, "log", "-e", "cv", "-r", name, "-s", "folds", "--protocol", "kfold", "--folds", "10",
+		res := runVerdict(t, url, "log", "-e", "cv", "-r", name, "-s", "folds", "--protocol", protocol, "--folds", "10",
 			"--n-train", "900", "--n-test", "100", path)
 		require.Equal(t, 0, res.code, res.stderr)
 	}
