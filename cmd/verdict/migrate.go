@@ -20,11 +20,7 @@ does the same on first connect; this one is for deployment scripts.
 A database migrated by a newer verdict is left alone: this binary refuses to
 write to it and says which versions it found and expected.`,
 		Action: func(c *cli.Context) error {
-			url, _, err := database(c)
-			if err != nil {
-				return err
-			}
-			st, err := store.Open(c.Context, url, store.Options{NoMigrate: true})
+			st, err := openUnmigrated(c)
 			if err != nil {
 				return err
 			}
@@ -48,11 +44,7 @@ write to it and says which versions it found and expected.`,
 			Name:  "status",
 			Usage: "list migrations and whether each is applied",
 			Action: func(c *cli.Context) error {
-				url, _, err := database(c)
-				if err != nil {
-					return err
-				}
-				st, err := store.Open(c.Context, url, store.Options{NoMigrate: true})
+				st, err := openUnmigrated(c)
 				if err != nil {
 					return err
 				}
@@ -88,4 +80,14 @@ write to it and says which versions it found and expected.`,
 			},
 		}},
 	}
+}
+
+// openUnmigrated opens the database without applying migrations, for the
+// commands that report or apply them.
+func openUnmigrated(c *cli.Context) (*store.Store, error) {
+	url, _, err := database(c)
+	if err != nil {
+		return nil, err
+	}
+	return store.Open(c.Context, url, store.Options{NoMigrate: true})
 }
