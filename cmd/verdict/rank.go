@@ -38,7 +38,7 @@ Example:
 			&cli.StringFlag{Name: "eval-set", Aliases: []string{"s"}, Usage: "evaluation set `NAME` of the runs' evaluations"},
 			&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Usage: "`METRIC` to rank on (required)"},
 			&cli.StringFlag{Name: "control", Usage: "control run `NAME` of the Holm comparisons (default: the best)"},
-			alphaFlag,
+			alphaFlag(),
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table or json"},
 			&cli.BoolFlag{Name: "no-record", Usage: "do not record the ranking in the history"},
 			&cli.BoolFlag{Name: "across-eval-sets", Usage: "blocks are evaluation sets (data sets), as in Demšar 2006: RUNs of --experiment, each run's mean on every evaluation set they all have"},

@@ -6,16 +6,29 @@ import (
 	"github.com/verdict-ml/verdict/stats"
 )
 
-// Flags shared by several methods.
-var (
-	confidenceFlag = &cli.Float64Flag{Name: "confidence", Value: 0.95, Usage: "`LEVEL` of the confidence interval"}
-	alphaFlag      = &cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance `LEVEL`"}
-	powerFlag      = &cli.Float64Flag{Name: "power", Value: 0.8, Usage: "wanted `POWER`"}
-	resamplesFlag  = &cli.IntFlag{Name: "resamples", Value: 2000, Usage: "bootstrap resamples `B`"}
-	seedFlag       = &cli.Uint64Flag{Name: "seed", Value: 0, Usage: "random `SEED`: the same seed gives the same output, bit for bit"}
-	nTrainFlag     = &cli.IntFlag{Name: "n-train", Usage: "training set size `N` of each fold"}
-	nTestFlag      = &cli.IntFlag{Name: "n-test", Usage: "test set size `N` of each fold"}
-)
+// Flags shared by several commands. Each call makes a new flag: urfave/cli
+// records parsing state in the flag value itself.
+func confidenceFlag() cli.Flag {
+	return &cli.Float64Flag{Name: "confidence", Value: 0.95, Usage: "`LEVEL` of the confidence interval"}
+}
+func alphaFlag() cli.Flag {
+	return &cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance `LEVEL`"}
+}
+func powerFlag() cli.Flag {
+	return &cli.Float64Flag{Name: "power", Value: 0.8, Usage: "wanted `POWER`"}
+}
+func resamplesFlag() cli.Flag {
+	return &cli.IntFlag{Name: "resamples", Value: 2000, Usage: "bootstrap resamples `B`"}
+}
+func seedFlag() cli.Flag {
+	return &cli.Uint64Flag{Name: "seed", Value: 0, Usage: "random `SEED`: the same seed gives the same output, bit for bit"}
+}
+func nTrainFlag() cli.Flag {
+	return &cli.IntFlag{Name: "n-train", Usage: "training set size `N` of each fold"}
+}
+func nTestFlag() cli.Flag {
+	return &cli.IntFlag{Name: "n-test", Usage: "test set size `N` of each fold"}
+}
 
 // leftRight reads the paired columns left and right.
 func leftRight(in *statsInput) (left, right []float64, err error) {
@@ -40,7 +53,7 @@ func statsMethods() []statsMethod {
 	return []statsMethod{
 		{
 			name: "paired-t", usage: "paired t-test with a confidence interval of the mean difference",
-			inputs: "left, right", flags: []cli.Flag{confidenceFlag},
+			inputs: "left, right", flags: []cli.Flag{confidenceFlag()},
 			run: func(c *cli.Context, in *statsInput) (any, error) {
 				left, right, err := leftRight(in)
 				if err != nil {
@@ -51,7 +64,7 @@ func statsMethods() []statsMethod {
 		},
 		{
 			name: "corrected-t", usage: "corrected resampled t-test (Nadeau & Bengio) for k-fold or r x k-fold scores",
-			inputs: "left, right (one score per fold), or diffs", flags: []cli.Flag{nTrainFlag, nTestFlag},
+			inputs: "left, right (one score per fold), or diffs", flags: []cli.Flag{nTrainFlag(), nTestFlag()},
 			run: func(c *cli.Context, in *statsInput) (any, error) {
 				if !c.IsSet("n-train") || !c.IsSet("n-test") {
 					return nil, userError("corrected-t needs --n-train and --n-test")
@@ -101,7 +114,7 @@ func statsMethods() []statsMethod {
 		{
 			name: "friedman", usage: "Friedman test across K models, Iman-Davenport, Nemenyi critical difference and Holm against a control",
 			inputs: "scores: one row per block (data set or fold), one column per model; names (optional). In CSV, one column per model, named in the header.",
-			flags:  []cli.Flag{alphaFlag, &cli.StringFlag{Name: "control", Usage: "control model `NAME` for the Holm comparisons (default: the first)"}},
+			flags:  []cli.Flag{alphaFlag(), &cli.StringFlag{Name: "control", Usage: "control model `NAME` for the Holm comparisons (default: the first)"}},
 			run: func(c *cli.Context, in *statsInput) (any, error) {
 				scores, names, err := in.matrix("scores")
 				if err != nil {
@@ -115,7 +128,7 @@ func statsMethods() []statsMethod {
 			inputs: "left, right, or diffs",
 			flags: []cli.Flag{
 				&cli.Float64Flag{Name: "rho", Usage: "correlation `RHO` of the folds (default: n-test / (n-train + n-test))"},
-				nTrainFlag, nTestFlag,
+				nTrainFlag(), nTestFlag(),
 				&cli.Float64Flag{Name: "rope", Value: 0, Usage: "half-width `R` of the region of practical equivalence"},
 			},
 			run: func(c *cli.Context, in *statsInput) (any, error) {
@@ -135,7 +148,7 @@ func statsMethods() []statsMethod {
 		},
 		{
 			name: "delong", usage: "DeLong test for two correlated AUCs",
-			inputs: "labels (0/1), left, right (scores; higher means positive)", flags: []cli.Flag{confidenceFlag},
+			inputs: "labels (0/1), left, right (scores; higher means positive)", flags: []cli.Flag{confidenceFlag()},
 			run: func(c *cli.Context, in *statsInput) (any, error) {
 				labels, err := in.floats("labels", true)
 				if err != nil {
@@ -192,7 +205,7 @@ func statsMethods() []statsMethod {
 		},
 		{
 			name: "sample-size", usage: "units needed to detect a gap, for 0/1-bounded scores",
-			flags: []cli.Flag{&cli.Float64Flag{Name: "delta", Usage: "the gap `D` to detect"}, alphaFlag, powerFlag},
+			flags: []cli.Flag{&cli.Float64Flag{Name: "delta", Usage: "the gap `D` to detect"}, alphaFlag(), powerFlag()},
 			run: func(c *cli.Context, _ *statsInput) (any, error) {
 				d, err := needFloat(c, "delta")
 				if err != nil {
@@ -203,7 +216,7 @@ func statsMethods() []statsMethod {
 		},
 		{
 			name: "mde", usage: "minimum detectable difference with n units, for 0/1-bounded scores",
-			flags: []cli.Flag{&cli.IntFlag{Name: "n", Usage: "number of units `N`"}, alphaFlag, powerFlag},
+			flags: []cli.Flag{&cli.IntFlag{Name: "n", Usage: "number of units `N`"}, alphaFlag(), powerFlag()},
 			run: func(c *cli.Context, _ *statsInput) (any, error) {
 				if !c.IsSet("n") {
 					return nil, userError("--n is required")
@@ -240,7 +253,7 @@ func statsMethods() []statsMethod {
 		{
 			name: "randomization", usage: "paired sign-flip randomization test; with units, whole units flip",
 			inputs: "left, right; units (optional)",
-			flags:  []cli.Flag{&cli.IntFlag{Name: "permutations", Value: 2000, Usage: "random sign flips `B`"}, seedFlag},
+			flags:  []cli.Flag{&cli.IntFlag{Name: "permutations", Value: 2000, Usage: "random sign flips `B`"}, seedFlag()},
 			run: func(c *cli.Context, in *statsInput) (any, error) {
 				left, right, err := leftRight(in)
 				if err != nil {
@@ -256,7 +269,7 @@ func statsMethods() []statsMethod {
 		{
 			name: "compare", usage: "is the winner real? interval, p-value, wins/losses/ties and a verdict sentence",
 			inputs: `left, right as {"id": score} objects, matched by id (intersection only). In CSV: columns id, left, right; an empty cell is a missing score.`,
-			flags:  []cli.Flag{alphaFlag, confidenceFlag, resamplesFlag, seedFlag},
+			flags:  []cli.Flag{alphaFlag(), confidenceFlag(), resamplesFlag(), seedFlag()},
 			run: func(c *cli.Context, in *statsInput) (any, error) {
 				left, err := in.keyed("left")
 				if err != nil {
@@ -276,7 +289,7 @@ func statsMethods() []statsMethod {
 }
 
 func bootstrapFlags() []cli.Flag {
-	return []cli.Flag{confidenceFlag, resamplesFlag, seedFlag,
+	return []cli.Flag{confidenceFlag(), resamplesFlag(), seedFlag(),
 		&cli.StringFlag{Name: "ci", Value: "percentile", Usage: "interval `METHOD`: percentile or bca"}}
 }
 
