@@ -67,3 +67,63 @@ func (s *Store) ListRuns(ctx context.Context, experiment string) ([]Run, error) 
 	}
 	return out, rows.Err()
 }
+
+// RunQuery is a run search: runs of Experiment ("" for all) matching Filter,
+// ordered by OrderBy (an operand of the filter language, then optionally
+// asc or desc; default: newest first), at most Limit (0 for no limit).
+// metrics.NAME reads the newest evaluation on EvalSet, or on any set.
+type RunQuery struct {
+	Experiment string
+	EvalSet    string
+	Filter     string
+	OrderBy    string
+	Limit      int
+}
+
+// SearchRuns returns the runs a query selects. A malformed filter or order
+// returns an error wrapping ErrBadFilter that names the column.
+func (s *Store) SearchRuns(ctx context.Context, q RunQuery) ([]Run, error) {
+	f, err := ParseRunFilter(q.Filter)
+	if err != nil {
+		return nil, err
+	}
+	b := &sqlBuilder{args: []any{q.Experiment, q.EvalSet}, evalSet: 2}
+	where := "TRUE"
+	if f.root != nil {
+		where = f.root.sql(b)
+	}
+	order := "r.created_at DESC, r.id DESC"
+	if q.OrderBy != "" {
+		key, desc, err := ParseRunOrder(q.OrderBy)
+		if err != nil {
+			return nil, err
+		}
+		dir := "ASC NULLS LAST"
+		if desc {
+			dir = "DESC NULLS LAST"
+		}
+		order = key.sql(b, key.kind == "metrics") + " " + dir + ", r.id"
+	}
+	limit := "ALL"
+	if q.Limit > 0 {
+		limit = b.param(q.Limit)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+runColumns+`
+		FROM runs r JOIN experiments x ON x.id = r.experiment_id
+		WHERE ($1::text = '' OR x.name = $1::text) AND $2::text IS NOT NULL AND `+where+`
+		ORDER BY `+order+`
+		LIMIT `+limit, b.args...)
+	if err != nil {
+		return nil, fmt.Errorf("search runs: %w", err)
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("search runs: %w", err)
+		}
+		out = append(out, *r)
+	}
+	return out, rows.Err()
+}

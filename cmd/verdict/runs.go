@@ -1,23 +1,38 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/store"
 )
 
 func runsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "runs",
 		Usage: "list runs with their number of evaluations",
-		Description: `runs lists the runs of one experiment (--experiment) or of all, newest first.
+		Description: `runs lists the runs of one experiment (--experiment) or of all, newest first,
+or as --filter and --order-by say.
+
+A filter compares operands with = != < <= > >= LIKE ILIKE or IN (...), joined
+by AND, OR, NOT and parentheses. Operands: run, created, git_commit,
+params.NAME, tags.NAME ('true' when the run has the tag) and metrics.NAME
+(the mean in the run's newest evaluation, on --eval-set if given). Values are
+'single-quoted strings' ('' for a quote) or numbers. The filter becomes
+parameterised SQL; a syntax error names its column.
 
 Example:
-  verdict runs --experiment movielens`,
+  verdict runs -e movielens --filter "params.lr < 0.01 AND tags.nightly = 'true'" \
+      --order-by "metrics.ndcg@20 desc" --limit 10`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "experiment", Aliases: []string{"e"}, Usage: "only runs of experiment `NAME`"},
+			&cli.StringFlag{Name: "filter", Aliases: []string{"f"}, Usage: "only runs matching `EXPR`"},
+			&cli.StringFlag{Name: "order-by", Usage: "order by `KEY` [asc|desc], e.g. \"metrics.ndcg@20 desc\" (default: newest first)"},
+			&cli.IntFlag{Name: "limit", Usage: "at most `N` runs"},
+			&cli.StringFlag{Name: "eval-set", Aliases: []string{"s"}, Usage: "evaluation set `NAME` that metrics.NAME reads"},
 		},
 		Action: func(c *cli.Context) error {
 			st, err := openStore(c)
@@ -25,7 +40,13 @@ Example:
 				return err
 			}
 			defer st.Close()
-			runs, err := st.ListRuns(c.Context, c.String("experiment"))
+			runs, err := st.SearchRuns(c.Context, store.RunQuery{
+				Experiment: c.String("experiment"), EvalSet: c.String("eval-set"),
+				Filter: c.String("filter"), OrderBy: c.String("order-by"), Limit: c.Int("limit"),
+			})
+			if errors.Is(err, store.ErrBadFilter) {
+				return cli.Exit(err.Error(), exitError)
+			}
 			if err != nil {
 				return err
 			}
