@@ -517,3 +517,39 @@ func TestCompareDeLong(t *testing.T) {
 	require.Equal(t, 2, res.code)
 	require.Contains(t, res.stderr, `sample "s0" is labelled 0, but the evaluation set recorded 1`)
 }
+
+func TestLeaderboard(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	logScores(t, url, "base", 0)
+	logScores(t, url, "worse", -0.25)
+	logScores(t, url, "same", 0)
+	logScores(t, url, "other", 0, "--target-fingerprint", "other-targets")
+
+	res := runVerdict(t, url, "leaderboard", "-e", "exp", "-s", "test", "--metric", "a", "--format", "json")
+	require.Equal(t, 0, res.code, res.stderr)
+	var lb struct {
+		Reference string `json:"reference"`
+		Rows      []struct {
+			Run             string   `json:"run"`
+			Units           int64    `json:"n_units"`
+			Distinguishable bool     `json:"distinguishable"`
+			SameGroup       bool     `json:"same_group_as_reference"`
+			PAdjusted       *float64 `json:"p_adjusted"`
+		} `json:"rows"`
+		Separate []struct {
+			Run string `json:"run"`
+		} `json:"other_targets"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &lb))
+	require.Len(t, lb.Rows, 3, "the run on other targets is not ranked")
+	require.Equal(t, "other", lb.Separate[0].Run)
+	require.Equal(t, "worse", lb.Rows[2].Run)
+	require.True(t, lb.Rows[2].Distinguishable)
+	require.False(t, lb.Rows[2].SameGroup)
+	require.Equal(t, int64(200), lb.Rows[0].Units)
+	// base and same have identical scores: never distinguishable.
+	for _, r := range lb.Rows[:2] {
+		require.True(t, r.SameGroup, r.Run)
+	}
+}
