@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/csv"
 	"fmt"
 	"io"
 	"strings"
@@ -47,4 +48,60 @@ func (t *Table) Render(w io.Writer) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// Markdown writes the table as a GitHub-flavoured Markdown table, with
+// right-aligned columns marked so and pipes in cells escaped.
+func (t *Table) Markdown(w io.Writer) error {
+	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	var b strings.Builder
+	b.WriteString("|")
+	for _, h := range t.Header {
+		b.WriteString(" " + esc(h) + " |")
+	}
+	b.WriteString("\n|")
+	for i := range t.Header {
+		if t.Right[i] {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteString("\n")
+	for _, row := range t.Rows {
+		b.WriteString("|")
+		for i := range t.Header {
+			c := ""
+			if i < len(row) {
+				c = row[i]
+			}
+			b.WriteString(" " + esc(c) + " |")
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// CSV writes the header and rows as CSV.
+func (t *Table) CSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(t.Header); err != nil {
+		return err
+	}
+	if err := cw.WriteAll(t.Rows); err != nil {
+		return err
+	}
+	return cw.Error()
+}
+
+// Write renders the table in format: table, markdown or csv.
+func (t *Table) Write(w io.Writer, format string) error {
+	switch format {
+	case "markdown":
+		return t.Markdown(w)
+	case "csv":
+		return t.CSV(w)
+	}
+	return t.Render(w)
 }

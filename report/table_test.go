@@ -21,3 +21,14 @@ func TestTableAlignsColumns(t *testing.T) {
 		"pop                 2  baseline\n"+
 		"item-knn           12\n", b.String())
 }
+
+func TestTableMarkdownAndCSV(t *testing.T) {
+	t.Parallel()
+	tbl := report.Table{Header: []string{"RUN", "MEAN"}, Right: map[int]bool{1: true}}
+	tbl.Add("a|b", "0.5")
+	var md, cs strings.Builder
+	require.NoError(t, tbl.Write(&md, "markdown"))
+	require.Equal(t, "| RUN | MEAN |\n|---|---:|\n| a\\|b | 0.5 |\n", md.String())
+	require.NoError(t, tbl.Write(&cs, "csv"))
+	require.Equal(t, "RUN,MEAN\na|b,0.5\n", cs.String())
+}

@@ -11,15 +11,15 @@ import (
 
 // Run is one trained model of an experiment.
 type Run struct {
-	ID          int64
-	Experiment  string
-	Name        string
-	Params      map[string]any
-	Tags        []string
-	GitCommit   string
-	CreatedAt   time.Time
-	Evaluations int64     // how many evaluations it has
-	LastLogged  time.Time // when its newest evaluation was logged
+	ID          int64          `json:"run_id"`
+	Experiment  string         `json:"experiment"`
+	Name        string         `json:"run"`
+	Params      map[string]any `json:"params"`
+	Tags        []string       `json:"tags"`
+	GitCommit   string         `json:"git_commit"`
+	CreatedAt   time.Time      `json:"created_at"`
+	Evaluations int64          `json:"evaluations"` // how many evaluations it has
+	LastLogged  time.Time      `json:"last_logged"` // when its newest evaluation was logged
 }
 
 const runColumns = `

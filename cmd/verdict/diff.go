@@ -37,6 +37,7 @@ Example:
 			&cli.IntFlag{Name: "best", Usage: "show the `N` users whose value rose most"},
 			&cli.StringFlag{Name: "out", Usage: "write every pair (sample_id, baseline, candidate, change) to CSV `FILE`"},
 			&cli.BoolFlag{Name: "allow-different-targets", Usage: "pair the units two evaluations share even when their targets differ"},
+			reportFormatFlag(),
 		},
 		Action: runDiff,
 	}
@@ -49,6 +50,10 @@ func runDiff(c *cli.Context) error {
 	metric := c.String("metric")
 	if metric == "" {
 		return userError("--metric is required")
+	}
+	format, err := reportFormat(c)
+	if err != nil {
+		return err
 	}
 	n, best := c.Int("worst"), false
 	if c.IsSet("best") {
@@ -77,10 +82,10 @@ func runDiff(c *cli.Context) error {
 	if len(p.SampleIDs) == 0 {
 		return userError("evaluations %d and %d share no unit", base.ID, cand.ID)
 	}
-	return printDiff(c.App.Writer, p, metric, n, best, c.String("out"))
+	return printDiff(c.App.Writer, p, metric, n, best, c.String("out"), format)
 }
 
-func printDiff(w io.Writer, p *store.Pairs, metric string, n int, best bool, out string) error {
+func printDiff(w io.Writer, p *store.Pairs, metric string, n int, best bool, out, format string) error {
 	type pair struct {
 		id         string
 		base, cand float64
@@ -136,27 +141,56 @@ func printDiff(w io.Writer, p *store.Pairs, metric string, n int, best bool, out
 		return 0
 	})
 	n = min(n, len(pairs))
-	what := "fell most"
-	if best {
-		what = "rose most"
-	}
-	fmt.Fprintf(w, "%s: evaluation %d (%s) -> %d (%s), %d paired users; change = candidate - baseline\n\n", metric, p.Left.ID, p.Left.Run, p.Right.ID, p.Right.Run, len(pairs))
 	t := report.Table{Header: []string{"SAMPLE ID", "BASELINE", "CANDIDATE", "CHANGE"}, Right: map[int]bool{1: true, 2: true, 3: true}}
 	top := 0.0
 	for _, q := range pairs[:n] {
 		t.Add(q.id, fmt.Sprintf("%.4g", q.base), fmt.Sprintf("%.4g", q.cand), fmt.Sprintf("%+.4g", q.cand-q.base))
 		top += q.cand - q.base
 	}
+	slices.Sort(changes)
+	quantiles := []float64{changes[0]}
+	for _, q := range []float64{0.05, 0.25, 0.5, 0.75, 0.95} {
+		quantiles = append(quantiles, stat.Quantile(q, stat.Empirical, changes, nil))
+	}
+	quantiles = append(quantiles, changes[len(changes)-1])
+	switch format {
+	case "csv":
+		return t.CSV(w)
+	case "json":
+		type row struct {
+			SampleID  string  `json:"sample_id"`
+			Baseline  float64 `json:"baseline"`
+			Candidate float64 `json:"candidate"`
+			Change    float64 `json:"change"`
+		}
+		out := struct {
+			Metric      string    `json:"metric"`
+			Units       int       `json:"n"`
+			Wins        int       `json:"candidate_better"`
+			Losses      int       `json:"candidate_worse"`
+			Ties        int       `json:"same"`
+			Quantiles   []float64 `json:"change_quantiles_min_5_25_50_75_95_max"`
+			Top         []row     `json:"top"`
+			TopChange   float64   `json:"top_change"`
+			TotalChange float64   `json:"total_change"`
+		}{Metric: metric, Units: len(pairs), Wins: wins, Losses: losses, Ties: ties, Quantiles: quantiles, TopChange: top, TotalChange: total}
+		for _, q := range pairs[:n] {
+			out.Top = append(out.Top, row{q.id, q.base, q.cand, q.cand - q.base})
+		}
+		return writeJSON(w, toOrderedValue(out))
+	}
+	what := "fell most"
+	if best {
+		what = "rose most"
+	}
+	fmt.Fprintf(w, "%s: evaluation %d (%s) -> %d (%s), %d paired users; change = candidate - baseline\n\n", metric, p.Left.ID, p.Left.Run, p.Right.ID, p.Right.Run, len(pairs))
 	fmt.Fprintf(w, "the %d users whose value %s:\n", n, what)
-	if err := t.Render(w); err != nil {
+	if err := t.Write(w, format); err != nil {
 		return err
 	}
-	slices.Sort(changes)
 	fmt.Fprintf(w, "\ncandidate better for %d users, worse for %d, the same for %d\n", wins, losses, ties)
 	fmt.Fprintf(w, "change quantiles: min %+.4g, 5%% %+.4g, 25%% %+.4g, median %+.4g, 75%% %+.4g, 95%% %+.4g, max %+.4g\n",
-		changes[0], stat.Quantile(0.05, stat.Empirical, changes, nil), stat.Quantile(0.25, stat.Empirical, changes, nil),
-		stat.Quantile(0.5, stat.Empirical, changes, nil), stat.Quantile(0.75, stat.Empirical, changes, nil),
-		stat.Quantile(0.95, stat.Empirical, changes, nil), changes[len(changes)-1])
+		quantiles[0], quantiles[1], quantiles[2], quantiles[3], quantiles[4], quantiles[5], quantiles[6])
 	if total != 0 {
 		fmt.Fprintf(w, "these %d users account for %+.4g of the total change %+.4g (%.0f%%)\n", n, top, total, 100*top/total)
 	} else {

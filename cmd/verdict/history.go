@@ -30,7 +30,7 @@ Example:
 			&cli.StringFlag{Name: "distinguishable", Usage: "only distinguishable (`true`) or indistinguishable (false) ones"},
 			&cli.StringFlag{Name: "since", Usage: "only comparisons since `WHEN`: a date (2026-11-01), or an age such as 30d or 12h"},
 			&cli.IntFlag{Name: "limit", Value: 50, Usage: "at most `N` comparisons"},
-			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table or json"},
+			reportFormatFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			f := store.HistoryFilter{Experiment: c.String("experiment"), Run: c.String("run"), Metric: c.String("metric"), Limit: c.Int("limit")}
@@ -54,9 +54,9 @@ Example:
 				}
 				f.Since = t
 			}
-			format := c.String("format")
-			if format != "table" && format != "json" {
-				return userError("--format %q: want table or json", format)
+			format, err := reportFormat(c)
+			if err != nil {
+				return err
 			}
 			st, err := openStore(c)
 			if err != nil {
@@ -70,7 +70,7 @@ Example:
 			if format == "json" {
 				return writeJSON(c.App.Writer, toOrderedValue(hist))
 			}
-			if len(hist) == 0 {
+			if len(hist) == 0 && format == "table" {
 				fmt.Fprintln(c.App.Writer, "no comparisons recorded match (record some with 'verdict compare')")
 				return nil
 			}
@@ -83,7 +83,7 @@ Example:
 				t.Add(strconv.FormatInt(h.ID, 10), h.CreatedAt.Local().Format("2006-01-02 15:04"), h.Experiment, h.Metric,
 					h.BaselineRun, h.CandidateRun, intervalText(h.Difference, h.Low, h.High), floatText(pOf(h), "%.3g"), winner)
 			}
-			return t.Render(c.App.Writer)
+			return t.Write(c.App.Writer, format)
 		},
 	}
 }

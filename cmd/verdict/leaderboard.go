@@ -34,7 +34,7 @@ Example:
 			&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Usage: "`METRIC` to rank by (required)"},
 			&cli.StringFlag{Name: "baseline", Usage: "compare every run with run `NAME` instead of the best"},
 			alphaFlag(), confidenceFlag(), resamplesFlag(), seedFlag(),
-			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table or json"},
+			reportFormatFlag(),
 		},
 		Action: runLeaderboard,
 	}
@@ -66,6 +66,10 @@ func runLeaderboard(c *cli.Context) error {
 	exp, metric := c.String("experiment"), c.String("metric")
 	if exp == "" || metric == "" {
 		return userError("leaderboard needs --experiment and --metric")
+	}
+	format, err := reportFormat(c)
+	if err != nil {
+		return err
 	}
 	st, err := openStore(c)
 	if err != nil {
@@ -176,10 +180,10 @@ func runLeaderboard(c *cli.Context) error {
 			lb.Separate = append(lb.Separate, row)
 		}
 	}
-	if c.String("format") == "json" {
+	if format == "json" {
 		return writeJSON(c.App.Writer, toOrderedValue(lb))
 	}
-	return printLeaderboard(c.App.Writer, lb)
+	return printLeaderboard(c.App.Writer, lb, format)
 }
 
 // leaderboardEntry computes a run's row: its mean with a bootstrap interval
@@ -229,8 +233,10 @@ func leaderboardEntry(c *cli.Context, st *store.Store, ref, e *store.Evaluation,
 	return row, &cmp.PValue, nil
 }
 
-func printLeaderboard(w io.Writer, lb leaderboard) error {
-	fmt.Fprintf(w, "%s on %s; differences are %s minus each run, Holm-adjusted; * distinguishable\n\n", lb.Metric, lb.EvalSet, lb.Reference)
+func printLeaderboard(w io.Writer, lb leaderboard, format string) error {
+	if format != "csv" {
+		fmt.Fprintf(w, "%s on %s; differences are %s minus each run, Holm-adjusted; * distinguishable\n\n", lb.Metric, lb.EvalSet, lb.Reference)
+	}
 	t := report.Table{Header: []string{"RANK", "RUN", strings.ToUpper(lb.Metric) + " [CI]", "UNITS", "DIFFERENCE [CI]", "P ADJ", "", "LOGGED"},
 		Right: map[int]bool{0: true, 3: true, 5: true}}
 	for _, r := range lb.Rows {
@@ -245,7 +251,7 @@ func printLeaderboard(w io.Writer, lb leaderboard) error {
 		t.Add(fmt.Sprint(r.Rank), r.Run, fmt.Sprintf("%.4g [%.4g, %.4g]", r.Mean.Estimate, r.Mean.Low, r.Mean.High),
 			fmt.Sprint(r.Units), diff, padj, mark, r.Logged)
 	}
-	if err := t.Render(w); err != nil {
+	if err := t.Write(w, format); err != nil || format == "csv" {
 		return err
 	}
 	var group []string

@@ -33,8 +33,13 @@ Example:
 			&cli.StringFlag{Name: "order-by", Usage: "order by `KEY` [asc|desc], e.g. \"metrics.ndcg@20 desc\" (default: newest first)"},
 			&cli.IntFlag{Name: "limit", Usage: "at most `N` runs"},
 			&cli.StringFlag{Name: "eval-set", Aliases: []string{"s"}, Usage: "evaluation set `NAME` that metrics.NAME reads"},
+			reportFormatFlag(),
 		},
 		Action: func(c *cli.Context) error {
+			format, err := reportFormat(c)
+			if err != nil {
+				return err
+			}
 			st, err := openStore(c)
 			if err != nil {
 				return err
@@ -50,7 +55,10 @@ Example:
 			if err != nil {
 				return err
 			}
-			if len(runs) == 0 {
+			if format == "json" {
+				return writeJSON(c.App.Writer, toOrderedValue(runs))
+			}
+			if len(runs) == 0 && format == "table" {
 				if e := c.String("experiment"); e != "" {
 					fmt.Fprintf(c.App.Writer, "no runs in experiment %q\n", e)
 				} else {
@@ -66,7 +74,22 @@ Example:
 				}
 				t.Add(r.Experiment, r.Name, r.CreatedAt.Local().Format("2006-01-02 15:04"), fmt.Sprint(r.Evaluations), commit)
 			}
-			return t.Render(c.App.Writer)
+			return t.Write(c.App.Writer, format)
 		},
 	}
+}
+
+// reportFormatFlag is the --format of report commands.
+func reportFormatFlag() cli.Flag {
+	return &cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table, markdown, json or csv"}
+}
+
+// reportFormat reads and checks --format.
+func reportFormat(c *cli.Context) (string, error) {
+	f := c.String("format")
+	switch f {
+	case "table", "markdown", "json", "csv":
+		return f, nil
+	}
+	return "", userError("--format %q: want table, markdown, json or csv", f)
 }
