@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -346,6 +347,8 @@ func toOrdered(v reflect.Value) any {
 		for _, k := range v.MapKeys() {
 			out = append(out, field{fmt.Sprint(k.Interface()), toOrdered(v.MapIndex(k))})
 		}
+		// Maps print in key order, so that output is stable.
+		slices.SortFunc(out, func(a, b field) int { return strings.Compare(a.name, b.name) })
 		return out
 	}
 	panic(fmt.Sprintf("verdict: cannot render %s", v.Type()))
@@ -359,6 +362,7 @@ func fromJSON(x any) any {
 		for k, v := range y {
 			out = append(out, field{k, fromJSON(v)})
 		}
+		slices.SortFunc(out, func(a, b field) int { return strings.Compare(a.name, b.name) })
 		return out
 	case []any:
 		for i := range y {
