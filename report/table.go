@@ -4,9 +4,12 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
+
+	"golang.org/x/term"
 )
 
 // Table is a plain text table: a header row and data rows, columns separated
@@ -15,6 +18,10 @@ type Table struct {
 	Header []string
 	Rows   [][]string
 	Right  map[int]bool
+	// MaxWidth, when positive, is the width Render must fit in (a
+	// terminal's): the widest left-aligned column is cut, with "…", until
+	// the table fits or every such column is down to 8 characters.
+	MaxWidth int
 }
 
 // Add appends a row.
@@ -30,13 +37,14 @@ func (t *Table) Render(w io.Writer) error {
 			}
 		}
 	}
+	t.fit(widths)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, row := range append([][]string{t.Header}, t.Rows...) {
 		cells := make([]string, len(widths))
 		for i := range widths {
 			c := ""
 			if i < len(row) {
-				c = row[i]
+				c = cut(row[i], widths[i])
 			}
 			if t.Right[i] {
 				c = strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)) + c
@@ -95,7 +103,8 @@ func (t *Table) CSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// Write renders the table in format: table, markdown or csv.
+// Write renders the table in format: table, markdown or csv. A table
+// written to a terminal fits its width unless MaxWidth says otherwise.
 func (t *Table) Write(w io.Writer, format string) error {
 	switch format {
 	case "markdown":
@@ -103,5 +112,58 @@ func (t *Table) Write(w io.Writer, format string) error {
 	case "csv":
 		return t.CSV(w)
 	}
+	if t.MaxWidth == 0 {
+		t.MaxWidth = TerminalWidth(w)
+	}
 	return t.Render(w)
+}
+
+// TerminalWidth is the width of the terminal w writes to, or 0 when w is
+// not a terminal.
+func TerminalWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return width
+}
+
+// fit narrows left-aligned columns, widest first, until the table fits in
+// MaxWidth.
+func (t *Table) fit(widths []int) {
+	if t.MaxWidth <= 0 {
+		return
+	}
+	total := func() int {
+		n := 2 * (len(widths) - 1)
+		for _, w := range widths {
+			n += w
+		}
+		return n
+	}
+	for total() > t.MaxWidth {
+		widest := -1
+		for i, w := range widths {
+			if !t.Right[i] && w > 8 && (widest < 0 || w > widths[widest]) {
+				widest = i
+			}
+		}
+		if widest < 0 {
+			return
+		}
+		widths[widest] = max(8, widths[widest]-(total()-t.MaxWidth))
+	}
+}
+
+// cut shortens s to n runes, ending in "…" when it had to cut.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
 }

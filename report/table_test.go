@@ -32,3 +32,12 @@ func TestTableMarkdownAndCSV(t *testing.T) {
 	require.NoError(t, tbl.Write(&cs, "csv"))
 	require.Equal(t, "RUN,MEAN\na|b,0.5\n", cs.String())
 }
+
+func TestTableFitsMaxWidth(t *testing.T) {
+	t.Parallel()
+	tbl := report.Table{Header: []string{"RUN", "N"}, Right: map[int]bool{1: true}, MaxWidth: 16}
+	tbl.Add("a-very-long-run-name", "12")
+	var b strings.Builder
+	require.NoError(t, tbl.Render(&b))
+	require.Equal(t, "RUN            N\na-very-long…  12\n", b.String())
+}

@@ -516,7 +516,7 @@ func printComparisons(w io.Writer, format string, base, cand *store.Evaluation, 
 	fmt.Fprintln(w, title)
 	fmt.Fprintln(w)
 	t := report.Table{Header: header, Rows: rows, Right: map[int]bool{1: true, 2: true, 4: true, 5: true, 9: true}}
-	if err := t.Render(w); err != nil {
+	if err := t.Write(w, "table"); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)

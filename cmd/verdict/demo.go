@@ -78,7 +78,7 @@ already logged; each run records its comparisons in the history.`,
 				}
 				t.Add(append(row, note)...)
 			}
-			if err := t.Render(w); err != nil {
+			if err := t.Write(w, "table"); err != nil {
 				return err
 			}
 			fmt.Fprintf(w, "\nevery mean above is backed by %d per-user values in the database.\n", len(split.Users))

@@ -381,7 +381,7 @@ func printEvaluation(w io.Writer, format string, e evaluationJSON) error {
 	for _, k := range e.Keys {
 		t.Add(k, strconv.FormatFloat(e.Metrics[k], 'f', 4, 64))
 	}
-	if err := t.Render(w); err != nil {
+	if err := t.Write(w, "table"); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\n%s rows, %s scored, %s units, required k %d, targets %s\n",

@@ -65,7 +65,7 @@ write to it and says which versions it found and expected.`,
 					}
 					t.Add(fmt.Sprint(m.Version), m.Name, applied)
 				}
-				if err := t.Render(c.App.Writer); err != nil {
+				if err := t.Write(c.App.Writer, "table"); err != nil {
 					return err
 				}
 				switch {

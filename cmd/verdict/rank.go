@@ -198,7 +198,7 @@ func printRank(w io.Writer, res rankResult, control string, alpha float64) error
 		}
 		t.Add(strconv.Itoa(i+1), r.Name, fmt.Sprintf("%.3f", r.AvgRank), fmt.Sprintf("%.4g", r.Mean), padj, diff)
 	}
-	if err := t.Render(w); err != nil {
+	if err := t.Write(w, "table"); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nFriedman chi2 = %.4g (df %d), p = %.3g; Iman-Davenport F = %.4g, p = %.3g\n", f.Chi2, f.DF, f.PValue, f.ImanDavenportF, f.ImanDavenportP)
