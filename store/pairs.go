@@ -123,7 +123,7 @@ func pair(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metric string, 
 		if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '256MB'; SET LOCAL enable_hashagg = off; SET LOCAL max_parallel_workers_per_gather = 0`); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `
+		query := `
 			WITH l AS (
 				SELECT sample_id, sum(vals[$3]::double precision) AS total, count(*) AS n
 				FROM unit_values WHERE evaluation_id = $1
@@ -135,7 +135,18 @@ func pair(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metric string, 
 			)
 			SELECT coalesce(l.sample_id, r.sample_id), l.total, l.n, r.total, r.n
 			FROM l FULL JOIN r ON r.sample_id = l.sample_id
-			ORDER BY 1`, pgx.QueryResultFormats{pgx.BinaryFormatCode}, leftID, rightID, li+1, ri+1)
+			ORDER BY 1`
+		if leftID == rightID && li == ri {
+			// An evaluation against itself (a leaderboard's own interval,
+			// a sanity check): read its range once.
+			query = `
+				SELECT sample_id, sum(vals[$3]::double precision), count(*),
+				       sum(vals[$4]::double precision), count(*)
+				FROM unit_values WHERE evaluation_id = $1 AND $2::bigint = $1
+				GROUP BY sample_id
+				ORDER BY sample_id`
+		}
+		rows, err := tx.Query(ctx, query, pgx.QueryResultFormats{pgx.BinaryFormatCode}, leftID, rightID, li+1, ri+1)
 		if err != nil {
 			return err
 		}

@@ -49,23 +49,7 @@ func (s *Store) GetRun(ctx context.Context, experiment, name string) (*Run, erro
 
 // ListRuns returns the runs of an experiment ("" for all), newest first.
 func (s *Store) ListRuns(ctx context.Context, experiment string) ([]Run, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+runColumns+`
-		FROM runs r JOIN experiments x ON x.id = r.experiment_id
-		WHERE $1 = '' OR x.name = $1
-		ORDER BY r.created_at DESC, r.id DESC`, experiment)
-	if err != nil {
-		return nil, fmt.Errorf("list runs: %w", err)
-	}
-	defer rows.Close()
-	var out []Run
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list runs: %w", err)
-		}
-		out = append(out, *r)
-	}
-	return out, rows.Err()
+	return s.SearchRuns(ctx, RunQuery{Experiment: experiment})
 }
 
 // RunQuery is a run search: runs of Experiment ("" for all) matching Filter,
