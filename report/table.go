@@ -2,11 +2,9 @@ package report
 
 import (
 	"encoding/csv"
-	"fmt"
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"unicode/utf8"
 
 	"golang.org/x/term"
@@ -22,10 +20,22 @@ type Table struct {
 	// terminal's): the widest left-aligned column is cut, with "…", until
 	// the table fits or every such column is down to 8 characters.
 	MaxWidth int
+	// Color turns on the cells' styles (ANSI colours) in Render. Write sets
+	// it for a terminal unless NO_COLOR is set.
+	Color  bool
+	styles map[[2]int]Style
 }
 
 // Add appends a row.
 func (t *Table) Add(cells ...string) { t.Rows = append(t.Rows, cells) }
+
+// Mark styles cell col of the last row added.
+func (t *Table) Mark(col int, s Style) {
+	if t.styles == nil {
+		t.styles = map[[2]int]Style{}
+	}
+	t.styles[[2]int{len(t.Rows) - 1, col}] = s
+}
 
 // Render writes the table to w. An empty table prints its header only.
 func (t *Table) Render(w io.Writer) error {
@@ -38,24 +48,43 @@ func (t *Table) Render(w io.Writer) error {
 		}
 	}
 	t.fit(widths)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, row := range append([][]string{t.Header}, t.Rows...) {
-		cells := make([]string, len(widths))
+	var b strings.Builder
+	line := func(r int, row []string, header bool) {
+		var l strings.Builder
+		pending := 0 // spaces owed before the next non-empty cell
 		for i := range widths {
 			c := ""
 			if i < len(row) {
 				c = cut(row[i], widths[i])
 			}
+			pad := widths[i] - utf8.RuneCountInString(c)
 			if t.Right[i] {
-				c = strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)) + c
+				pending += pad
 			}
-			cells[i] = c
+			if c != "" {
+				l.WriteString(strings.Repeat(" ", pending))
+				pending = 0
+				switch {
+				case header:
+					l.WriteString(Paint(t.Color, Strong, c))
+				default:
+					l.WriteString(Paint(t.Color, t.styles[[2]int{r, i}], c))
+				}
+			}
+			if !t.Right[i] {
+				pending += pad
+			}
+			pending += 2
 		}
-		if _, err := fmt.Fprintln(tw, strings.TrimRight(strings.Join(cells, "\t"), " \t")); err != nil {
-			return err
-		}
+		b.WriteString(l.String())
+		b.WriteByte('\n')
 	}
-	return tw.Flush()
+	line(-1, t.Header, true)
+	for r, row := range t.Rows {
+		line(r, row, false)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // Markdown writes the table as a GitHub-flavoured Markdown table, with
@@ -114,6 +143,9 @@ func (t *Table) Write(w io.Writer, format string) error {
 	}
 	if t.MaxWidth == 0 {
 		t.MaxWidth = TerminalWidth(w)
+	}
+	if !t.Color {
+		t.Color = ColorFor(w)
 	}
 	return t.Render(w)
 }

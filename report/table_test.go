@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -40,4 +41,32 @@ func TestTableFitsMaxWidth(t *testing.T) {
 	var b strings.Builder
 	require.NoError(t, tbl.Render(&b))
 	require.Equal(t, "RUN            N\na-very-long…  12\n", b.String())
+}
+
+func TestTableColorsMarkedCellsOnly(t *testing.T) {
+	t.Parallel()
+	tbl := report.Table{Header: []string{"RUN", "DIFF"}, Right: map[int]bool{1: true}, Color: true}
+	tbl.Add("knn", "+0.02")
+	tbl.Mark(1, report.Good)
+	tbl.Add("pop", "-0.1")
+	var b strings.Builder
+	require.NoError(t, tbl.Render(&b))
+	// Padding stays outside the escape codes, so columns still align.
+	require.Equal(t, ""+
+		"\x1b[1mRUN\x1b[0m   \x1b[1mDIFF\x1b[0m\n"+
+		"knn  \x1b[32m+0.02\x1b[0m\n"+
+		"pop   -0.1\n", b.String())
+}
+
+func TestColorForHonoursNoColor(t *testing.T) {
+	// Not a terminal: never coloured, whatever NO_COLOR says.
+	var b strings.Builder
+	require.False(t, report.ColorFor(&b))
+	t.Setenv("NO_COLOR", "1")
+	require.False(t, report.ColorFor(os.Stdout))
+	tbl := report.Table{Header: []string{"A"}}
+	tbl.Add("x")
+	tbl.Mark(0, report.Bad)
+	require.NoError(t, tbl.Write(&b, "table"))
+	require.Equal(t, "A\nx\n", b.String())
 }

@@ -64,7 +64,7 @@ Flags go before BASELINE and CANDIDATE.`,
 			&cli.StringFlag{Name: "adjust", Usage: "multiplicity `ADJUSTMENT`: holm, bonferroni, bh, by or none (default: holm with several metrics)"},
 			&cli.BoolFlag{Name: "allow-different-targets", Usage: "compare the units two evaluations share even when their targets differ"},
 			&cli.StringFlag{Name: "fail-on", Usage: "exit 1 on a distinguishable `CHANGE`: regression or difference"},
-			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table, markdown or json"},
+			reportFormatFlag(),
 			&cli.BoolFlag{Name: "no-record", Usage: "do not record the comparison in the history"},
 		},
 		Action: runCompare,
@@ -102,9 +102,9 @@ func runCompare(c *cli.Context) error {
 	if c.NArg() != 2 {
 		return userError("compare takes BASELINE and CANDIDATE, got %d arguments (see 'verdict compare --help')", c.NArg())
 	}
-	format := c.String("format")
-	if !slices.Contains([]string{"table", "markdown", "json"}, format) {
-		return userError("--format %q: want table, markdown or json", format)
+	format, err := reportFormat(c)
+	if err != nil {
+		return err
 	}
 	failOn := c.String("fail-on")
 	if failOn != "" && failOn != "regression" && failOn != "difference" {
@@ -288,8 +288,8 @@ func compareMetric(ctx context.Context, tx *store.Tx, base, cand *store.Evaluati
 		r.Method = "paired-t"
 		r.Difference = stats.Interval{Estimate: t.MeanDiff, Low: t.CILow, High: t.CIHigh, Confidence: cmp.Difference.Confidence}
 		r.PValue, r.PAdjusted = t.PValue, t.PValue
-		r.Verdict = fmt.Sprintf("paired t: difference %+.4g, %g%% CI [%.4g, %.4g], p = %.3g, n = %d.",
-			t.MeanDiff, 100*r.Difference.Confidence, t.CILow, t.CIHigh, t.PValue, t.N)
+		r.Verdict = fmt.Sprintf("paired t: difference %s (%g%% CI), %s, n = %d.",
+			report.Interval(t.MeanDiff, t.CILow, t.CIHigh, true), 100*r.Difference.Confidence, report.PText(t.PValue), t.N)
 	case "wilcoxon":
 		w, err := stats.Wilcoxon(left, right, stats.WilcoxonOptions{})
 		if err != nil {
@@ -297,8 +297,8 @@ func compareMetric(ctx context.Context, tx *store.Tx, base, cand *store.Evaluati
 		}
 		r.Method = "wilcoxon+bootstrap-interval"
 		r.PValue, r.PAdjusted = w.PValue, w.PValue
-		r.Verdict = fmt.Sprintf("Wilcoxon signed-rank (%s): W+ = %g, W- = %g, p = %.3g; bootstrap %g%% CI of the difference [%.4g, %.4g], n = %d.",
-			w.Mode, w.WPlus, w.WMinus, w.PValue, 100*r.Difference.Confidence, r.Difference.Low, r.Difference.High, w.N)
+		r.Verdict = fmt.Sprintf("Wilcoxon signed-rank (%s): W+ = %g, W- = %g, %s; difference %s (bootstrap %g%% CI), n = %d.",
+			w.Mode, w.WPlus, w.WMinus, report.PText(w.PValue), intervalOf(r.Difference), 100*r.Difference.Confidence, w.N)
 	case "mcnemar":
 		if draws := units != nil; draws {
 			return nil, userError("--method mcnemar pairs one 0/1 outcome per unit; evaluations %d and %d have several rows per unit", base.ID, cand.ID)
@@ -309,8 +309,8 @@ func compareMetric(ctx context.Context, tx *store.Tx, base, cand *store.Evaluati
 		}
 		r.Method = "mcnemar+bootstrap-interval"
 		r.PValue, r.PAdjusted = m.PValue, m.PValue
-		r.Verdict = fmt.Sprintf("McNemar (%s): %d units right only for the baseline, %d only for the candidate, p = %.3g; bootstrap %g%% CI of the accuracy difference [%.4g, %.4g], n = %d.",
-			m.Mode, m.B, m.C, m.PValue, 100*r.Difference.Confidence, r.Difference.Low, r.Difference.High, r.N)
+		r.Verdict = fmt.Sprintf("McNemar (%s): %d units right only for the baseline, %d only for the candidate, %s; accuracy difference %s (bootstrap %g%% CI), n = %d.",
+			m.Mode, m.B, m.C, report.PText(m.PValue), intervalOf(r.Difference), 100*r.Difference.Confidence, r.N)
 	case "delong":
 		labels, err := tx.Labels(ctx, base.EvalSetID)
 		if err != nil {
@@ -335,8 +335,8 @@ func compareMetric(ctx context.Context, tx *store.Tx, base, cand *store.Evaluati
 		r.BaselineMean, r.CandidateMean = d.AUCLeft, d.AUCRight
 		r.Difference = stats.Interval{Estimate: d.Diff, Low: d.CILow, High: d.CIHigh, Confidence: cmp.Difference.Confidence}
 		r.PValue, r.PAdjusted = d.PValue, d.PValue
-		r.Verdict = fmt.Sprintf("DeLong: AUC %.4g (baseline) vs %.4g (candidate), difference %+.4g, %g%% CI [%.4g, %.4g], z = %.3g, p = %.3g, n = %d.",
-			d.AUCLeft, d.AUCRight, d.Diff, 100*r.Difference.Confidence, d.CILow, d.CIHigh, d.Z, d.PValue, len(y))
+		r.Verdict = fmt.Sprintf("DeLong: AUC %s (baseline) vs %s (candidate), difference %s (%g%% CI), z = %s, %s, n = %d.",
+			report.Num(d.AUCLeft), report.Num(d.AUCRight), intervalOf(r.Difference), 100*r.Difference.Confidence, report.Num(d.Z), report.PText(d.PValue), len(y))
 	case "5x2":
 		if len(left) != 10 || units != nil {
 			return nil, userError("5x2 evaluations %d and %d must share 10 folds of one row each, got %d units", base.ID, cand.ID, len(p.SampleIDs))
@@ -351,8 +351,8 @@ func compareMetric(ctx context.Context, tx *store.Tx, base, cand *store.Evaluati
 		}
 		r.Method = "5x2cv-t+bootstrap-interval"
 		r.PValue, r.PAdjusted = f.PValue, f.PValue
-		r.Verdict = fmt.Sprintf("5x2cv paired t (Dietterich; folds in sample ID order %s, ...): t = %.4g (df %d), p = %.3g; bootstrap %g%% CI of the mean fold difference [%.4g, %.4g].",
-			strings.Join(p.SampleIDs[:3], ", "), f.T, f.DF, f.PValue, 100*r.Difference.Confidence, r.Difference.Low, r.Difference.High)
+		r.Verdict = fmt.Sprintf("5x2cv paired t (Dietterich; folds in sample ID order %s, ...): t = %s (df %d), %s; mean fold difference %s (bootstrap %g%% CI).",
+			strings.Join(p.SampleIDs[:3], ", "), report.Num(f.T), f.DF, report.PText(f.PValue), intervalOf(r.Difference), 100*r.Difference.Confidence)
 	case "corrected-t":
 		nTrain, nTest := base.Protocol.NTrain, base.Protocol.NTest
 		if nTrain <= 0 || nTest <= 0 {
@@ -365,8 +365,8 @@ func compareMetric(ctx context.Context, tx *store.Tx, base, cand *store.Evaluati
 		r.Method = "corrected-t"
 		r.Difference = tInterval(ct.MeanDiff, ct.T, ct.DF, cmp.Difference.Confidence)
 		r.PValue, r.PAdjusted = ct.PValue, ct.PValue
-		r.Verdict = fmt.Sprintf("corrected resampled t (Nadeau & Bengio, %d folds, n_train %d, n_test %d): difference %+.4g, %g%% CI [%.4g, %.4g], t = %.4g, p = %.3g.",
-			ct.N, nTrain, nTest, ct.MeanDiff, 100*r.Difference.Confidence, r.Difference.Low, r.Difference.High, ct.T, ct.PValue)
+		r.Verdict = fmt.Sprintf("corrected resampled t (Nadeau & Bengio, %d folds, n_train %d, n_test %d): difference %s (%g%% CI), t = %s, %s.",
+			ct.N, nTrain, nTest, intervalOf(r.Difference), 100*r.Difference.Confidence, report.Num(ct.T), report.PText(ct.PValue))
 		if set.rope != nil {
 			b, err := stats.BayesCorrelatedT(left, right, stats.BayesOptions{NTrain: int(nTrain), NTest: int(nTest), Rope: *set.rope})
 			if err != nil {
@@ -446,8 +446,8 @@ func applyAdjustment(results []*metricComparison, adjust string) error {
 			}
 		}
 		if r.Adjustment != "" && r.raw.Distinguishable != r.Distinguishable {
-			r.Verdict += fmt.Sprintf(" After %s adjustment across %d metrics p = %.3g, so the difference is %s.",
-				r.Adjustment, len(results), r.PAdjusted, map[bool]string{true: "distinguishable", false: "not distinguishable"}[r.Distinguishable])
+			r.Verdict += fmt.Sprintf(" After %s adjustment across %d metrics %s, so the difference is %s.",
+				r.Adjustment, len(results), report.PText(r.PAdjusted), map[bool]string{true: "distinguishable", false: "not distinguishable"}[r.Distinguishable])
 		}
 		if r.LowerIsBetter {
 			r.Verdict += " Lower is better for this metric."
@@ -481,31 +481,45 @@ func printComparisons(w io.Writer, format string, base, cand *store.Evaluation, 
 	if format == "json" {
 		return writeJSON(w, toOrderedValue(results))
 	}
-	header := []string{"METRIC", "BASELINE", "CANDIDATE", "DIFFERENCE [CI]", "P", "P ADJ", "DISTINGUISHABLE", "WINNER", "W/L/T", "N"}
-	rows := make([][]string, 0, len(results))
+	t := report.Table{
+		Header: []string{"METRIC", "BASELINE", "CANDIDATE", "DIFFERENCE [CI]", "P", "P ADJ", "DISTINGUISHABLE", "WINNER", "W/L/T", "N"},
+		Right:  map[int]bool{1: true, 2: true, 4: true, 5: true, 9: true},
+	}
+	var means []float64
 	for _, r := range results {
+		means = append(means, r.BaselineMean, r.CandidateMean)
+	}
+	meanText := report.Nums(means, false)
+	for i, r := range results {
 		padj := "-"
 		if r.Adjustment != "" {
-			padj = fmt.Sprintf("%.3g", r.PAdjusted)
+			padj = report.P(r.PAdjusted)
 		}
 		winner := r.Winner
 		if winner == "" {
 			winner = "none"
 		}
-		rows = append(rows, []string{r.Metric,
-			fmt.Sprintf("%.4g", r.BaselineMean), fmt.Sprintf("%.4g", r.CandidateMean),
-			fmt.Sprintf("%+.3g [%+.3g, %+.3g]", r.Difference.Estimate, r.Difference.Low, r.Difference.High),
-			fmt.Sprintf("%.3g", r.PValue), padj, strconv.FormatBool(r.Distinguishable), winner,
-			fmt.Sprintf("%d/%d/%d", r.Wins, r.Losses, r.Ties), strconv.Itoa(r.N)})
+		t.Add(r.Metric, meanText[2*i], meanText[2*i+1],
+			report.Interval(r.Difference.Estimate, r.Difference.Low, r.Difference.High, true),
+			report.P(r.PValue), padj, strconv.FormatBool(r.Distinguishable), winner,
+			fmt.Sprintf("%d/%d/%d", r.Wins, r.Losses, r.Ties), strconv.Itoa(r.N))
+		switch r.Winner {
+		case "candidate":
+			t.Mark(7, report.Good)
+		case "baseline":
+			t.Mark(7, report.Bad)
+		default:
+			t.Mark(7, report.Dim)
+		}
 	}
-	title := fmt.Sprintf("baseline: evaluation %d (%s/%s on %s)\ncandidate: evaluation %d (%s/%s on %s)\ndifference = baseline - candidate",
-		base.ID, base.Experiment, base.Run, base.EvalSet, cand.ID, cand.Experiment, cand.Run, cand.EvalSet)
-	if format == "markdown" {
+	switch format {
+	case "csv":
+		return t.CSV(w)
+	case "markdown":
 		fmt.Fprintf(w, "**verdict compare**: baseline `%s/%s` (evaluation %d) vs candidate `%s/%s` (evaluation %d) on `%s`; difference = baseline − candidate\n\n",
 			base.Experiment, base.Run, base.ID, cand.Experiment, cand.Run, cand.ID, base.EvalSet)
-		fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat("---|", len(header)))
-		for _, row := range rows {
-			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+		if err := t.Markdown(w); err != nil {
+			return err
 		}
 		fmt.Fprintln(w)
 		for _, r := range results {
@@ -513,18 +527,20 @@ func printComparisons(w io.Writer, format string, base, cand *store.Evaluation, 
 		}
 		return nil
 	}
-	fmt.Fprintln(w, title)
-	fmt.Fprintln(w)
-	t := report.Table{Header: header, Rows: rows, Right: map[int]bool{1: true, 2: true, 4: true, 5: true, 9: true}}
+	fmt.Fprintf(w, "baseline: evaluation %d (%s/%s on %s)\ncandidate: evaluation %d (%s/%s on %s)\ndifference = baseline - candidate\n\n",
+		base.ID, base.Experiment, base.Run, base.EvalSet, cand.ID, cand.Experiment, cand.Run, cand.EvalSet)
 	if err := t.Write(w, "table"); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
 	for _, r := range results {
-		fmt.Fprintf(w, "%s: %s\n", r.Metric, r.Verdict)
+		fmt.Fprintf(w, "%s: %s\n", report.Paint(t.Color, report.Strong, r.Metric), r.Verdict)
 		if r.ComparisonID != nil {
 			fmt.Fprintf(w, "  (recorded as comparison %d)\n", *r.ComparisonID)
 		}
 	}
 	return nil
 }
+
+// intervalOf formats a signed interval as "+0.012 [+0.003, +0.021]".
+func intervalOf(i stats.Interval) string { return report.Interval(i.Estimate, i.Low, i.High, true) }

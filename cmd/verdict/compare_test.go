@@ -565,9 +565,9 @@ func TestDiff(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	// 67 users (i%3 == 0) lose 0.25 each: the worst three are u000, u003, u006
 	// (ties keep sample ID order), and they account for 3 of 67 shares.
-	require.Contains(t, res.stdout, "u000              0      -0.25   -0.25\nu003           0.75        0.5   -0.25\nu006")
+	require.Contains(t, res.stdout, "u000         0.0000    -0.2500  -0.2500\nu003         0.7500     0.5000  -0.2500\nu006")
 	require.Contains(t, res.stdout, "candidate better for 0 users, worse for 67, the same for 133")
-	require.Contains(t, res.stdout, "these 3 users account for -0.75 of the total change -16.75 (4%)")
+	require.Contains(t, res.stdout, "these 3 users account for -0.7500 of the total change -16.75 (4%)")
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
 	require.Equal(t, 201, strings.Count(string(b), "\n"), "a header and every pair")

@@ -143,9 +143,15 @@ func printDiff(w io.Writer, p *store.Pairs, metric string, n int, best bool, out
 	n = min(n, len(pairs))
 	t := report.Table{Header: []string{"SAMPLE ID", "BASELINE", "CANDIDATE", "CHANGE"}, Right: map[int]bool{1: true, 2: true, 3: true}}
 	top := 0.0
+	var base, cand, change []float64
 	for _, q := range pairs[:n] {
-		t.Add(q.id, fmt.Sprintf("%.4g", q.base), fmt.Sprintf("%.4g", q.cand), fmt.Sprintf("%+.4g", q.cand-q.base))
+		base, cand, change = append(base, q.base), append(cand, q.cand), append(change, q.cand-q.base)
 		top += q.cand - q.base
+	}
+	vals := report.Nums(append(base, cand...), false)
+	changeText := report.Nums(change, true)
+	for i, q := range pairs[:n] {
+		t.Add(q.id, vals[i], vals[n+i], changeText[i])
 	}
 	slices.Sort(changes)
 	quantiles := []float64{changes[0]}
@@ -189,12 +195,15 @@ func printDiff(w io.Writer, p *store.Pairs, metric string, n int, best bool, out
 		return err
 	}
 	fmt.Fprintf(w, "\ncandidate better for %d users, worse for %d, the same for %d\n", wins, losses, ties)
-	fmt.Fprintf(w, "change quantiles: min %+.4g, 5%% %+.4g, 25%% %+.4g, median %+.4g, 75%% %+.4g, 95%% %+.4g, max %+.4g\n",
-		quantiles[0], quantiles[1], quantiles[2], quantiles[3], quantiles[4], quantiles[5], quantiles[6])
+	q := make([]any, len(quantiles))
+	for i, v := range report.Nums(quantiles, true) {
+		q[i] = v
+	}
+	fmt.Fprintf(w, "change quantiles: min %s, 5%% %s, 25%% %s, median %s, 75%% %s, 95%% %s, max %s\n", q...)
 	if total != 0 {
-		fmt.Fprintf(w, "these %d users account for %+.4g of the total change %+.4g (%.0f%%)\n", n, top, total, 100*top/total)
+		fmt.Fprintf(w, "these %d users account for %s of the total change %s (%.0f%%)\n", n, report.Signed(top), report.Signed(total), 100*top/total)
 	} else {
-		fmt.Fprintf(w, "these %d users account for %+.4g; the total change is 0\n", n, top)
+		fmt.Fprintf(w, "these %d users account for %s; the total change is 0\n", n, report.Signed(top))
 	}
 	return nil
 }

@@ -81,7 +81,12 @@ Example:
 					winner = "none"
 				}
 				t.Add(strconv.FormatInt(h.ID, 10), h.CreatedAt.Local().Format("2006-01-02 15:04"), h.Experiment, h.Metric,
-					h.BaselineRun, h.CandidateRun, intervalText(h.Difference, h.Low, h.High), floatText(pOf(h), "%.3g"), winner)
+					h.BaselineRun, h.CandidateRun, intervalText(h.Difference, h.Low, h.High), pText(pOf(h)), winner)
+				if h.Winner == "" {
+					t.Mark(8, report.Dim)
+				} else {
+					t.Mark(8, report.Strong)
+				}
 			}
 			return t.Write(c.App.Writer, format)
 		},
@@ -96,11 +101,15 @@ func showCommand() *cli.Command {
 			Name:      "comparison",
 			Usage:     "show a recorded comparison with all its parameters and outputs",
 			ArgsUsage: "ID",
-			Flags:     []cli.Flag{&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table or json"}},
+			Flags:     []cli.Flag{reportFormatFlag()},
 			Action: func(c *cli.Context) error {
 				id, err := strconv.ParseInt(c.Args().First(), 10, 64)
 				if c.NArg() != 1 || err != nil {
 					return userError("show comparison takes one comparison ID")
+				}
+				format, err := reportFormat(c)
+				if err != nil {
+					return err
 				}
 				st, err := openStore(c)
 				if err != nil {
@@ -114,8 +123,15 @@ func showCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				if c.String("format") == "json" {
+				switch format {
+				case "json":
 					return writeJSON(c.App.Writer, toOrderedValue(h))
+				case "markdown", "csv":
+					t, err := fieldTable(toOrderedValue(*h))
+					if err != nil {
+						return err
+					}
+					return t.Write(c.App.Writer, format)
 				}
 				return writeFields(c.App.Writer, toOrderedValue(*h))
 			},
@@ -131,18 +147,21 @@ func pOf(h store.HistoryEntry) *float64 {
 	return h.PValue
 }
 
-func floatText(v *float64, format string) string {
-	if v == nil {
+func pText(p *float64) string {
+	if p == nil {
 		return "-"
 	}
-	return fmt.Sprintf(format, *v)
+	return report.P(*p)
 }
 
 func intervalText(est, low, high *float64) string {
 	if est == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%+.3g [%s, %s]", *est, floatText(low, "%+.3g"), floatText(high, "%+.3g"))
+	if low == nil || high == nil {
+		return report.Signed(*est) + " [-, -]"
+	}
+	return report.Interval(*est, *low, *high, true)
 }
 
 // parseSince reads a date (2006-01-02, or RFC 3339) or an age: a number and

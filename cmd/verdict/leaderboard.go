@@ -58,6 +58,7 @@ type leaderboard struct {
 	Metric    string           `json:"metric"`
 	EvalSet   string           `json:"evaluation_set"`
 	Reference string           `json:"reference"`
+	Lower     bool             `json:"lower_is_better"`
 	Rows      []leaderboardRow `json:"rows"`
 	Separate  []leaderboardRow `json:"other_targets"`
 }
@@ -140,7 +141,7 @@ func runLeaderboard(c *cli.Context) error {
 		ref = ranked[slices.IndexFunc(ranked, func(e store.Evaluation) bool { return e.Run == b })]
 	}
 	opts := stats.CompareOptions{Alpha: c.Float64("alpha"), Confidence: c.Float64("confidence"), Resamples: c.Int("resamples"), Seed: c.Uint64("seed")}
-	lb := leaderboard{Metric: metric, EvalSet: ref.EvalSet, Reference: ref.Run}
+	lb := leaderboard{Metric: metric, EvalSet: ref.EvalSet, Reference: ref.Run, Lower: lower}
 	var ps []float64
 	var compared []int
 	for i, e := range ranked {
@@ -242,14 +243,24 @@ func printLeaderboard(w io.Writer, lb leaderboard, format string) error {
 	for _, r := range lb.Rows {
 		diff, padj, mark := "(reference)", "", ""
 		if r.Difference != nil {
-			diff = fmt.Sprintf("%+.3g [%+.3g, %+.3g]", r.Difference.Estimate, r.Difference.Low, r.Difference.High)
-			padj = fmt.Sprintf("%.3g", *r.PAdjusted)
+			diff = intervalOf(*r.Difference)
+			padj = report.P(*r.PAdjusted)
 			if r.Distinguishable {
 				mark = "*"
 			}
 		}
-		t.Add(fmt.Sprint(r.Rank), r.Run, fmt.Sprintf("%.4g [%.4g, %.4g]", r.Mean.Estimate, r.Mean.Low, r.Mean.High),
+		t.Add(fmt.Sprint(r.Rank), r.Run, report.Interval(r.Mean.Estimate, r.Mean.Low, r.Mean.High, false),
 			fmt.Sprint(r.Units), diff, padj, mark, r.Logged)
+		switch {
+		case r.Difference == nil:
+			t.Mark(1, report.Strong)
+		case !r.Distinguishable:
+			t.Mark(4, report.Dim)
+		case (r.Difference.Estimate < 0) != lb.Lower: // the run beats the reference
+			t.Mark(4, report.Good)
+		default:
+			t.Mark(4, report.Bad)
+		}
 	}
 	if err := t.Write(w, format); err != nil || format == "csv" {
 		return err
@@ -264,7 +275,7 @@ func printLeaderboard(w io.Writer, lb leaderboard, format string) error {
 	if len(lb.Separate) > 0 {
 		fmt.Fprintln(w, "\nscored against other targets (not ranked with the above):")
 		for _, r := range lb.Separate {
-			fmt.Fprintf(w, "  %s: %.4g [%.4g, %.4g], %d units, logged %s\n", r.Run, r.Mean.Estimate, r.Mean.Low, r.Mean.High, r.Units, r.Logged)
+			fmt.Fprintf(w, "  %s: %s, %d units, logged %s\n", r.Run, report.Interval(r.Mean.Estimate, r.Mean.Low, r.Mean.High, false), r.Units, r.Logged)
 		}
 	}
 	return nil

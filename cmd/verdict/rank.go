@@ -39,7 +39,7 @@ Example:
 			&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Usage: "`METRIC` to rank on (required)"},
 			&cli.StringFlag{Name: "control", Usage: "control run `NAME` of the Holm comparisons (default: the best)"},
 			alphaFlag(),
-			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table or json"},
+			reportFormatFlag(),
 			&cli.BoolFlag{Name: "no-record", Usage: "do not record the ranking in the history"},
 			&cli.BoolFlag{Name: "across-eval-sets", Usage: "blocks are evaluation sets (data sets), as in Demšar 2006: RUNs of --experiment, each run's mean on every evaluation set they all have"},
 		},
@@ -71,9 +71,9 @@ func runRank(c *cli.Context) error {
 	if metric == "" {
 		return userError("--metric is required")
 	}
-	format := c.String("format")
-	if format != "table" && format != "json" {
-		return userError("--format %q: want table or json", format)
+	format, err := reportFormat(c)
+	if err != nil {
+		return err
 	}
 	st, err := openStore(c)
 	if err != nil {
@@ -157,7 +157,7 @@ func runRank(c *cli.Context) error {
 	if format == "json" {
 		return writeJSON(c.App.Writer, toOrderedValue(res))
 	}
-	return printRank(c.App.Writer, res, control, c.Float64("alpha"))
+	return printRank(c.App.Writer, format, res, control, c.Float64("alpha"))
 }
 
 // cliques groups runs, in rank order, into maximal runs of consecutive runs
@@ -183,9 +183,11 @@ func cliques(runs []rankedRun, cd float64) [][]string {
 	return out
 }
 
-func printRank(w io.Writer, res rankResult, control string, alpha float64) error {
+func printRank(w io.Writer, format string, res rankResult, control string, alpha float64) error {
 	f := res.Friedman
-	fmt.Fprintf(w, "%s over %d units (blocks) and %d runs\n\n", res.Metric, res.Units, len(res.Runs))
+	if format != "csv" {
+		fmt.Fprintf(w, "%s over %d units (blocks) and %d runs\n\n", res.Metric, res.Units, len(res.Runs))
+	}
 	holm := map[string]stats.HolmComparison{}
 	for _, h := range f.Holm {
 		holm[h.Name] = h
@@ -194,15 +196,22 @@ func printRank(w io.Writer, res rankResult, control string, alpha float64) error
 	for i, r := range res.Runs {
 		padj, diff := "(control)", ""
 		if h, ok := holm[r.Name]; ok {
-			padj, diff = fmt.Sprintf("%.3g", h.PAdjusted), strconv.FormatBool(h.Rejected)
+			padj, diff = report.P(h.PAdjusted), strconv.FormatBool(h.Rejected)
 		}
-		t.Add(strconv.Itoa(i+1), r.Name, fmt.Sprintf("%.3f", r.AvgRank), fmt.Sprintf("%.4g", r.Mean), padj, diff)
+		t.Add(strconv.Itoa(i+1), r.Name, fmt.Sprintf("%.3f", r.AvgRank), report.Num(r.Mean), padj, diff)
+		switch {
+		case r.Name == control:
+			t.Mark(1, report.Strong)
+		case diff == "false":
+			t.Mark(5, report.Dim)
+		}
 	}
-	if err := t.Write(w, "table"); err != nil {
+	if err := t.Write(w, format); err != nil || format == "csv" {
 		return err
 	}
-	fmt.Fprintf(w, "\nFriedman chi2 = %.4g (df %d), p = %.3g; Iman-Davenport F = %.4g, p = %.3g\n", f.Chi2, f.DF, f.PValue, f.ImanDavenportF, f.ImanDavenportP)
-	fmt.Fprintf(w, "Nemenyi critical difference at alpha %.3g: %.3f\n", alpha, f.CD)
+	fmt.Fprintf(w, "\nFriedman chi2 = %s (df %d), %s; Iman-Davenport F = %s, %s\n",
+		report.Num(f.Chi2), f.DF, report.PText(f.PValue), report.Num(f.ImanDavenportF), report.PText(f.ImanDavenportP))
+	fmt.Fprintf(w, "Nemenyi critical difference at alpha %g: %.3f\n", alpha, f.CD)
 	if len(res.Cliques) == 0 {
 		fmt.Fprintln(w, "every pair of runs is further apart than the critical difference")
 	}
@@ -227,14 +236,14 @@ func recordRank(c *cli.Context, st *store.Store, evals []*store.Evaluation, name
 	}
 	for _, h := range res.Friedman.Holm {
 		j := slices.Index(names, h.Name)
-		winner, verdict := "", fmt.Sprintf("%s and %s are not distinguishable on %s by rank (Holm p = %.3g, n = %d units)", control, h.Name, res.Metric, h.PAdjusted, res.Units)
+		winner, verdict := "", fmt.Sprintf("%s and %s are not distinguishable on %s by rank (Holm %s, n = %d units)", control, h.Name, res.Metric, report.PText(h.PAdjusted), res.Units)
 		if h.Rejected {
 			winner = "left"
 			better, worse := control, h.Name
 			if res.Friedman.AvgRanks[j] < res.Friedman.AvgRanks[ci] {
 				winner, better, worse = "right", h.Name, control
 			}
-			verdict = fmt.Sprintf("%s ranks better than %s on %s (Holm p = %.3g, n = %d units)", better, worse, res.Metric, h.PAdjusted, res.Units)
+			verdict = fmt.Sprintf("%s ranks better than %s on %s (Holm %s, n = %d units)", better, worse, res.Metric, report.PText(h.PAdjusted), res.Units)
 		}
 		_, err := st.RecordComparison(c.Context, store.ComparisonRecord{
 			LeftID: evals[ci].ID, RightID: evals[j].ID, Metric: res.Metric,
@@ -332,7 +341,7 @@ func rankAcrossSets(c *cli.Context, st *store.Store, metric, format string) erro
 		control = runs[0]
 	}
 	fmt.Fprintf(c.App.Writer, "blocks: %d evaluation sets (%s)\n", len(sets), strings.Join(sets, ", "))
-	return printRank(c.App.Writer, res, control, c.Float64("alpha"))
+	return printRank(c.App.Writer, format, res, control, c.Float64("alpha"))
 }
 
 func cmpFloat(a, b float64) int {

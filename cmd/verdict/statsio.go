@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/verdict-ml/verdict/report"
 )
 
 // statsInput is the data given to `verdict stats`: named columns of
@@ -434,6 +436,28 @@ func writeFields(w io.Writer, v any) error {
 	writeFieldLines(&b, o, "")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// fieldTable flattens a result into FIELD, VALUE rows, nested fields named
+// with dots, for Markdown and CSV.
+func fieldTable(v any) (report.Table, error) {
+	t := report.Table{Header: []string{"FIELD", "VALUE"}}
+	o, ok := v.(ordered)
+	if !ok {
+		return t, errors.New("verdict: a result must be a struct")
+	}
+	var walk func(o ordered, prefix string)
+	walk = func(o ordered, prefix string) {
+		for _, f := range o {
+			if x, ok := f.value.(ordered); ok {
+				walk(x, prefix+f.name+".")
+				continue
+			}
+			t.Add(prefix+f.name, scalarText(f.value))
+		}
+	}
+	walk(o, "")
+	return t, nil
 }
 
 func writeFieldLines(b *strings.Builder, o ordered, indent string) {
