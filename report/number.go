@@ -22,12 +22,13 @@ func Num(x float64) string { return num(x, false) }
 func Signed(x float64) string { return num(x, true) }
 
 // Nums formats a column of numbers with one number of decimals, so that they
-// align on the decimal point: the decimals that give the smallest non-zero
-// magnitude four significant digits, at most six. A column with a value
-// Num would write in scientific notation is formatted value by value.
+// align on the decimal point: four significant digits for the largest
+// magnitude, and at least three for the smallest non-zero one, with at most
+// six decimals. A column with a value Num would write in scientific notation
+// is formatted value by value.
 func Nums(xs []float64, signed bool) []string {
 	out := make([]string, len(xs))
-	d := -1
+	lo, hi := math.Inf(1), 0.0
 	for _, x := range xs {
 		a := math.Abs(x)
 		switch {
@@ -38,10 +39,13 @@ func Nums(xs []float64, signed bool) []string {
 			}
 			return out
 		default:
-			d = max(d, decimalsFor(a, valueDigits))
+			lo, hi = min(lo, a), max(hi, a)
 		}
 	}
-	d = min(max(d, 0), 6)
+	d := 0
+	if hi > 0 {
+		d = min(max(decimalsFor(hi, valueDigits), decimalsFor(lo, valueDigits-1)), 6)
+	}
 	for i, x := range xs {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			out[i] = num(x, signed)
@@ -98,7 +102,8 @@ func Interval(est, low, high float64, signed bool) string {
 	return f(est) + " [" + f(low) + ", " + f(high) + "]"
 }
 
-// P formats a p-value: three significant digits, or "<0.001".
+// P formats a p-value as reports print them: three decimals ("0.056"), or
+// "<0.001".
 func P(p float64) string {
 	switch {
 	case math.IsNaN(p):
@@ -106,7 +111,7 @@ func P(p float64) string {
 	case p < 1e-3:
 		return "<0.001"
 	}
-	return strconv.FormatFloat(p, 'f', decimalsFor(p, 3), 64)
+	return strconv.FormatFloat(p, 'f', 3, 64)
 }
 
 // PText is a p-value for a sentence: "p = 0.0123" or "p < 0.001".

@@ -24,8 +24,10 @@ func TestNumShowsFourSignificantDigits(t *testing.T) {
 	require.Equal(t, "+0.01230", report.Signed(0.0123))
 	require.Equal(t, "-0.01230", report.Signed(-0.0123))
 	require.Equal(t, "0", report.Signed(0))
-	require.Equal(t, []string{"0.2500", "0.0000", "12.0000", "n/a"}, report.Nums([]float64{0.25, 0, 12, math.NaN()}, false))
-	require.Equal(t, []string{"-0.2500", "0.0000", "+1.5000"}, report.Nums([]float64{-0.25, 0, 1.5}, true))
+	require.Equal(t, []string{"0.250", "0.000", "12.000", "n/a"}, report.Nums([]float64{0.25, 0, 12, math.NaN()}, false))
+	// 0.2787 keeps four digits and 0.0236 three.
+	require.Equal(t, []string{"0.2787", "0.0236"}, report.Nums([]float64{0.27869, 0.02356}, false))
+	require.Equal(t, []string{"-0.250", "0.000", "+1.500"}, report.Nums([]float64{-0.25, 0, 1.5}, true))
 	require.Equal(t, []string{"1.000e-05", "2.000"}, report.Nums([]float64{1e-5, 2}, false))
 }
 
@@ -53,10 +55,10 @@ func TestIntervalSharesDecimals(t *testing.T) {
 
 func TestPValues(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, "0.0123", report.P(0.012345))
+	require.Equal(t, "0.012", report.P(0.012345))
 	require.Equal(t, "0.500", report.P(0.5))
-	require.Equal(t, "1.00", report.P(1))
+	require.Equal(t, "1.000", report.P(1))
 	require.Equal(t, "<0.001", report.P(0.00002))
 	require.Equal(t, "p < 0.001", report.PText(0.00002))
-	require.Equal(t, "p = 0.0410", report.PText(0.041))
+	require.Equal(t, "p = 0.041", report.PText(0.041))
 }

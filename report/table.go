@@ -20,6 +20,8 @@ type Table struct {
 	// terminal's): the widest left-aligned column is cut, with "…", until
 	// the table fits or every such column is down to 8 characters.
 	MaxWidth int
+	// Wrap lists columns of long text that may wrap in HTML.
+	Wrap map[int]bool
 	// Color turns on the cells' styles (ANSI colours) in Render. Write sets
 	// it for a terminal unless NO_COLOR is set.
 	Color  bool

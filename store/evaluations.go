@@ -106,7 +106,11 @@ type EvaluationFilter struct {
 	Experiment string
 	Run        string
 	EvalSet    string
-	Limit      int // 0 means no limit
+	Metric     string // only evaluations that have this metric
+	// LatestPerRun keeps each run's newest evaluation (of those that match)
+	// only.
+	LatestPerRun bool
+	Limit        int // 0 means no limit
 }
 
 // ListEvaluations returns the evaluations matching f, newest first.
@@ -115,12 +119,17 @@ func (s *Store) ListEvaluations(ctx context.Context, f EvaluationFilter) ([]Eval
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+evaluationColumns+evaluationFrom+`
+	// The newest evaluation of each run comes from DISTINCT ON, which
+	// keeps the first row of each run in the ORDER BY.
+	rows, err := s.pool.Query(ctx, `SELECT * FROM (
+		SELECT DISTINCT ON (CASE WHEN $6 THEN e.run_id ELSE e.id END) `+evaluationColumns+evaluationFrom+`
 		WHERE ($1 = '' OR x.name = $1)
 		  AND ($2 = '' OR r.name = $2)
 		  AND ($3 = '' OR s.name = $3)
-		ORDER BY e.created_at DESC, e.id DESC
-		LIMIT CASE WHEN $4 < 0 THEN NULL ELSE $4 END`, f.Experiment, f.Run, f.EvalSet, limit)
+		  AND ($5 = '' OR $5 = ANY (e.metrics))
+		ORDER BY CASE WHEN $6 THEN e.run_id ELSE e.id END, e.created_at DESC, e.id DESC) latest
+		ORDER BY created_at DESC, id DESC
+		LIMIT CASE WHEN $4 < 0 THEN NULL ELSE $4 END`, f.Experiment, f.Run, f.EvalSet, limit, f.Metric, f.LatestPerRun)
 	if err != nil {
 		return nil, fmt.Errorf("list evaluations: %w", err)
 	}

@@ -245,7 +245,7 @@ type ComparisonRecord struct {
 	LeftMean        float64
 	RightMean       float64
 	Estimate        float64
-	Low, High       float64
+	Low, High       float64 // the interval of Estimate; NaN for none
 	PValue          float64
 	PAdjusted       float64
 	Distinguishable bool
@@ -285,7 +285,7 @@ func recordComparison(ctx context.Context, q querier, r ComparisonRecord) (int64
 		RETURNING id`,
 		r.LeftID, r.RightID, r.Metric, r.LowerIsBetter, r.Method,
 		positive(int64(r.Resamples)), int64(r.Seed), level(r.Confidence), level(r.Alpha), nullIfEmpty(r.Adjustment), r.N, r.LeftOnly, r.RightOnly,
-		r.LeftMean, r.RightMean, r.Estimate, r.Low, r.High, r.PValue, r.PAdjusted,
+		r.LeftMean, r.RightMean, r.Estimate, nullNaN(r.Low), nullNaN(r.High), r.PValue, r.PAdjusted,
 		r.Distinguishable, winner, r.Wins, r.Losses, r.Ties, r.NRequired, r.Verdict,
 		r.Parameters, r.Outputs, Version()).Scan(&id)
 	if err != nil {
@@ -350,4 +350,12 @@ func (s *Store) UnitMatrix(ctx context.Context, evals []*Evaluation, metric stri
 		values = append(values, vals)
 	}
 	return units, values, rows.Err()
+}
+
+// nullNaN is x, or SQL NULL for NaN.
+func nullNaN(x float64) *float64 {
+	if math.IsNaN(x) {
+		return nil
+	}
+	return &x
 }

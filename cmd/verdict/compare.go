@@ -65,6 +65,7 @@ Flags go before BASELINE and CANDIDATE.`,
 			&cli.BoolFlag{Name: "allow-different-targets", Usage: "compare the units two evaluations share even when their targets differ"},
 			&cli.StringFlag{Name: "fail-on", Usage: "exit 1 on a distinguishable `CHANGE`: regression or difference"},
 			reportFormatFlag(),
+			plotFlag("a forest plot of the differences, one row per metric"),
 			&cli.BoolFlag{Name: "no-record", Usage: "do not record the comparison in the history"},
 		},
 		Action: runCompare,
@@ -109,6 +110,9 @@ func runCompare(c *cli.Context) error {
 	failOn := c.String("fail-on")
 	if failOn != "" && failOn != "regression" && failOn != "difference" {
 		return userError("--fail-on %q: want regression or difference", failOn)
+	}
+	if err := checkPlotPath(c); err != nil {
+		return err
 	}
 	method := c.String("method")
 	if method != "" && !slices.Contains([]string{"bootstrap", "t", "wilcoxon", "mcnemar", "delong"}, method) {
@@ -173,6 +177,19 @@ func runCompare(c *cli.Context) error {
 	}
 	if err := printComparisons(c.App.Writer, format, base, cand, results); err != nil {
 		return err
+	}
+	if path := c.String("plot"); path != "" {
+		if err := savePlot(c, path, func() (*report.Figure, error) {
+			rows := make([]report.ForestRow, len(results))
+			for i, r := range results {
+				d := r.Difference
+				rows[i] = report.ForestRow{Label: r.Metric, Estimate: d.Estimate, Low: d.Low, High: d.High, Distinguishable: r.Distinguishable}
+			}
+			return report.Forest(fmt.Sprintf("%s minus %s", base.Run, cand.Run),
+				fmt.Sprintf("baseline − candidate, %g%% CI (filled: distinguishable)", 100*results[0].Difference.Confidence), rows)
+		}); err != nil {
+			return err
+		}
 	}
 	for _, r := range results {
 		worse := r.Distinguishable && r.Winner == "baseline"

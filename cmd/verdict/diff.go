@@ -38,6 +38,7 @@ Example:
 			&cli.StringFlag{Name: "out", Usage: "write every pair (sample_id, baseline, candidate, change) to CSV `FILE`"},
 			&cli.BoolFlag{Name: "allow-different-targets", Usage: "pair the units two evaluations share even when their targets differ"},
 			reportFormatFlag(),
+			plotFlag("a histogram of the per-user changes"),
 		},
 		Action: runDiff,
 	}
@@ -53,6 +54,9 @@ func runDiff(c *cli.Context) error {
 	}
 	format, err := reportFormat(c)
 	if err != nil {
+		return err
+	}
+	if err := checkPlotPath(c); err != nil {
 		return err
 	}
 	n, best := c.Int("worst"), false
@@ -82,7 +86,20 @@ func runDiff(c *cli.Context) error {
 	if len(p.SampleIDs) == 0 {
 		return userError("evaluations %d and %d share no unit", base.ID, cand.ID)
 	}
-	return printDiff(c.App.Writer, p, metric, n, best, c.String("out"), format)
+	if err := printDiff(c.App.Writer, p, metric, n, best, c.String("out"), format); err != nil {
+		return err
+	}
+	if path := c.String("plot"); path != "" {
+		return savePlot(c, path, func() (*report.Figure, error) {
+			changes := make([]float64, len(p.SampleIDs))
+			for i := range changes {
+				changes[i] = p.RightSum[i]/float64(p.RightRows[i]) - p.LeftSum[i]/float64(p.LeftRows[i])
+			}
+			return report.Histogram(fmt.Sprintf("%s: %s minus %s, %d users", metric, cand.Run, base.Run, len(changes)),
+				fmt.Sprintf("change in %s (candidate − baseline)", metric), changes)
+		})
+	}
+	return nil
 }
 
 func printDiff(w io.Writer, p *store.Pairs, metric string, n int, best bool, out, format string) error {

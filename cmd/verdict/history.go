@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/stats"
 	"github.com/verdict-ml/verdict/store"
 )
 
@@ -18,7 +22,10 @@ func historyCommand() *cli.Command {
 		Name:  "history",
 		Usage: "list recorded comparisons, newest first",
 		Description: `history lists the comparisons 'verdict compare' recorded. The same rows are
-in the SQL view comparison_history (see docs/schema.md).
+in the SQL view comparison_history (see docs/schema.md). With --plot and
+--metric it also draws the metric's value of each evaluation on either side
+of those comparisons against the time it was logged, each with a bootstrap
+interval (--confidence, --resamples, --seed).
 
 Example:
   verdict history --experiment movielens --metric ndcg@20 --winner baseline --since 30d`,
@@ -31,6 +38,8 @@ Example:
 			&cli.StringFlag{Name: "since", Usage: "only comparisons since `WHEN`: a date (2026-11-01), or an age such as 30d or 12h"},
 			&cli.IntFlag{Name: "limit", Value: 50, Usage: "at most `N` comparisons"},
 			reportFormatFlag(),
+			plotFlag("the --metric's value of every evaluation compared, over time, with bootstrap intervals"),
+			confidenceFlag(), resamplesFlag(), seedFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			f := store.HistoryFilter{Experiment: c.String("experiment"), Run: c.String("run"), Metric: c.String("metric"), Limit: c.Int("limit")}
@@ -58,6 +67,12 @@ Example:
 			if err != nil {
 				return err
 			}
+			if err := checkPlotPath(c); err != nil {
+				return err
+			}
+			if c.String("plot") != "" && f.Metric == "" {
+				return userError("--plot draws one metric: name it with --metric")
+			}
 			st, err := openStore(c)
 			if err != nil {
 				return err
@@ -67,6 +82,11 @@ Example:
 			if err != nil {
 				return err
 			}
+			if path := c.String("plot"); path != "" {
+				if err := savePlot(c, path, func() (*report.Figure, error) { return historyPlot(c, st, f.Metric, hist) }); err != nil {
+					return err
+				}
+			}
 			if format == "json" {
 				return writeJSON(c.App.Writer, toOrderedValue(hist))
 			}
@@ -74,21 +94,7 @@ Example:
 				fmt.Fprintln(c.App.Writer, "no comparisons recorded match (record some with 'verdict compare')")
 				return nil
 			}
-			t := report.Table{Header: []string{"ID", "WHEN", "EXPERIMENT", "METRIC", "BASELINE", "CANDIDATE", "DIFFERENCE [CI]", "P", "WINNER"}, Right: map[int]bool{0: true, 7: true}}
-			for _, h := range hist {
-				winner := h.Winner
-				if winner == "" {
-					winner = "none"
-				}
-				t.Add(strconv.FormatInt(h.ID, 10), h.CreatedAt.Local().Format("2006-01-02 15:04"), h.Experiment, h.Metric,
-					h.BaselineRun, h.CandidateRun, intervalText(h.Difference, h.Low, h.High), pText(pOf(h)), winner)
-				if h.Winner == "" {
-					t.Mark(8, report.Dim)
-				} else {
-					t.Mark(8, report.Strong)
-				}
-			}
-			return t.Write(c.App.Writer, format)
+			return historyTable(hist, false).Write(c.App.Writer, format)
 		},
 	}
 }
@@ -139,6 +145,33 @@ func showCommand() *cli.Command {
 	}
 }
 
+// historyTable lists recorded comparisons; withVerdict adds the verdict
+// sentence of each.
+func historyTable(hist []store.HistoryEntry, withVerdict bool) *report.Table {
+	t := &report.Table{Header: []string{"ID", "WHEN", "EXPERIMENT", "METRIC", "BASELINE", "CANDIDATE", "DIFFERENCE [CI]", "P", "WINNER"}, Right: map[int]bool{0: true, 7: true}}
+	if withVerdict {
+		t.Header = append(t.Header, "VERDICT")
+		t.Wrap = map[int]bool{9: true}
+	}
+	for _, h := range hist {
+		winner := h.Winner
+		if winner == "" {
+			winner = "none"
+		}
+		t.Add(strconv.FormatInt(h.ID, 10), h.CreatedAt.Local().Format("2006-01-02 15:04"), h.Experiment, h.Metric,
+			h.BaselineRun, h.CandidateRun, intervalText(h.Difference, h.Low, h.High), pText(pOf(h)), winner)
+		if withVerdict {
+			t.Rows[len(t.Rows)-1] = append(t.Rows[len(t.Rows)-1], h.Verdict)
+		}
+		if h.Winner == "" {
+			t.Mark(8, report.Dim)
+		} else {
+			t.Mark(8, report.Strong)
+		}
+	}
+	return t
+}
+
 // pOf is the p-value a history row was decided with.
 func pOf(h store.HistoryEntry) *float64 {
 	if h.PAdjusted != nil {
@@ -179,4 +212,54 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 		}
 	}
 	return time.Time{}, userError("--since %q: want a date such as 2026-11-01 or an age such as 30d, 12h or 45m", s)
+}
+
+// historyPlot draws the metric's value of every evaluation in hist against
+// the time it was logged.
+func historyPlot(c *cli.Context, st *store.Store, metric string, hist []store.HistoryEntry) (*report.Figure, error) {
+	if len(hist) == 0 {
+		return nil, userError("--plot: no comparison matches, so nothing to draw")
+	}
+	seen := map[int64]bool{}
+	var evals []store.Evaluation
+	for _, h := range hist {
+		for _, id := range []int64{h.BaselineID, h.CandidateID} {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			e, err := st.GetEvaluation(c.Context, id)
+			if err != nil {
+				return nil, err
+			}
+			evals = append(evals, *e)
+		}
+	}
+	opts := stats.CompareOptions{Confidence: c.Float64("confidence"), Resamples: c.Int("resamples"), Seed: c.Uint64("seed")}
+	points, err := valuePoints(c.Context, st, evals, metric, opts)
+	if err != nil {
+		return nil, err
+	}
+	return report.History(fmt.Sprintf("%s of the evaluations compared, by the time they were logged", metric),
+		fmt.Sprintf("%s (%g%% bootstrap CI)", metric, 100*opts.Confidence), points)
+}
+
+// valuePoints is each evaluation's mean of metric with its bootstrap
+// interval, at the time it was logged.
+func valuePoints(ctx context.Context, st *store.Store, evals []store.Evaluation, metric string, opts stats.CompareOptions) ([]report.HistoryPoint, error) {
+	points := make([]report.HistoryPoint, len(evals))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range evals {
+		g.Go(func() error {
+			row, err := leaderboardEntry(gctx, st, nil, &evals[i], metric, opts)
+			if err != nil {
+				return err
+			}
+			m := row.Mean
+			points[i] = report.HistoryPoint{Run: evals[i].Run, Time: evals[i].CreatedAt, Estimate: m.Estimate, Low: m.Low, High: m.High}
+			return nil
+		})
+	}
+	return points, g.Wait()
 }

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/verdict-ml/verdict/report"
 	"github.com/verdict-ml/verdict/stats"
@@ -26,6 +31,10 @@ the units behind it, and the paired difference to the best run (or
 best form its group. Runs whose evaluation was scored against other targets
 (a different fingerprint) are listed separately, never ranked with the rest.
 
+Runs are ranked by their stored means; the best --limit of them get
+intervals and paired tests, and Holm's adjustment runs over those rows.
+--plot draws the differences to the reference as a forest plot.
+
 Example:
   verdict leaderboard -e movielens -s test --metric ndcg@20`,
 		Flags: []cli.Flag{
@@ -33,8 +42,10 @@ Example:
 			&cli.StringFlag{Name: "eval-set", Aliases: []string{"s"}, Usage: "evaluation set `NAME` (default: the only one)"},
 			&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Usage: "`METRIC` to rank by (required)"},
 			&cli.StringFlag{Name: "baseline", Usage: "compare every run with run `NAME` instead of the best"},
+			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 20, Usage: "show the best `N` runs (and the baseline); 0 shows every run"},
 			alphaFlag(), confidenceFlag(), resamplesFlag(), seedFlag(),
 			reportFormatFlag(),
+			plotFlag("a forest plot of each run's difference to the reference"),
 		},
 		Action: runLeaderboard,
 	}
@@ -52,6 +63,7 @@ type leaderboardRow struct {
 	Distinguishable bool            `json:"distinguishable"`
 	SameGroup       bool            `json:"same_group_as_reference"`
 	Logged          string          `json:"logged"`
+	created         time.Time
 }
 
 type leaderboard struct {
@@ -59,14 +71,25 @@ type leaderboard struct {
 	EvalSet   string           `json:"evaluation_set"`
 	Reference string           `json:"reference"`
 	Lower     bool             `json:"lower_is_better"`
+	Runs      int              `json:"n_runs"` // ranked runs, shown or not
 	Rows      []leaderboardRow `json:"rows"`
 	Separate  []leaderboardRow `json:"other_targets"`
 }
 
 func runLeaderboard(c *cli.Context) error {
-	exp, metric := c.String("experiment"), c.String("metric")
-	if exp == "" || metric == "" {
+	q := leaderboardQuery{
+		experiment: c.String("experiment"), evalSet: c.String("eval-set"), metric: c.String("metric"),
+		baseline: c.String("baseline"), limit: c.Int("limit"),
+		opts: stats.CompareOptions{Alpha: c.Float64("alpha"), Confidence: c.Float64("confidence"), Resamples: c.Int("resamples"), Seed: c.Uint64("seed")},
+	}
+	if q.experiment == "" || q.metric == "" {
 		return userError("leaderboard needs --experiment and --metric")
+	}
+	if q.limit < 0 {
+		return userError("--limit %d: want 0 (every run) or more", q.limit)
+	}
+	if err := checkPlotPath(c); err != nil {
+		return err
 	}
 	format, err := reportFormat(c)
 	if err != nil {
@@ -77,35 +100,49 @@ func runLeaderboard(c *cli.Context) error {
 		return err
 	}
 	defer st.Close()
-	all, err := st.ListEvaluations(c.Context, store.EvaluationFilter{Experiment: exp, EvalSet: c.String("eval-set")})
+	lb, err := buildLeaderboard(c.Context, st, q)
 	if err != nil {
 		return err
 	}
-	// The newest evaluation of each run that has the metric.
-	seen := map[string]bool{}
-	var evals []store.Evaluation
-	for _, e := range all {
-		if !seen[e.Run] && slices.Contains(e.Metrics, metric) {
-			seen[e.Run] = true
-			evals = append(evals, e)
-		}
+	if format == "json" {
+		return writeJSON(c.App.Writer, toOrderedValue(lb))
+	}
+	if err := printLeaderboard(c.App.Writer, lb, format); err != nil {
+		return err
+	}
+	if path := c.String("plot"); path != "" {
+		return savePlot(c, path, leaderboardForest(lb))
+	}
+	return nil
+}
+
+// leaderboardQuery is what a leaderboard is asked for.
+type leaderboardQuery struct {
+	experiment, evalSet, metric, baseline string
+	limit                                 int // rows ranked with intervals; 0 for all
+	opts                                  stats.CompareOptions
+}
+
+// buildLeaderboard ranks the newest evaluation of each run that has the
+// metric by its stored mean, and computes intervals and paired differences
+// for the first q.limit runs (and the baseline).
+func buildLeaderboard(ctx context.Context, st *store.Store, q leaderboardQuery) (leaderboard, error) {
+	evals, err := st.ListEvaluations(ctx, store.EvaluationFilter{Experiment: q.experiment, EvalSet: q.evalSet, Metric: q.metric, LatestPerRun: true})
+	if err != nil {
+		return leaderboard{}, err
 	}
 	if len(evals) == 0 {
-		return userError("no evaluation of experiment %q has %s", exp, metric)
+		return leaderboard{}, userError("no evaluation of experiment %q has %s", q.experiment, q.metric)
 	}
 	sets := map[string]bool{}
 	for _, e := range evals {
 		sets[e.EvalSet] = true
 	}
 	if len(sets) > 1 {
-		var names []string
-		for n := range sets {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		return userError("runs were evaluated on several evaluation sets (%s): name one with --eval-set", strings.Join(names, ", "))
+		names := slices.Sorted(maps.Keys(sets))
+		return leaderboard{}, userError("runs were evaluated on several evaluation sets (%s): name one with --eval-set", strings.Join(names, ", "))
 	}
-	lower := slices.Contains(evals[0].LowerIsBetter, metric)
+	lower := slices.Contains(evals[0].LowerIsBetter, q.metric)
 	better := func(a, b float64) bool { return (a > b) != lower }
 
 	// The main group shares the fingerprint of the most runs (or the baseline's).
@@ -119,85 +156,103 @@ func runLeaderboard(c *cli.Context) error {
 			main = id
 		}
 	}
-	if b := c.String("baseline"); b != "" {
-		i := slices.IndexFunc(evals, func(e store.Evaluation) bool { return e.Run == b })
+	if q.baseline != "" {
+		i := slices.IndexFunc(evals, func(e store.Evaluation) bool { return e.Run == q.baseline })
 		if i < 0 {
-			return userError("--baseline %q has no evaluation with %s", b, metric)
+			return leaderboard{}, userError("--baseline %q has no evaluation with %s", q.baseline, q.metric)
 		}
 		main = evals[i].EvalSetID
 	}
 	ranked := bySet[main]
 	slices.SortStableFunc(ranked, func(a, b store.Evaluation) int {
 		switch {
-		case better(a.Aggregates[metric], b.Aggregates[metric]):
+		case better(a.Aggregates[q.metric], b.Aggregates[q.metric]):
 			return -1
-		case better(b.Aggregates[metric], a.Aggregates[metric]):
+		case better(b.Aggregates[q.metric], a.Aggregates[q.metric]):
 			return 1
 		}
 		return 0
 	})
-	ref := ranked[0]
-	if b := c.String("baseline"); b != "" {
-		ref = ranked[slices.IndexFunc(ranked, func(e store.Evaluation) bool { return e.Run == b })]
+	ref := 0
+	if q.baseline != "" {
+		ref = slices.IndexFunc(ranked, func(e store.Evaluation) bool { return e.Run == q.baseline })
 	}
-	opts := stats.CompareOptions{Alpha: c.Float64("alpha"), Confidence: c.Float64("confidence"), Resamples: c.Int("resamples"), Seed: c.Uint64("seed")}
-	lb := leaderboard{Metric: metric, EvalSet: ref.EvalSet, Reference: ref.Run, Lower: lower}
+	lb := leaderboard{Metric: q.metric, EvalSet: ranked[ref].EvalSet, Reference: ranked[ref].Run, Lower: lower, Runs: len(ranked)}
+	shown := ranked
+	if q.limit > 0 && len(ranked) > q.limit {
+		shown = ranked[:q.limit]
+		if ref >= q.limit {
+			shown = append(slices.Clip(shown), ranked[ref])
+		}
+	}
+	rows := make([]leaderboardRow, len(shown))
+	// Runs are independent: two at a time keep both cores of a small
+	// machine busy while the other waits on the database.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range shown {
+		g.Go(func() error {
+			row, err := leaderboardEntry(gctx, st, &ranked[ref], &shown[i], q.metric, q.opts)
+			if err != nil {
+				return err
+			}
+			row.Rank = slices.IndexFunc(ranked, func(e store.Evaluation) bool { return e.ID == shown[i].ID }) + 1
+			rows[i] = row
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return leaderboard{}, err
+	}
 	var ps []float64
 	var compared []int
-	for i, e := range ranked {
-		row, p, err := leaderboardEntry(c, st, &ref, &e, metric, opts)
-		if err != nil {
-			return err
-		}
-		row.Rank = i + 1
-		if p != nil {
-			ps = append(ps, *p)
+	for i, row := range rows {
+		if row.PValue != nil {
+			ps = append(ps, *row.PValue)
 			compared = append(compared, i)
 		}
-		lb.Rows = append(lb.Rows, row)
 	}
 	if len(ps) > 0 {
 		adj, err := stats.AdjustPValues(ps, stats.AdjustHolm)
 		if err != nil {
-			return err
+			return leaderboard{}, err
 		}
 		for k, i := range compared {
-			r := &lb.Rows[i]
+			r := &rows[i]
 			p := adj.Adjusted[k]
 			r.PAdjusted = &p
-			r.Distinguishable = p < opts.Alpha && r.Difference.ExcludesZero()
+			r.Distinguishable = p < q.opts.Alpha && r.Difference.ExcludesZero()
 			r.SameGroup = !r.Distinguishable
 		}
 	}
+	lb.Rows = rows
 	for id, es := range bySet {
 		if id == main {
 			continue
 		}
 		for _, e := range es {
-			row, _, err := leaderboardEntry(c, st, nil, &e, metric, opts)
+			row, err := leaderboardEntry(ctx, st, nil, &e, q.metric, q.opts)
 			if err != nil {
-				return err
+				return leaderboard{}, err
 			}
 			lb.Separate = append(lb.Separate, row)
 		}
 	}
-	if format == "json" {
-		return writeJSON(c.App.Writer, toOrderedValue(lb))
-	}
-	return printLeaderboard(c.App.Writer, lb, format)
+	slices.SortFunc(lb.Separate, func(a, b leaderboardRow) int { return strings.Compare(a.Run, b.Run) })
+	return lb, nil
 }
 
 // leaderboardEntry computes a run's row: its mean with a bootstrap interval
 // and, with a reference, the paired comparison with it.
-func leaderboardEntry(c *cli.Context, st *store.Store, ref, e *store.Evaluation, metric string, opts stats.CompareOptions) (leaderboardRow, *float64, error) {
-	row := leaderboardRow{Run: e.Run, EvaluationID: e.ID, Units: e.Units, Logged: e.CreatedAt.Local().Format("2006-01-02 15:04")}
-	self, err := st.Pair(c.Context, e.ID, e.ID, metric, false)
+func leaderboardEntry(ctx context.Context, st *store.Store, ref, e *store.Evaluation, metric string, opts stats.CompareOptions) (leaderboardRow, error) {
+	row := leaderboardRow{Run: e.Run, EvaluationID: e.ID, Units: e.Units, Logged: e.CreatedAt.Local().Format("2006-01-02 15:04"), created: e.CreatedAt}
+	self, err := st.Pair(ctx, e.ID, e.ID, metric, false)
 	if err != nil {
-		return row, nil, err
+		return row, err
 	}
 	vals, _, units, err := unitRows(self)
 	if err != nil {
-		return row, nil, err
+		return row, err
 	}
 	var boot stats.BootstrapResult
 	if units == nil {
@@ -207,38 +262,50 @@ func leaderboardEntry(c *cli.Context, st *store.Store, ref, e *store.Evaluation,
 		boot, err = stats.PairedBootstrap(vals, zeros, units, stats.BootstrapOptions{Confidence: opts.Confidence, Resamples: opts.Resamples, Seed: opts.Seed})
 	}
 	if err != nil {
-		return row, nil, fmt.Errorf("%s: %w", e.Run, err)
+		return row, fmt.Errorf("%s: %w", e.Run, err)
 	}
 	row.Mean = stats.Interval{Estimate: boot.Estimate, Low: boot.Low, High: boot.High, Confidence: boot.Confidence}
 	if ref == nil || ref.ID == e.ID {
 		row.SameGroup = ref != nil
-		return row, nil, nil
+		return row, nil
 	}
-	p, err := st.Pair(c.Context, ref.ID, e.ID, metric, false)
+	p, err := st.Pair(ctx, ref.ID, e.ID, metric, false)
 	if err != nil {
 		if errors.Is(err, store.ErrNotComparable) {
-			return row, nil, cli.Exit(err.Error(), exitError)
+			return row, cli.Exit(err.Error(), exitError)
 		}
-		return row, nil, err
+		return row, err
 	}
 	left, right, u, err := unitRows(p)
 	if err != nil {
-		return row, nil, userError("%v", err)
+		return row, userError("%v", err)
 	}
 	cmp, err := stats.CompareUnits(left, right, u, opts)
 	if err != nil {
-		return row, nil, fmt.Errorf("%s: %w", e.Run, err)
+		return row, fmt.Errorf("%s: %w", e.Run, err)
 	}
 	d := cmp.Difference
 	row.Difference, row.PValue = &d, &cmp.PValue
-	return row, &cmp.PValue, nil
+	return row, nil
 }
 
 func printLeaderboard(w io.Writer, lb leaderboard, format string) error {
 	if format != "csv" {
 		fmt.Fprintf(w, "%s on %s; differences are %s minus each run, Holm-adjusted; * distinguishable\n\n", lb.Metric, lb.EvalSet, lb.Reference)
 	}
-	t := report.Table{Header: []string{"RANK", "RUN", strings.ToUpper(lb.Metric) + " [CI]", "UNITS", "DIFFERENCE [CI]", "P ADJ", "", "LOGGED"},
+	t := leaderboardTable(lb)
+	if err := t.Write(w, format); err != nil || format == "csv" {
+		return err
+	}
+	for _, n := range leaderboardNotes(lb) {
+		fmt.Fprintf(w, "\n%s\n", n)
+	}
+	return nil
+}
+
+// leaderboardTable is the ranked runs as a table.
+func leaderboardTable(lb leaderboard) *report.Table {
+	t := &report.Table{Header: []string{"RANK", "RUN", strings.ToUpper(lb.Metric) + " [CI]", "UNITS", "DIFFERENCE [CI]", "P ADJ", "", "LOGGED"},
 		Right: map[int]bool{0: true, 3: true, 5: true}}
 	for _, r := range lb.Rows {
 		diff, padj, mark := "(reference)", "", ""
@@ -262,8 +329,15 @@ func printLeaderboard(w io.Writer, lb leaderboard, format string) error {
 			t.Mark(4, report.Bad)
 		}
 	}
-	if err := t.Write(w, format); err != nil || format == "csv" {
-		return err
+	return t
+}
+
+// leaderboardNotes says what the table does not: runs not shown, the
+// reference's group, and runs scored against other targets.
+func leaderboardNotes(lb leaderboard) []string {
+	var notes []string
+	if hidden := lb.Runs - len(lb.Rows); hidden > 0 {
+		notes = append(notes, fmt.Sprintf("%d more runs ranked below these (--limit 0 shows every run)", hidden))
 	}
 	var group []string
 	for _, r := range lb.Rows {
@@ -271,12 +345,33 @@ func printLeaderboard(w io.Writer, lb leaderboard, format string) error {
 			group = append(group, r.Run)
 		}
 	}
-	fmt.Fprintf(w, "\ncannot be told apart from %s: %s\n", lb.Reference, strings.Join(group, ", "))
+	notes = append(notes, fmt.Sprintf("cannot be told apart from %s: %s", lb.Reference, strings.Join(group, ", ")))
 	if len(lb.Separate) > 0 {
-		fmt.Fprintln(w, "\nscored against other targets (not ranked with the above):")
+		var other []string
 		for _, r := range lb.Separate {
-			fmt.Fprintf(w, "  %s: %s, %d units, logged %s\n", r.Run, report.Interval(r.Mean.Estimate, r.Mean.Low, r.Mean.High, false), r.Units, r.Logged)
+			other = append(other, fmt.Sprintf("%s: %s, %d units, logged %s", r.Run, report.Interval(r.Mean.Estimate, r.Mean.Low, r.Mean.High, false), r.Units, r.Logged))
 		}
+		notes = append(notes, "scored against other targets (not ranked with the above): "+strings.Join(other, "; "))
 	}
-	return nil
+	return notes
+}
+
+// leaderboardForest is the leaderboard's forest plot: the reference minus
+// each run, as in the table.
+func leaderboardForest(lb leaderboard) func() (*report.Figure, error) {
+	return func() (*report.Figure, error) {
+		var rows []report.ForestRow
+		for _, r := range lb.Rows {
+			if r.Difference == nil {
+				continue
+			}
+			d := r.Difference
+			rows = append(rows, report.ForestRow{Label: r.Run, Estimate: d.Estimate, Low: d.Low, High: d.High, Distinguishable: r.Distinguishable})
+		}
+		if len(rows) == 0 {
+			return nil, userError("--plot: the leaderboard has one run, so no difference to draw")
+		}
+		return report.Forest(fmt.Sprintf("%s on %s: %s minus each run", lb.Metric, lb.EvalSet, lb.Reference),
+			fmt.Sprintf("difference in %s, %g%% CI (filled: distinguishable after Holm)", lb.Metric, 100*lb.Rows[0].Mean.Confidence), rows)
+	}
 }

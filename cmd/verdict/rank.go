@@ -40,6 +40,7 @@ Example:
 			&cli.StringFlag{Name: "control", Usage: "control run `NAME` of the Holm comparisons (default: the best)"},
 			alphaFlag(),
 			reportFormatFlag(),
+			plotFlag("a critical-difference diagram"),
 			&cli.BoolFlag{Name: "no-record", Usage: "do not record the ranking in the history"},
 			&cli.BoolFlag{Name: "across-eval-sets", Usage: "blocks are evaluation sets (data sets), as in Demšar 2006: RUNs of --experiment, each run's mean on every evaluation set they all have"},
 		},
@@ -73,6 +74,9 @@ func runRank(c *cli.Context) error {
 	}
 	format, err := reportFormat(c)
 	if err != nil {
+		return err
+	}
+	if err := checkPlotPath(c); err != nil {
 		return err
 	}
 	st, err := openStore(c)
@@ -157,7 +161,7 @@ func runRank(c *cli.Context) error {
 	if format == "json" {
 		return writeJSON(c.App.Writer, toOrderedValue(res))
 	}
-	return printRank(c.App.Writer, format, res, control, c.Float64("alpha"))
+	return finishRank(c, format, res, control)
 }
 
 // cliques groups runs, in rank order, into maximal runs of consecutive runs
@@ -249,7 +253,7 @@ func recordRank(c *cli.Context, st *store.Store, evals []*store.Evaluation, name
 			LeftID: evals[ci].ID, RightID: evals[j].ID, Metric: res.Metric,
 			LowerIsBetter: slices.Contains(evals[0].LowerIsBetter, res.Metric), Method: "friedman+holm",
 			Alpha: c.Float64("alpha"), Adjustment: "holm", N: int64(res.Units),
-			LeftMean: means[control], RightMean: means[h.Name], Estimate: means[control] - means[h.Name],
+			LeftMean: means[control], RightMean: means[h.Name], Estimate: means[control] - means[h.Name], Low: math.NaN(), High: math.NaN(),
 			PValue: h.PValue, PAdjusted: h.PAdjusted, Distinguishable: h.Rejected, Winner: winner,
 			Verdict: verdict, Parameters: map[string]any{"control": control, "alpha": c.Float64("alpha")}, Outputs: res,
 		})
@@ -341,7 +345,7 @@ func rankAcrossSets(c *cli.Context, st *store.Store, metric, format string) erro
 		control = runs[0]
 	}
 	fmt.Fprintf(c.App.Writer, "blocks: %d evaluation sets (%s)\n", len(sets), strings.Join(sets, ", "))
-	return printRank(c.App.Writer, format, res, control, c.Float64("alpha"))
+	return finishRank(c, format, res, control)
 }
 
 func cmpFloat(a, b float64) int {
@@ -352,4 +356,28 @@ func cmpFloat(a, b float64) int {
 		return 1
 	}
 	return 0
+}
+
+// finishRank prints a ranking and draws its --plot.
+func finishRank(c *cli.Context, format string, res rankResult, control string) error {
+	if format == "json" {
+		if err := writeJSON(c.App.Writer, toOrderedValue(res)); err != nil {
+			return err
+		}
+	} else if err := printRank(c.App.Writer, format, res, control, c.Float64("alpha")); err != nil {
+		return err
+	}
+	path := c.String("plot")
+	if path == "" {
+		return nil
+	}
+	return savePlot(c, path, func() (*report.Figure, error) {
+		names := make([]string, len(res.Runs))
+		ranks := make([]float64, len(res.Runs))
+		for i, r := range res.Runs {
+			names[i], ranks[i] = r.Name, r.AvgRank
+		}
+		return report.CriticalDifference(fmt.Sprintf("%s: average ranks over %d blocks (Nemenyi CD at alpha %g)", res.Metric, res.Units, c.Float64("alpha")),
+			names, ranks, res.Friedman.CD, res.Cliques)
+	})
 }

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -66,15 +71,7 @@ Example:
 				}
 				return nil
 			}
-			t := report.Table{Header: []string{"EXPERIMENT", "RUN", "CREATED", "EVALUATIONS", "GIT COMMIT"}, Right: map[int]bool{3: true}}
-			for _, r := range runs {
-				commit := r.GitCommit
-				if len(commit) > 12 {
-					commit = commit[:12]
-				}
-				t.Add(r.Experiment, r.Name, r.CreatedAt.Local().Format("2006-01-02 15:04"), fmt.Sprint(r.Evaluations), commit)
-			}
-			return t.Write(c.App.Writer, format)
+			return runsTable(runs).Write(c.App.Writer, format)
 		},
 	}
 }
@@ -92,4 +89,38 @@ func reportFormat(c *cli.Context) (string, error) {
 		return f, nil
 	}
 	return "", userError("--format %q: want table, markdown, json or csv", f)
+}
+
+// runsTable lists runs with their params and tags.
+func runsTable(runs []store.Run) *report.Table {
+	t := &report.Table{Header: []string{"EXPERIMENT", "RUN", "CREATED", "EVALUATIONS", "GIT COMMIT", "TAGS", "PARAMS"}, Right: map[int]bool{3: true}}
+	for _, r := range runs {
+		commit := r.GitCommit
+		if len(commit) > 12 {
+			commit = commit[:12]
+		}
+		t.Add(r.Experiment, r.Name, r.CreatedAt.Local().Format("2006-01-02 15:04"), fmt.Sprint(r.Evaluations), commit,
+			strings.Join(r.Tags, ","), paramsText(r.Params))
+	}
+	return t
+}
+
+// paramsText is params as "k=v" pairs in key order, numbers in full.
+func paramsText(params map[string]any) string {
+	parts := make([]string, 0, len(params))
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		v := params[k]
+		var text string
+		switch x := v.(type) {
+		case string:
+			text = x
+		case float64:
+			text = strconv.FormatFloat(x, 'g', -1, 64)
+		default:
+			b, _ := json.Marshal(x)
+			text = string(b)
+		}
+		parts = append(parts, k+"="+text)
+	}
+	return strings.Join(parts, " ")
 }
