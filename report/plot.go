@@ -568,6 +568,11 @@ func History(title, ylabel string, points []HistoryPoint) (*Figure, error) {
 	p.Y.Label.Text = ylabel
 	p.Y.Tick.Marker = plotTicks{}
 	p.X.Tick.Marker = timeTicks{loc: loc}
+	p.X.Label.Text = "logged (" + pts[0].Time.Format("MST") + ")"
+	if first, last := pts[0].Time, pts[len(pts)-1].Time; last.Sub(first) < 6*time.Hour {
+		// Clock-time ticks: the date goes in the label.
+		p.X.Label.Text = "logged on " + first.Format("2006-01-02 (MST)")
+	}
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = nil
 	grid.Horizontal.Color = plotGridGrey
@@ -768,7 +773,7 @@ type timeStep struct {
 	years   int
 	months  int
 	days    int
-	hours   int
+	clock   time.Duration // seconds, minutes or hours
 	layout  string
 	startOf func(time.Time) time.Time
 }
@@ -778,8 +783,21 @@ var timeSteps = func() []timeStep {
 	month := func(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, t.Location()) }
 	year := func(t time.Time) time.Time { return time.Date(t.Year(), 1, 1, 0, 0, 0, 0, t.Location()) }
 	var steps []timeStep
+	for _, ms := range []int{10, 20, 50, 100, 200, 500} {
+		d := time.Duration(ms) * time.Millisecond
+		steps = append(steps, timeStep{approx: d, clock: d, layout: "15:04:05.00", startOf: func(t time.Time) time.Time { return t.Truncate(time.Second) }})
+	}
+	for _, sec := range []int{1, 2, 5, 10, 15, 30} {
+		d := time.Duration(sec) * time.Second
+		steps = append(steps, timeStep{approx: d, clock: d, layout: "15:04:05", startOf: func(t time.Time) time.Time { return t.Truncate(time.Minute) }})
+	}
+	for _, m := range []int{1, 2, 5, 10, 15, 30} {
+		d := time.Duration(m) * time.Minute
+		steps = append(steps, timeStep{approx: d, clock: d, layout: "15:04", startOf: func(t time.Time) time.Time { return t.Truncate(time.Hour) }})
+	}
 	for _, h := range []int{1, 2, 3, 6, 12} {
-		steps = append(steps, timeStep{approx: time.Duration(h) * time.Hour, hours: h, layout: "Jan 2 15:04", startOf: day})
+		d := time.Duration(h) * time.Hour
+		steps = append(steps, timeStep{approx: d, clock: d, layout: "Jan 2 15:04", startOf: day})
 	}
 	for _, d := range []int{1, 2, 3, 7, 14} {
 		steps = append(steps, timeStep{approx: time.Duration(d) * 24 * time.Hour, days: d, layout: "2006-01-02", startOf: day})
@@ -808,7 +826,7 @@ func (t timeTicks) Ticks(lo, hi float64) []plot.Tick {
 		start = time.Date(start.Year()-start.Year()%step.years, 1, 1, 0, 0, 0, 0, t.loc)
 	}
 	var ticks []plot.Tick
-	for tm := start; plotUnixSeconds(tm) <= hi; tm = tm.AddDate(step.years, step.months, step.days).Add(time.Duration(step.hours) * time.Hour) {
+	for tm := start; plotUnixSeconds(tm) <= hi; tm = tm.AddDate(step.years, step.months, step.days).Add(step.clock) {
 		if v := plotUnixSeconds(tm); v >= lo {
 			ticks = append(ticks, plot.Tick{Value: v, Label: tm.Format(step.layout)})
 		}

@@ -369,3 +369,26 @@ func TestPlotNumber(t *testing.T) {
 		require.Equal(t, want, plotNumber(v), "%v", v)
 	}
 }
+
+func TestHistoryTicksFollowTheSpan(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 30, 9, 2, 33, 400_000_000, time.UTC)
+	for _, tc := range []struct {
+		span time.Duration
+		tick string // a label the axis must show
+	}{
+		{400 * time.Millisecond, "09:02:33.50"},
+		{40 * time.Second, "09:03:00"},
+		{50 * time.Minute, "09:30"},
+		{20 * 24 * time.Hour, "2026-12-0"},
+	} {
+		fig, err := History("ndcg@10", "ndcg@10", []HistoryPoint{
+			{Run: "a", Time: at, Estimate: 0.4, Low: 0.38, High: 0.42},
+			{Run: "b", Time: at.Add(tc.span), Estimate: 0.41, Low: math.NaN(), High: math.NaN()},
+		})
+		require.NoError(t, err)
+		var b bytes.Buffer
+		require.NoError(t, fig.Write(&b, "svg"))
+		require.Contains(t, svgText(t, b.Bytes()), tc.tick, "span %v", tc.span)
+	}
+}
