@@ -106,11 +106,7 @@ type EvaluationFilter struct {
 	Experiment string
 	Run        string
 	EvalSet    string
-	Metric     string // only evaluations that have this metric
-	// LatestPerRun keeps each run's newest evaluation (of those that match)
-	// only.
-	LatestPerRun bool
-	Limit        int // 0 means no limit
+	Limit      int // 0 means no limit
 }
 
 // ListEvaluations returns the evaluations matching f, newest first.
@@ -119,17 +115,12 @@ func (s *Store) ListEvaluations(ctx context.Context, f EvaluationFilter) ([]Eval
 	if limit <= 0 {
 		limit = -1
 	}
-	// The newest evaluation of each run comes from DISTINCT ON, which
-	// keeps the first row of each run in the ORDER BY.
-	rows, err := s.pool.Query(ctx, `SELECT * FROM (
-		SELECT DISTINCT ON (CASE WHEN $6 THEN e.run_id ELSE e.id END) `+evaluationColumns+evaluationFrom+`
+	rows, err := s.pool.Query(ctx, `SELECT `+evaluationColumns+evaluationFrom+`
 		WHERE ($1 = '' OR x.name = $1)
 		  AND ($2 = '' OR r.name = $2)
 		  AND ($3 = '' OR s.name = $3)
-		  AND ($5 = '' OR $5 = ANY (e.metrics))
-		ORDER BY CASE WHEN $6 THEN e.run_id ELSE e.id END, e.created_at DESC, e.id DESC) latest
-		ORDER BY created_at DESC, id DESC
-		LIMIT CASE WHEN $4 < 0 THEN NULL ELSE $4 END`, f.Experiment, f.Run, f.EvalSet, limit, f.Metric, f.LatestPerRun)
+		ORDER BY e.created_at DESC, e.id DESC
+		LIMIT CASE WHEN $4 < 0 THEN NULL ELSE $4 END`, f.Experiment, f.Run, f.EvalSet, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list evaluations: %w", err)
 	}
@@ -324,6 +315,58 @@ func labels(ctx context.Context, q querier, setID int64) (map[string]int16, erro
 			return nil, err
 		}
 		out[id] = l
+	}
+	return out, rows.Err()
+}
+
+// RunMean is a run's newest evaluation that has a metric, with the metric's
+// stored mean: what ranking runs needs, without the rest of the evaluation.
+type RunMean struct {
+	EvaluationID  int64
+	Run           string
+	EvalSet       string
+	EvalSetID     int64 // one per name and target fingerprint
+	Mean          float64
+	LowerIsBetter bool
+	Units         int64
+	Rows          int64 // more than Units when units have several draws
+	MetricIndex   int32 // the metric's 1-based position in the evaluation's values
+	CreatedAt     time.Time
+}
+
+// LatestMeans returns, for each run of experiment, its newest evaluation
+// that has metric (on evalSet, or on any set when evalSet is empty), newest
+// first.
+func (s *Store) LatestMeans(ctx context.Context, experiment, evalSet, metric string) ([]RunMean, error) {
+	// One index probe per run (evaluations_run_newest_idx) finds its newest
+	// evaluation with the metric.
+	rows, err := s.pool.Query(ctx, `
+		SELECT e.id, r.name, s.name, s.id, e.mean, e.lower, e.n_units, e.n_scored_rows, e.metric_index, e.created_at
+		FROM runs r
+		JOIN experiments x ON x.id = r.experiment_id
+		CROSS JOIN LATERAL (
+			SELECT e.id, e.evaluation_set_id, (e.aggregates ->> $3)::double precision AS mean,
+			       $3 = ANY (e.lower_is_better) AS lower, e.n_units, e.n_scored_rows,
+			       array_position(e.metrics, $3) AS metric_index, e.created_at
+			FROM evaluations e
+			WHERE e.run_id = r.id AND $3 = ANY (e.metrics)
+			  AND ($2 = '' OR e.evaluation_set_id IN (SELECT id FROM evaluation_sets WHERE name = $2))
+			ORDER BY e.created_at DESC, e.id DESC
+			LIMIT 1) e
+		JOIN evaluation_sets s ON s.id = e.evaluation_set_id
+		WHERE x.name = $1
+		ORDER BY e.created_at DESC, e.id DESC`, experiment, evalSet, metric)
+	if err != nil {
+		return nil, fmt.Errorf("latest means: %w", err)
+	}
+	defer rows.Close()
+	var out []RunMean
+	for rows.Next() {
+		var m RunMean
+		if err := rows.Scan(&m.EvaluationID, &m.Run, &m.EvalSet, &m.EvalSetID, &m.Mean, &m.LowerIsBetter, &m.Units, &m.Rows, &m.MetricIndex, &m.CreatedAt); err != nil {
+			return nil, fmt.Errorf("latest means: %w", err)
+		}
+		out = append(out, m)
 	}
 	return out, rows.Err()
 }

@@ -183,7 +183,7 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, ha
 		if err := tx.QueryRow(ctx, `SELECT nextval(pg_get_serial_sequence('evaluations', 'id'))`).Scan(&l.id); err != nil {
 			return fmt.Errorf("allocate evaluation ID: %w", err)
 		}
-		l.table = pgx.Identifier{"verdict_units", fmt.Sprintf("unit_values_%d", l.id)}.Sanitize()
+		l.table = partitionName(l.id)
 		// The partition is created in this transaction, so on a server with
 		// wal_level=minimal the load and the index build skip the WAL. With
 		// several connections it is itself partitioned by hash of sample_id,

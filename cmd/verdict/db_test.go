@@ -40,26 +40,27 @@ func TestMigrateAndStatus(t *testing.T) {
 
 	res := runVerdict(t, url, "migrate", "status")
 	require.Equal(t, 0, res.code, res.stderr)
-	require.Contains(t, res.stdout, "1  00001_schema_v1.sql           pending")
-	require.Contains(t, res.stdout, "2  00002_comparison_history.sql  pending")
-	require.Contains(t, res.stdout, "3  00003_sample_labels.sql       pending")
-	require.Contains(t, res.stdout, "database is at version 0 of 3: run 'verdict migrate'")
+	require.Contains(t, res.stdout, "1  00001_schema_v1.sql                   pending")
+	require.Contains(t, res.stdout, "2  00002_comparison_history.sql          pending")
+	require.Contains(t, res.stdout, "3  00003_sample_labels.sql               pending")
+	require.Contains(t, res.stdout, "4  00004_evaluations_newest_per_run.sql  pending")
+	require.Contains(t, res.stdout, "database is at version 0 of 4: run 'verdict migrate'")
 
 	res = runVerdict(t, url, "migrate")
 	require.Equal(t, 0, res.code, res.stderr)
-	require.Equal(t, "applied 3 migration(s); schema is at version 3\n", res.stdout)
+	require.Equal(t, "applied 4 migration(s); schema is at version 4\n", res.stdout)
 
 	res = runVerdict(t, url, "migrate")
-	require.Equal(t, "schema is up to date at version 3\n", res.stdout)
+	require.Equal(t, "schema is up to date at version 4\n", res.stdout)
 
 	res = runVerdict(t, url, "migrate", "status")
-	require.Regexp(t, `1  00001_schema_v1.sql           \d{4}-\d\d-\d\d`, res.stdout)
-	require.Contains(t, res.stdout, "database is up to date at version 3")
+	require.Regexp(t, `1  00001_schema_v1.sql                   \d{4}-\d\d-\d\d`, res.stdout)
+	require.Contains(t, res.stdout, "database is up to date at version 4")
 
 	res = runVerdict(t, url, "db", "status")
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "(from --database-url)")
-	require.Contains(t, res.stdout, "connection:  ok\nschema:      version 3 (up to date)\n")
+	require.Contains(t, res.stdout, "connection:  ok\nschema:      version 4 (up to date)\n")
 }
 
 func TestDBPsqlRunsOnTheSameDatabase(t *testing.T) {

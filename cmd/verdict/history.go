@@ -252,7 +252,9 @@ func valuePoints(ctx context.Context, st *store.Store, evals []store.Evaluation,
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i := range evals {
 		g.Go(func() error {
-			row, err := leaderboardEntry(gctx, st, nil, &evals[i], metric, opts)
+			e := &evals[i]
+			rm := store.RunMean{EvaluationID: e.ID, Run: e.Run, EvalSet: e.EvalSet, EvalSetID: e.EvalSetID, Units: e.Units, CreatedAt: e.CreatedAt}
+			row, err := leaderboardEntry(gctx, st, nil, &rm, metric, opts)
 			if err != nil {
 				return err
 			}

@@ -127,7 +127,7 @@ type leaderboardQuery struct {
 // metric by its stored mean, and computes intervals and paired differences
 // for the first q.limit runs (and the baseline).
 func buildLeaderboard(ctx context.Context, st *store.Store, q leaderboardQuery) (leaderboard, error) {
-	evals, err := st.ListEvaluations(ctx, store.EvaluationFilter{Experiment: q.experiment, EvalSet: q.evalSet, Metric: q.metric, LatestPerRun: true})
+	evals, err := st.LatestMeans(ctx, q.experiment, q.evalSet, q.metric)
 	if err != nil {
 		return leaderboard{}, err
 	}
@@ -142,11 +142,11 @@ func buildLeaderboard(ctx context.Context, st *store.Store, q leaderboardQuery) 
 		names := slices.Sorted(maps.Keys(sets))
 		return leaderboard{}, userError("runs were evaluated on several evaluation sets (%s): name one with --eval-set", strings.Join(names, ", "))
 	}
-	lower := slices.Contains(evals[0].LowerIsBetter, q.metric)
+	lower := evals[0].LowerIsBetter
 	better := func(a, b float64) bool { return (a > b) != lower }
 
 	// The main group shares the fingerprint of the most runs (or the baseline's).
-	bySet := map[int64][]store.Evaluation{}
+	bySet := map[int64][]store.RunMean{}
 	for _, e := range evals {
 		bySet[e.EvalSetID] = append(bySet[e.EvalSetID], e)
 	}
@@ -157,51 +157,35 @@ func buildLeaderboard(ctx context.Context, st *store.Store, q leaderboardQuery) 
 		}
 	}
 	if q.baseline != "" {
-		i := slices.IndexFunc(evals, func(e store.Evaluation) bool { return e.Run == q.baseline })
+		i := slices.IndexFunc(evals, func(e store.RunMean) bool { return e.Run == q.baseline })
 		if i < 0 {
 			return leaderboard{}, userError("--baseline %q has no evaluation with %s", q.baseline, q.metric)
 		}
 		main = evals[i].EvalSetID
 	}
 	ranked := bySet[main]
-	slices.SortStableFunc(ranked, func(a, b store.Evaluation) int {
+	slices.SortStableFunc(ranked, func(a, b store.RunMean) int {
 		switch {
-		case better(a.Aggregates[q.metric], b.Aggregates[q.metric]):
+		case better(a.Mean, b.Mean):
 			return -1
-		case better(b.Aggregates[q.metric], a.Aggregates[q.metric]):
+		case better(b.Mean, a.Mean):
 			return 1
 		}
 		return 0
 	})
 	ref := 0
 	if q.baseline != "" {
-		ref = slices.IndexFunc(ranked, func(e store.Evaluation) bool { return e.Run == q.baseline })
+		ref = slices.IndexFunc(ranked, func(e store.RunMean) bool { return e.Run == q.baseline })
 	}
 	lb := leaderboard{Metric: q.metric, EvalSet: ranked[ref].EvalSet, Reference: ranked[ref].Run, Lower: lower, Runs: len(ranked)}
-	shown := ranked
-	if q.limit > 0 && len(ranked) > q.limit {
-		shown = ranked[:q.limit]
-		if ref >= q.limit {
-			shown = append(slices.Clip(shown), ranked[ref])
+	shown := make([]int, 0, len(ranked)) // indexes into ranked
+	for i := range ranked {
+		if q.limit == 0 || i < q.limit || i == ref {
+			shown = append(shown, i)
 		}
 	}
-	rows := make([]leaderboardRow, len(shown))
-	// Runs are independent: two at a time keep both cores of a small
-	// machine busy while the other waits on the database.
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i := range shown {
-		g.Go(func() error {
-			row, err := leaderboardEntry(gctx, st, &ranked[ref], &shown[i], q.metric, q.opts)
-			if err != nil {
-				return err
-			}
-			row.Rank = slices.IndexFunc(ranked, func(e store.Evaluation) bool { return e.ID == shown[i].ID }) + 1
-			rows[i] = row
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	rows, err := leaderboardRows(ctx, st, ranked, shown, ref, q)
+	if err != nil {
 		return leaderboard{}, err
 	}
 	var ps []float64
@@ -242,45 +226,99 @@ func buildLeaderboard(ctx context.Context, st *store.Store, q leaderboardQuery) 
 	return lb, nil
 }
 
+// leaderboardRows computes the rows of ranked[shown] against ranked[ref].
+// Without draws, one query reads every shown evaluation's values; with
+// draws, each run is paired with the reference. The
+// statistics run in parallel, one row per core.
+func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMean, shown []int, ref int, q leaderboardQuery) ([]leaderboardRow, error) {
+	rows := make([]leaderboardRow, len(shown))
+	means := make([]store.RunMean, len(shown))
+	draws := false
+	for k, i := range shown {
+		means[k] = ranked[i]
+		draws = draws || ranked[i].Rows != ranked[i].Units
+	}
+	var cols [][]float64
+	if !draws {
+		var err error
+		if _, cols, err = st.RunMeansColumns(ctx, means); err != nil {
+			if errors.Is(err, store.ErrNotComparable) {
+				return nil, cli.Exit(err.Error(), exitError)
+			}
+			return nil, err
+		}
+	}
+	batch := !draws
+	refCol := slices.Index(shown, ref)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for k, i := range shown {
+		g.Go(func() error {
+			var row leaderboardRow
+			var err error
+			if batch {
+				row, err = leaderboardStats(&means[k], cols[refCol], cols[k], nil, k == refCol, q.opts)
+			} else {
+				row, err = leaderboardEntry(gctx, st, &ranked[ref], &ranked[i], q.metric, q.opts)
+			}
+			row.Rank = i + 1
+			rows[k] = row
+			return err
+		})
+	}
+	return rows, g.Wait()
+}
+
 // leaderboardEntry computes a run's row: its mean with a bootstrap interval
-// and, with a reference, the paired comparison with it.
-func leaderboardEntry(ctx context.Context, st *store.Store, ref, e *store.Evaluation, metric string, opts stats.CompareOptions) (leaderboardRow, error) {
-	row := leaderboardRow{Run: e.Run, EvaluationID: e.ID, Units: e.Units, Logged: e.CreatedAt.Local().Format("2006-01-02 15:04"), created: e.CreatedAt}
-	self, err := st.Pair(ctx, e.ID, e.ID, metric, false)
-	if err != nil {
-		return row, err
+// and, with a reference, the paired comparison with it. One read of the
+// pair serves both: the run's side holds all its units, since the two share
+// their targets.
+func leaderboardEntry(ctx context.Context, st *store.Store, ref, e *store.RunMean, metric string, opts stats.CompareOptions) (leaderboardRow, error) {
+	row := leaderboardRow{Run: e.Run, EvaluationID: e.EvaluationID, Units: e.Units, Logged: e.CreatedAt.Local().Format("2006-01-02 15:04"), created: e.CreatedAt}
+	refID := e.EvaluationID
+	if ref != nil {
+		refID = ref.EvaluationID
 	}
-	vals, _, units, err := unitRows(self)
-	if err != nil {
-		return row, err
-	}
-	var boot stats.BootstrapResult
-	if units == nil {
-		boot, err = stats.Bootstrap(vals, stats.BootstrapOptions{Confidence: opts.Confidence, Resamples: opts.Resamples, Seed: opts.Seed})
-	} else {
-		zeros := make([]float64, len(vals))
-		boot, err = stats.PairedBootstrap(vals, zeros, units, stats.BootstrapOptions{Confidence: opts.Confidence, Resamples: opts.Resamples, Seed: opts.Seed})
-	}
-	if err != nil {
-		return row, fmt.Errorf("%s: %w", e.Run, err)
-	}
-	row.Mean = stats.Interval{Estimate: boot.Estimate, Low: boot.Low, High: boot.High, Confidence: boot.Confidence}
-	if ref == nil || ref.ID == e.ID {
-		row.SameGroup = ref != nil
-		return row, nil
-	}
-	p, err := st.Pair(ctx, ref.ID, e.ID, metric, false)
+	p, err := st.Pair(ctx, refID, e.EvaluationID, metric, false)
 	if err != nil {
 		if errors.Is(err, store.ErrNotComparable) {
 			return row, cli.Exit(err.Error(), exitError)
 		}
 		return row, err
 	}
-	left, right, u, err := unitRows(p)
+	left, vals, units, err := unitRows(p)
 	if err != nil {
 		return row, userError("%v", err)
 	}
-	cmp, err := stats.CompareUnits(left, right, u, opts)
+	if ref == nil {
+		left = nil
+	}
+	return leaderboardStats(e, left, vals, units, refID == e.EvaluationID && ref != nil, opts)
+}
+
+// leaderboardStats is a run's row from its values and the reference's,
+// paired row by row (units names each row's unit when units have draws):
+// the mean with its bootstrap interval and, unless isRef, the comparison.
+// A nil left means no reference.
+func leaderboardStats(e *store.RunMean, left, vals []float64, units []string, isRef bool, opts stats.CompareOptions) (leaderboardRow, error) {
+	row := leaderboardRow{Run: e.Run, EvaluationID: e.EvaluationID, Units: e.Units, Logged: e.CreatedAt.Local().Format("2006-01-02 15:04"), created: e.CreatedAt}
+	bopts := stats.BootstrapOptions{Confidence: opts.Confidence, Resamples: opts.Resamples, Seed: opts.Seed}
+	var boot stats.BootstrapResult
+	var err error
+	if units == nil {
+		boot, err = stats.Bootstrap(vals, bopts)
+	} else {
+		boot, err = stats.PairedBootstrap(vals, make([]float64, len(vals)), units, bopts)
+	}
+	if err != nil {
+		return row, fmt.Errorf("%s: %w", e.Run, err)
+	}
+	row.Mean = stats.Interval{Estimate: boot.Estimate, Low: boot.Low, High: boot.High, Confidence: boot.Confidence}
+	if isRef || left == nil {
+		row.SameGroup = isRef
+		return row, nil
+	}
+	cmp, err := stats.CompareUnits(left, vals, units, opts)
 	if err != nil {
 		return row, fmt.Errorf("%s: %w", e.Run, err)
 	}
