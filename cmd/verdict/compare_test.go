@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -218,6 +219,20 @@ func TestCompareDrawsResamplesUnits(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &raw))
 	require.InDelta(t, raw["p_value"], out[0].PValue, tol)
+
+	// The leaderboard pairs runs with draws the same way: its difference
+	// to --baseline base is compare's, resampled by user.
+	res = runVerdict(t, url, "leaderboard", "-e", "exp", "--metric", "m", "--baseline", "base", "--format", "json")
+	require.Equal(t, 0, res.code, res.stderr)
+	var lb leaderboard
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &lb))
+	i := slices.IndexFunc(lb.Rows, func(r leaderboardRow) bool { return r.Run == "cand" })
+	require.GreaterOrEqual(t, i, 0)
+	require.Equal(t, int64(40), lb.Rows[i].Units)
+	require.InDelta(t, out[0].Difference.Estimate, lb.Rows[i].Difference.Estimate, tol)
+	require.InDelta(t, out[0].Difference.Low, lb.Rows[i].Difference.Low, tol)
+	require.InDelta(t, out[0].Difference.High, lb.Rows[i].Difference.High, tol)
+	require.InDelta(t, out[0].PValue, *lb.Rows[i].PValue, tol)
 }
 
 func TestCompareLowerIsBetterAndMissingUnits(t *testing.T) {
