@@ -106,7 +106,7 @@ func TestGolden(t *testing.T) {
 		name string
 		args []string
 	}{
-		{"runs", []string{"runs", "-e", "golden", "--filter", "params.lr <= 0.01 AND NOT tags.sweep = 'true' OR metrics.ndcg@10 > 0.32", "--order-by", "metrics.ndcg@10", "desc"}},
+		{"runs", []string{"runs", "-e", "golden", "--filter", "params.lr <= 0.01 AND NOT tags.sweep = 'true' OR metrics.ndcg@10 > 0.32", "--order-by", "metrics.ndcg@10 desc"}},
 		{"leaderboard", []string{"leaderboard", "-e", "golden", "--metric", "ndcg@10"}},
 		{"leaderboard-baseline", []string{"leaderboard", "-e", "golden", "--metric", "recall@20", "--baseline", "popularity", "--limit", "3"}},
 		{"compare", []string{"compare", "-e", "golden", "--no-record", "baseline", "item-knn"}},

@@ -42,6 +42,9 @@ Example:
 			confidenceFlag(), resamplesFlag(), seedFlag(),
 		},
 		Action: func(c *cli.Context) error {
+			if err := noArgs(c, "history takes no arguments: filter with --experiment, --run, --metric and the other flags"); err != nil {
+				return err
+			}
 			f := store.HistoryFilter{Experiment: c.String("experiment"), Run: c.String("run"), Metric: c.String("metric"), Limit: c.Int("limit")}
 			switch w := c.String("winner"); w {
 			case "", "baseline", "candidate", "none":

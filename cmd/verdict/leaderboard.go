@@ -77,6 +77,9 @@ type leaderboard struct {
 }
 
 func runLeaderboard(c *cli.Context) error {
+	if err := noArgs(c, "leaderboard takes no arguments: runs are ranked by --metric"); err != nil {
+		return err
+	}
 	q := leaderboardQuery{
 		experiment: c.String("experiment"), evalSet: c.String("eval-set"), metric: c.String("metric"),
 		baseline: c.String("baseline"), limit: c.Int("limit"),

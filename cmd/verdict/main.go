@@ -135,6 +135,16 @@ func openStore(c *cli.Context) (*store.Store, error) {
 	return store.Open(c.Context, url, store.Options{})
 }
 
+// noArgs refuses positional arguments, which urfave/cli also leaves behind
+// when a flag's value was not quoted: flags after a stray word are not
+// parsed, so going on would silently ignore them.
+func noArgs(c *cli.Context, hint string) error {
+	if c.NArg() > 0 {
+		return userError("unexpected argument %q: %s", c.Args().First(), hint)
+	}
+	return nil
+}
+
 // userError marks an error as the user's to fix: exit code 2 with its message.
 func userError(format string, args ...any) error {
 	return cli.Exit(fmt.Sprintf(format, args...), exitError)

@@ -43,6 +43,9 @@ Example:
 }
 
 func runReport(c *cli.Context) error {
+	if err := noArgs(c, "report takes no arguments: name the file with --out"); err != nil {
+		return err
+	}
 	exp, out := c.String("experiment"), c.String("out")
 	if exp == "" || out == "" {
 		return userError("report needs --experiment and --out (see 'verdict report --help')")

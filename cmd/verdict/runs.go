@@ -41,6 +41,9 @@ Example:
 			reportFormatFlag(),
 		},
 		Action: func(c *cli.Context) error {
+			if err := noArgs(c, `runs takes no arguments; a direction goes inside --order-by's quotes, as in --order-by "metrics.ndcg@20 desc"`); err != nil {
+				return err
+			}
 			format, err := reportFormat(c)
 			if err != nil {
 				return err

@@ -50,6 +50,11 @@ wal_level = minimal
 max_wal_senders = 0
 archive_mode = off
 
+# Every evaluation's values are a partition of unit_values, so a query over all
+# of them (the unit_values_long view, say) locks thousands of tables and their
+# indexes.
+max_locks_per_transaction = 256
+
 # Durability stays on.
 fsync = on
 synchronous_commit = on
