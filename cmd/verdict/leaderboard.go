@@ -42,7 +42,7 @@ Example:
 			&cli.StringFlag{Name: "eval-set", Aliases: []string{"s"}, Usage: "evaluation set `NAME` (default: the only one)"},
 			&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Usage: "`METRIC` to rank by (required)"},
 			&cli.StringFlag{Name: "baseline", Usage: "compare every run with run `NAME` instead of the best"},
-			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 20, Usage: "show the best `N` runs (and the baseline); 0 shows every run"},
+			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Usage: "show the best `N` runs (and the baseline); 0 shows every run"},
 			alphaFlag(), confidenceFlag(), resamplesFlag(), seedFlag(),
 			reportFormatFlag(),
 			plotFlag("a forest plot of each run's difference to the reference"),
