@@ -62,8 +62,8 @@ type leaderboardRow struct {
 	PAdjusted       *float64        `json:"p_adjusted"`
 	Distinguishable bool            `json:"distinguishable"`
 	SameGroup       bool            `json:"same_group_as_reference"`
-	Logged          string          `json:"logged"`
-	created         time.Time
+	Logged          string          `json:"-"` // LoggedAt for a table
+	LoggedAt        time.Time       `json:"logged_at"`
 }
 
 type leaderboard struct {
@@ -277,7 +277,7 @@ func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMea
 // pair serves both: the run's side holds all its units, since the two share
 // their targets.
 func leaderboardEntry(ctx context.Context, st *store.Store, ref, e *store.RunMean, metric string, opts stats.CompareOptions) (leaderboardRow, error) {
-	row := leaderboardRow{Run: e.Run, EvaluationID: e.EvaluationID, Units: e.Units, Logged: e.CreatedAt.Local().Format("2006-01-02 15:04"), created: e.CreatedAt}
+	row := leaderboardRow{Run: e.Run, EvaluationID: e.EvaluationID, Units: e.Units, Logged: e.CreatedAt.Local().Format("2006-01-02 15:04"), LoggedAt: e.CreatedAt}
 	refID := e.EvaluationID
 	if ref != nil {
 		refID = ref.EvaluationID
@@ -304,7 +304,7 @@ func leaderboardEntry(ctx context.Context, st *store.Store, ref, e *store.RunMea
 // the mean with its bootstrap interval and, unless isRef, the comparison.
 // A nil left means no reference.
 func leaderboardStats(e *store.RunMean, left, vals []float64, units []string, isRef bool, opts stats.CompareOptions) (leaderboardRow, error) {
-	row := leaderboardRow{Run: e.Run, EvaluationID: e.EvaluationID, Units: e.Units, Logged: e.CreatedAt.Local().Format("2006-01-02 15:04"), created: e.CreatedAt}
+	row := leaderboardRow{Run: e.Run, EvaluationID: e.EvaluationID, Units: e.Units, Logged: e.CreatedAt.Local().Format("2006-01-02 15:04"), LoggedAt: e.CreatedAt}
 	bopts := stats.BootstrapOptions{Confidence: opts.Confidence, Resamples: opts.Resamples, Seed: opts.Seed}
 	var boot stats.BootstrapResult
 	var err error

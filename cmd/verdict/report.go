@@ -184,7 +184,7 @@ func leaderboardSection(c *cli.Context, st *store.Store, exp, set, metric string
 	}
 	points := make([]report.HistoryPoint, len(lb.Rows))
 	for i, r := range lb.Rows {
-		points[i] = report.HistoryPoint{Run: r.Run, Time: r.created, Estimate: r.Mean.Estimate, Low: r.Mean.Low, High: r.Mean.High}
+		points[i] = report.HistoryPoint{Run: r.Run, Time: r.LoggedAt, Estimate: r.Mean.Estimate, Low: r.Mean.Low, High: r.Mean.High}
 	}
 	slices.SortStableFunc(points, func(a, b report.HistoryPoint) int { return a.Time.Compare(b.Time) })
 	fig, err := report.History(fmt.Sprintf("%s on %s: each run's newest evaluation, by the time it was logged", metric, set),
