@@ -59,6 +59,12 @@ func TestSearchRuns(t *testing.T) {
 		{"params.optimizer = 'o''neil'", "", []string{"it's"}},
 		{"created > '2000-01-01'", "run", []string{"als-128", "als-64", "it's", "pop"}},
 		{"", "params.lr desc", []string{"it's", "als-64", "als-128", "pop"}},
+		// AND binds tighter than OR; parentheses change the answer.
+		{"run = 'pop' OR run = 'it''s' AND params.lr > 0.05", "run", []string{"it's", "pop"}},
+		{"(run = 'pop' OR run = 'it''s') AND params.lr > 0.05", "run", []string{"it's"}},
+		{"NOT run = 'pop' AND NOT run = 'it''s'", "run", []string{"als-128", "als-64"}},
+		{"params.optimizer != 'adam' AND params.lr <= 0.001", "run", []string{"als-128", "pop"}},
+		{"metrics.ndcg@20 < 0.2 OR metrics.ndcg@20 > 0.31", "run", []string{"als-128", "it's"}},
 	}
 	for _, tt := range tests {
 		got, err := s.SearchRuns(ctx, store.RunQuery{Experiment: "movies", Filter: tt.filter, OrderBy: tt.order})
