@@ -531,7 +531,7 @@ func printComparisons(w io.Writer, format string, base, cand *store.Evaluation, 
 	}
 	switch format {
 	case "csv":
-		return t.CSV(w)
+		return comparisonsCSV(results).CSV(w)
 	case "markdown":
 		fmt.Fprintf(w, "**verdict compare**: baseline `%s/%s` (evaluation %d) vs candidate `%s/%s` (evaluation %d) on `%s`; difference = baseline − candidate\n\n",
 			base.Experiment, base.Run, base.ID, cand.Experiment, cand.Run, cand.ID, base.EvalSet)

@@ -178,7 +178,11 @@ func printDiff(w io.Writer, p *store.Pairs, metric string, n int, best bool, out
 	quantiles = append(quantiles, changes[len(changes)-1])
 	switch format {
 	case "csv":
-		return t.CSV(w)
+		raw := report.Table{Header: []string{"sample_id", "baseline", "candidate", "change"}}
+		for _, q := range pairs[:n] {
+			raw.Add(q.id, csvNum(q.base), csvNum(q.cand), csvNum(q.cand-q.base))
+		}
+		return raw.CSV(w)
 	case "json":
 		type row struct {
 			SampleID  string  `json:"sample_id"`

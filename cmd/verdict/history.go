@@ -97,6 +97,9 @@ Example:
 				fmt.Fprintln(c.App.Writer, "no comparisons recorded match (record some with 'verdict compare')")
 				return nil
 			}
+			if format == "csv" {
+				return historyCSV(hist).CSV(c.App.Writer)
+			}
 			return historyTable(hist, false).Write(c.App.Writer, format)
 		},
 	}

@@ -331,11 +331,11 @@ func leaderboardStats(e *store.RunMean, left, vals []float64, units []string, is
 }
 
 func printLeaderboard(w io.Writer, lb leaderboard, format string) error {
-	if format != "csv" {
-		fmt.Fprintf(w, "%s on %s; differences are %s minus each run, Holm-adjusted; * distinguishable\n\n", lb.Metric, lb.EvalSet, lb.Reference)
+	if format == "csv" {
+		return leaderboardCSV(lb).CSV(w)
 	}
-	t := leaderboardTable(lb)
-	if err := t.Write(w, format); err != nil || format == "csv" {
+	fmt.Fprintf(w, "%s on %s; differences are %s minus each run, Holm-adjusted; * distinguishable\n\n", lb.Metric, lb.EvalSet, lb.Reference)
+	if err := leaderboardTable(lb).Write(w, format); err != nil {
 		return err
 	}
 	for _, n := range leaderboardNotes(lb) {

@@ -189,9 +189,10 @@ func cliques(runs []rankedRun, cd float64) [][]string {
 
 func printRank(w io.Writer, format string, res rankResult, control string, alpha float64) error {
 	f := res.Friedman
-	if format != "csv" {
-		fmt.Fprintf(w, "%s over %d units (blocks) and %d runs\n\n", res.Metric, res.Units, len(res.Runs))
+	if format == "csv" {
+		return rankCSV(res, control).CSV(w)
 	}
+	fmt.Fprintf(w, "%s over %d units (blocks) and %d runs\n\n", res.Metric, res.Units, len(res.Runs))
 	holm := map[string]stats.HolmComparison{}
 	for _, h := range f.Holm {
 		holm[h.Name] = h
@@ -210,7 +211,7 @@ func printRank(w io.Writer, format string, res rankResult, control string, alpha
 			t.Mark(5, report.Dim)
 		}
 	}
-	if err := t.Write(w, format); err != nil || format == "csv" {
+	if err := t.Write(w, format); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nFriedman chi2 = %s (df %d), %s; Iman-Davenport F = %s, %s\n",

@@ -74,6 +74,9 @@ Example:
 				}
 				return nil
 			}
+			if format == "csv" {
+				return runsCSV(runs).CSV(c.App.Writer)
+			}
 			return runsTable(runs).Write(c.App.Writer, format)
 		},
 	}
