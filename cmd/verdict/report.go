@@ -36,6 +36,7 @@ Example:
 			&cli.StringSliceFlag{Name: "metric", Aliases: []string{"m"}, Usage: "only `METRIC` (repeatable; default: every metric)"},
 			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 20, Usage: "runs per leaderboard (the best `N`); 0 for all"},
 			&cli.IntFlag{Name: "history", Value: 50, Usage: "the newest `N` recorded comparisons"},
+			&cli.IntFlag{Name: "runs", Value: 100, Usage: "the newest `N` runs; 0 for all"},
 			alphaFlag(), confidenceFlag(), resamplesFlag(), seedFlag(),
 		},
 		Action: runReport,
@@ -134,9 +135,15 @@ func runReport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	intro := fmt.Sprintf("%d runs with %d evaluations, newest first.", len(runs), len(evals))
+	shown := runs
+	if n := c.Int("runs"); n > 0 && len(runs) > n {
+		shown = runs[:n]
+		intro = fmt.Sprintf("%d runs with %d evaluations; the newest %d (verdict runs -e %s lists them all).", len(runs), len(evals), n, exp)
+	}
 	runSection := report.Section{ID: "runs", Heading: "Runs", Parts: []report.Part{
-		{Text: fmt.Sprintf("%d runs with %d evaluations, newest first.", len(runs), len(evals))},
-		{Table: runsTable(runs)},
+		{Text: intro},
+		{Table: runsTable(shown)},
 	}}
 
 	page := report.Page{
