@@ -181,7 +181,11 @@ func leaderboardSection(c *cli.Context, st *store.Store, exp, set, metric string
 	if err != nil {
 		return sec, err
 	}
-	sec.Parts = append(sec.Parts, report.Part{Table: leaderboardTable(lb), Caption: strings.Join(leaderboardNotes(lb), ". ") + "."})
+	notes := leaderboardNotes(lb)
+	for i, n := range notes {
+		notes[i] = strings.ToUpper(n[:1]) + n[1:] + "."
+	}
+	sec.Parts = append(sec.Parts, report.Part{Table: leaderboardTable(lb), Caption: strings.Join(notes, " ")})
 	if len(lb.Rows) > 1 {
 		fig, err := leaderboardForest(lb)()
 		if err != nil {
