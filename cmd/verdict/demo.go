@@ -123,7 +123,17 @@ already logged; each run records its comparisons in the history.`,
 				winner := map[string]string{"baseline": h.BaselineRun, "candidate": h.CandidateRun, "": "none (not distinguishable)"}[h.Winner]
 				fmt.Fprintf(w, "  #%d %s: %s vs %s, winner: %s\n", h.ID, h.Metric, h.BaselineRun, h.CandidateRun, winner)
 			}
-			fmt.Fprintf(w, "\nnext: 'verdict compare -e %s popularity recent-popularity', 'verdict rank -e %s --metric recall@20 popularity recent-popularity item-knn',\n  'verdict history', or 'verdict db psql' and SELECT * FROM comparison_history;\n", demoExperiment, demoExperiment)
+			next := [][2]string{
+				{"verdict leaderboard -e " + demoExperiment + " --metric ndcg@10", "runs with intervals and paired differences"},
+				{"verdict diff -e " + demoExperiment + " --metric ndcg@10 popularity item-knn", "the users who moved most"},
+				{"verdict rank -e " + demoExperiment + " --metric recall@20 --plot cd.svg popularity recent-popularity item-knn", "a critical-difference diagram"},
+				{"verdict report -e " + demoExperiment + " --out " + demoExperiment + ".html", "all of it in one HTML file"},
+				{"verdict db psql", "then SELECT * FROM comparison_history;"},
+			}
+			fmt.Fprintln(w, "\nnext:")
+			for _, n := range next {
+				fmt.Fprintf(w, "  %s\n      %s\n", n[0], n[1])
+			}
 			return nil
 		},
 	}
