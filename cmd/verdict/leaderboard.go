@@ -229,20 +229,28 @@ func buildLeaderboard(ctx context.Context, st *store.Store, q leaderboardQuery) 
 	return lb, nil
 }
 
+// batchValues is the most values leaderboardRows reads in one query.
+const batchValues = 4_000_000
+
 // leaderboardRows computes the rows of ranked[shown] against ranked[ref].
-// Without draws, one query reads every shown evaluation's values; with
-// draws, each run is paired with the reference. The
+// Without draws, and up to batchValues values, one query reads every shown
+// evaluation's values; otherwise each run is paired with the reference. The
 // statistics run in parallel, one row per core.
 func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMean, shown []int, ref int, q leaderboardQuery) ([]leaderboardRow, error) {
 	rows := make([]leaderboardRow, len(shown))
 	means := make([]store.RunMean, len(shown))
-	draws := false
+	draws, total := false, int64(0)
 	for k, i := range shown {
 		means[k] = ranked[i]
 		draws = draws || ranked[i].Rows != ranked[i].Units
+		total += ranked[i].Rows
 	}
+	// One query holds every shown run's values in memory at once, sample
+	// IDs included; past a few million values, pairing run by run keeps
+	// memory flat instead.
+	batch := !draws && total <= batchValues
 	var cols [][]float64
-	if !draws {
+	if batch {
 		var err error
 		if _, cols, err = st.RunMeansColumns(ctx, means); err != nil {
 			if errors.Is(err, store.ErrNotComparable) {
@@ -251,7 +259,6 @@ func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMea
 			return nil, err
 		}
 	}
-	batch := !draws
 	refCol := slices.Index(shown, ref)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
