@@ -46,7 +46,10 @@ func TestPageIsSelfContained(t *testing.T) {
 	tbl := &report.Table{Header: []string{"RUN", "MEAN"}, Right: map[int]bool{1: true}}
 	tbl.Add("<script>alert(1)</script>", "0.412")
 	tbl.Mark(1, report.Good)
-	fig, err := report.Forest("knn minus pop", "difference", []report.ForestRow{{Label: "ndcg@10", Estimate: 0.01, Low: 0.002, High: 0.018, Distinguishable: true}})
+	fig, err := report.Forest("knn minus pop", "difference", []report.ForestRow{
+		{Label: "ndcg@10", Estimate: 0.01, Low: 0.002, High: 0.018, Distinguishable: true},
+		{Label: "<script>alert(2)</script>", Estimate: 0.01, Low: 0.002, High: 0.018},
+	})
 	require.NoError(t, err)
 	p := report.Page{Title: "verdict report: demo", Subtitle: "3 runs", Sections: []report.Section{
 		{ID: "boards", Heading: "Leaderboards", Parts: []report.Part{{Text: "intro & more"}},
@@ -62,7 +65,8 @@ func TestPageIsSelfContained(t *testing.T) {
 	}
 	require.Equal(t, 1, ix.tags["svg"])
 	require.Equal(t, 1, ix.tags["table"])
-	require.Zero(t, ix.tags["script"], "cell text is escaped, never markup")
+	require.Zero(t, ix.tags["script"], "cell and figure text is escaped, never markup")
+	require.Contains(t, ix.text.String(), "<script>alert(2)</script>", "a run named like markup is drawn as text")
 	require.Contains(t, ix.text.String(), "<script>alert(1)</script>")
 	require.Contains(t, ix.text.String(), "knn minus pop", "the figure's text is inline SVG text")
 	require.Contains(t, string(doc), `<td class="num good">0.412</td>`)
