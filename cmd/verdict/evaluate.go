@@ -72,7 +72,7 @@ Example:
 			&cli.BoolFlag{Name: "no-validate", Usage: "skip the checks of the predictions"},
 			&cli.BoolFlag{Name: "no-log", Usage: "compute and print, but store nothing"},
 			&cli.StringFlag{Name: "per-user-out", Usage: "write sample_id and one column per metric, for scored rows in input order, to CSV `FILE`"},
-			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table or json"},
+			reportFormatFlag(),
 			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress `MODE`: auto (a bar on a terminal), bar, log (plain periodic lines) or none"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "show no progress"},
 			connectionsFlag(),
@@ -101,9 +101,9 @@ func runEvaluate(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return userError("evaluate takes no arguments, got %q: inputs are flags (see 'verdict evaluate --help')", c.Args().First())
 	}
-	format := c.String("format")
-	if format != "table" && format != "json" {
-		return userError("--format %q: want table or json", format)
+	format, err := reportFormat(c)
+	if err != nil {
+		return err
 	}
 	logIt := !c.Bool("no-log")
 	if logIt {
@@ -377,11 +377,22 @@ func printEvaluation(w io.Writer, format string, e evaluationJSON) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(e)
 	}
-	t := report.Table{Header: []string{"METRIC", "MEAN"}, Right: map[int]bool{1: true}}
-	for _, k := range e.Keys {
-		t.Add(k, strconv.FormatFloat(e.Metrics[k], 'f', 4, 64))
+	if format == "csv" {
+		t := report.Table{Header: []string{"metric", "mean"}}
+		for _, k := range e.Keys {
+			t.Add(k, csvNum(e.Metrics[k]))
+		}
+		return t.CSV(w)
 	}
-	if err := t.Write(w, "table"); err != nil {
+	t := report.Table{Header: []string{"METRIC", "MEAN"}, Right: map[int]bool{1: true}}
+	means := make([]float64, len(e.Keys))
+	for i, k := range e.Keys {
+		means[i] = e.Metrics[k]
+	}
+	for i, m := range report.Nums(means, false) {
+		t.Add(e.Keys[i], m)
+	}
+	if err := t.Write(w, format); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\n%s rows, %s scored, %s units, required k %d, targets %s\n",

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -170,4 +171,19 @@ func TestFingerprintMatchesEvaluate(t *testing.T) {
 	res = runVerdict(t, "postgres://unused.invalid/none", "fingerprint", "x.xlsx")
 	require.Equal(t, 2, res.code)
 	require.Contains(t, res.stderr, `verdict: x.xlsx: unknown targets format ".xlsx"`)
+}
+
+// TestEvaluateFormats prints the hand-computed means above (0.5, 0.375,
+// 0.875) as a table, Markdown and CSV; the last --format wins.
+func TestEvaluateFormats(t *testing.T) {
+	t.Parallel()
+	for format, want := range map[string]string{
+		"table":    "METRIC         MEAN\nhit_rate@2   0.5000\nprecision@4  0.3750\nrecall@4     0.8750\n",
+		"markdown": "| METRIC | MEAN |\n|---|---:|\n| hit_rate@2 | 0.5000 |\n| precision@4 | 0.3750 |\n| recall@4 | 0.8750 |\n",
+		"csv":      "metric,mean\nhit_rate@2,0.5\nprecision@4,0.375\nrecall@4,0.875\n",
+	} {
+		res := runVerdict(t, "postgres://unused.invalid/none", evaluateArgs("--no-log", "--format", format)...)
+		require.Equal(t, 0, res.code, res.stderr)
+		require.True(t, strings.HasPrefix(res.stdout, want), "%s:\n%s", format, res.stdout)
+	}
 }
