@@ -158,7 +158,7 @@ func countArgs(args []string) int {
 
 // TestReportHTML writes the golden experiment's HTML report and checks that
 // the file parses and has every section: a leaderboard per metric with its
-// table and two inline SVG plots naming the runs, the comparison history
+// table and three inline SVG plots naming the runs, the comparison history
 // with verdicts, and the runs.
 func TestReportHTML(t *testing.T) {
 	t.Parallel()
@@ -189,7 +189,7 @@ func TestReportHTML(t *testing.T) {
 	for _, id := range []string{"leaderboard-1", "leaderboard-2"} {
 		s := sections[id]
 		require.Equal(t, 1, countTags(s, "table"), id)
-		require.Equal(t, 2, countTags(s, "svg"), "%s: a forest plot and the values over time", id)
+		require.Equal(t, 3, countTags(s, "svg"), "%s: a forest plot, a critical-difference diagram and the values over time", id)
 		var svgText strings.Builder
 		for d := range s.Descendants() {
 			if d.Type == html.ElementNode && d.Data == "svg" {

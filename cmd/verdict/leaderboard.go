@@ -74,6 +74,7 @@ type leaderboard struct {
 	Runs      int              `json:"n_runs"` // ranked runs, shown or not
 	Rows      []leaderboardRow `json:"rows"`
 	Separate  []leaderboardRow `json:"other_targets"`
+	shown     []store.RunMean  // the evaluations behind Rows, in order
 }
 
 func runLeaderboard(c *cli.Context) error {
@@ -213,6 +214,9 @@ func buildLeaderboard(ctx context.Context, st *store.Store, q leaderboardQuery) 
 		}
 	}
 	lb.Rows = rows
+	for _, i := range shown {
+		lb.shown = append(lb.shown, ranked[i])
+	}
 	for id, es := range bySet {
 		if id == main {
 			continue

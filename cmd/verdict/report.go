@@ -23,7 +23,9 @@ func reportCommand() *cli.Command {
 browser with no server and no network: for every evaluation set and metric a
 leaderboard (the runs' newest evaluations, each mean with a bootstrap
 interval and the paired difference to the best run, Holm-adjusted), a forest
-plot of those differences and a plot of the values over time; the recent
+plot of those differences, a critical-difference diagram of the runs ranked
+user by user (Friedman and Nemenyi, with three runs or more) and a plot of
+the values over time; the recent
 comparison history with each verdict; and the runs with their params and
 tags. Plots are inline SVG; the style sheet is inline too.
 
@@ -99,7 +101,8 @@ func runReport(c *cli.Context) error {
 	boards.Parts = append(boards.Parts, report.Part{Text: fmt.Sprintf(
 		"Each run's newest evaluation, ranked by its mean, with a %g%% bootstrap interval (%d resamples, seed %d). "+
 			"Differences are the best run minus each run, paired user by user; p-values come from a sign-flip randomisation test "+
-			"and are Holm-adjusted across the rows; * marks a difference distinguishable at alpha %g.",
+			"and are Holm-adjusted across the rows; * marks a difference distinguishable at alpha %g. "+
+			"The critical-difference diagram ranks the runs within each user (Friedman); runs joined by a bar are closer than the Nemenyi critical difference.",
 		100*opts.Confidence, opts.Resamples, opts.Seed, opts.Alpha)})
 	n := 0
 	for _, set := range sets {
@@ -193,6 +196,11 @@ func leaderboardSection(c *cli.Context, st *store.Store, exp, set, metric string
 		}
 		sec.Parts = append(sec.Parts, report.Part{Figure: fig})
 	}
+	if fig, err := leaderboardCD(c, st, lb, opts.Alpha); err != nil {
+		return sec, err
+	} else if fig != nil {
+		sec.Parts = append(sec.Parts, report.Part{Figure: fig})
+	}
 	points := make([]report.HistoryPoint, len(lb.Rows))
 	for i, r := range lb.Rows {
 		points[i] = report.HistoryPoint{Run: r.Run, Time: r.LoggedAt, Estimate: r.Mean.Estimate, Low: r.Mean.Low, High: r.Mean.High}
@@ -205,4 +213,53 @@ func leaderboardSection(c *cli.Context, st *store.Store, exp, set, metric string
 	}
 	sec.Parts = append(sec.Parts, report.Part{Figure: fig})
 	return sec, nil
+}
+
+// leaderboardCD ranks the leaderboard's runs user by user (Friedman, with
+// the Nemenyi critical difference) and draws the critical-difference
+// diagram, when there are three runs or more, one row per unit and not too
+// many values to hold; otherwise it returns nil.
+func leaderboardCD(c *cli.Context, st *store.Store, lb leaderboard, alpha float64) (*report.Figure, error) {
+	if len(lb.shown) < 3 {
+		return nil, nil
+	}
+	total := int64(0)
+	for _, m := range lb.shown {
+		if m.Rows != m.Units {
+			return nil, nil
+		}
+		total += m.Rows
+	}
+	if total > batchValues {
+		return nil, nil
+	}
+	_, cols, err := st.RunMeansColumns(c.Context, lb.shown)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(lb.shown))
+	for j, m := range lb.shown {
+		names[j] = m.Run
+	}
+	values := make([][]float64, len(cols[0]))
+	for u := range values {
+		values[u] = make([]float64, len(cols))
+		for j := range cols {
+			values[u][j] = cols[j][u]
+			if lb.Lower {
+				values[u][j] = -values[u][j] // Friedman ranks the highest first
+			}
+		}
+	}
+	fr, err := stats.Friedman(values, stats.FriedmanOptions{Names: names, Alpha: alpha})
+	if err != nil {
+		return nil, fmt.Errorf("%s on %s: %w", lb.Metric, lb.EvalSet, err)
+	}
+	runs := make([]rankedRun, len(names))
+	for j, n := range names {
+		runs[j] = rankedRun{Name: n, AvgRank: fr.AvgRanks[j]}
+	}
+	slices.SortStableFunc(runs, func(a, b rankedRun) int { return cmpFloat(a.AvgRank, b.AvgRank) })
+	return report.CriticalDifference(fmt.Sprintf("%s on %s: average ranks over %d users (Nemenyi CD at alpha %g)", lb.Metric, lb.EvalSet, len(values), alpha),
+		names, fr.AvgRanks, fr.CD, cliques(runs, fr.CD))
 }
