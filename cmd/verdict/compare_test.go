@@ -568,6 +568,14 @@ func TestLeaderboard(t *testing.T) {
 	for _, r := range lb.Rows[:2] {
 		require.True(t, r.SameGroup, r.Run)
 	}
+
+	res = runVerdict(t, url, "leaderboard", "-e", "exp", "--metric", "ndcg")
+	require.Equal(t, exitError, res.code)
+	require.Contains(t, res.stderr, `no evaluation of experiment "exp" has ndcg; its metrics: a, b`)
+	res = runVerdict(t, url, "leaderboard", "-e", "exp", "-s", "test", "--metric", "a", "--plot", filepath.Join(t.TempDir(), "no", "such", "lb.svg"))
+	require.Equal(t, exitError, res.code)
+	require.Contains(t, res.stderr, "does not exist")
+	require.Empty(t, res.stdout, "refused before any work")
 }
 
 func TestDiff(t *testing.T) {

@@ -136,7 +136,7 @@ func buildLeaderboard(ctx context.Context, st *store.Store, q leaderboardQuery) 
 		return leaderboard{}, err
 	}
 	if len(evals) == 0 {
-		return leaderboard{}, userError("no evaluation of experiment %q has %s", q.experiment, q.metric)
+		return leaderboard{}, noMetricError(ctx, st, q.experiment, q.evalSet, q.metric)
 	}
 	sets := map[string]bool{}
 	for _, e := range evals {
@@ -426,4 +426,28 @@ func leaderboardForest(lb leaderboard) func() (*report.Figure, error) {
 		return report.Forest(fmt.Sprintf("%s on %s: %s minus each run", lb.Metric, lb.EvalSet, lb.Reference),
 			fmt.Sprintf("difference in %s, %g%% CI (filled: distinguishable after Holm)", lb.Metric, 100*lb.Rows[0].Mean.Confidence), rows)
 	}
+}
+
+// noMetricError says that no evaluation has the metric, and which metrics
+// the experiment's evaluations do have.
+func noMetricError(ctx context.Context, st *store.Store, experiment, evalSet, metric string) error {
+	evals, err := st.ListEvaluations(ctx, store.EvaluationFilter{Experiment: experiment, EvalSet: evalSet})
+	if err != nil {
+		return err
+	}
+	if len(evals) == 0 {
+		if evalSet != "" {
+			return userError("experiment %q has no evaluation on %q", experiment, evalSet)
+		}
+		return userError("experiment %q has no evaluations", experiment)
+	}
+	var have []string
+	for _, e := range evals {
+		for _, m := range e.Metrics {
+			if !slices.Contains(have, m) {
+				have = append(have, m)
+			}
+		}
+	}
+	return userError("no evaluation of experiment %q has %s; its metrics: %s", experiment, metric, strings.Join(have, ", "))
 }

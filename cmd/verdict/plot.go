@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -19,6 +21,9 @@ func checkPlotPath(c *cli.Context) error {
 	if path := c.String("plot"); path != "" {
 		if _, err := report.PlotFormat(path); err != nil {
 			return userError("--plot: %v", err)
+		}
+		if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+			return userError("--plot %s: folder %s does not exist", path, filepath.Dir(path))
 		}
 	}
 	return nil
