@@ -2,8 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/xml"
+	"errors"
 	"flag"
 	"fmt"
+	"image/png"
+	"io"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -232,4 +236,59 @@ func textOf(n *html.Node) string {
 		}
 	}
 	return b.String()
+}
+
+// TestPlotFlags draws every command's --plot on the golden dataset, as SVG
+// and as PNG: the SVG parses and names the runs (or the metrics, for
+// compare), the PNG decodes.
+func TestPlotFlags(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	logGoldenDataset(t, url)
+	res := runVerdict(t, url, "compare", "-e", "golden", "baseline", "item-knn")
+	require.Equal(t, 0, res.code, res.stderr)
+	runs := []string{"baseline", "item-knn", "mf-64", "popularity"}
+	for _, c := range []struct {
+		name  string
+		args  []string // flags; --plot goes before the positional arguments
+		pos   []string
+		names []string
+	}{
+		{"compare", []string{"compare", "-e", "golden", "--no-record"}, []string{"baseline", "item-knn"}, []string{"ndcg@10", "recall@20"}},
+		{"rank", []string{"rank", "-e", "golden", "--no-record", "--metric", "ndcg@10"}, runs, runs},
+		{"diff", []string{"diff", "-e", "golden", "--metric", "ndcg@10"}, []string{"baseline", "item-knn"}, []string{"item-knn minus baseline"}},
+		{"leaderboard", []string{"leaderboard", "-e", "golden", "--metric", "ndcg@10"}, nil, []string{"baseline", "mf-64", "popularity"}},
+		{"history", []string{"history", "-e", "golden", "--metric", "ndcg@10"}, nil, []string{"baseline", "item-knn"}},
+	} {
+		for _, ext := range []string{"svg", "png"} {
+			path := filepath.Join(t.TempDir(), c.name+"."+ext)
+			args := append(append(slices.Clone(c.args), "--plot", path), c.pos...)
+			res := runVerdict(t, url, args...)
+			require.Equal(t, 0, res.code, "%s: %s", c.name, res.stderr)
+			require.Contains(t, res.stderr, "plot written to "+path)
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			if ext == "png" {
+				img, err := png.Decode(bytes.NewReader(b))
+				require.NoError(t, err, c.name)
+				require.Greater(t, img.Bounds().Dx(), 600, c.name)
+				continue
+			}
+			var text strings.Builder
+			dec := xml.NewDecoder(bytes.NewReader(b))
+			for {
+				tok, err := dec.Token()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				require.NoError(t, err, c.name)
+				if cd, ok := tok.(xml.CharData); ok {
+					text.Write(cd)
+				}
+			}
+			for _, n := range c.names {
+				require.Contains(t, text.String(), n, c.name)
+			}
+		}
+	}
 }
