@@ -36,7 +36,7 @@ Example:
 			&cli.StringFlag{Name: "experiment", Aliases: []string{"e"}, Usage: "only runs of experiment `NAME`"},
 			&cli.StringFlag{Name: "filter", Aliases: []string{"f"}, Usage: "only runs matching `EXPR`"},
 			&cli.StringFlag{Name: "order-by", Usage: "order by `KEY` [asc|desc], e.g. \"metrics.ndcg@20 desc\" (default: newest first)"},
-			&cli.IntFlag{Name: "limit", Usage: "at most `N` runs"},
+			&cli.IntFlag{Name: "limit", Usage: "at most `N` runs; 0 for all (default: all for json and csv, 50 for a table or Markdown)"},
 			&cli.StringFlag{Name: "eval-set", Aliases: []string{"s"}, Usage: "evaluation set `NAME` that metrics.NAME reads"},
 			reportFormatFlag(),
 		},
@@ -53,10 +53,18 @@ Example:
 				return err
 			}
 			defer st.Close()
+			// People read a screenful; scripts get everything unless they ask.
+			limit, more := c.Int("limit"), false
+			if !c.IsSet("limit") && (format == "table" || format == "markdown") {
+				limit = defaultRunsShown + 1
+			}
 			runs, err := st.SearchRuns(c.Context, store.RunQuery{
 				Experiment: c.String("experiment"), EvalSet: c.String("eval-set"),
-				Filter: c.String("filter"), OrderBy: c.String("order-by"), Limit: c.Int("limit"),
+				Filter: c.String("filter"), OrderBy: c.String("order-by"), Limit: limit,
 			})
+			if !c.IsSet("limit") && len(runs) > defaultRunsShown && (format == "table" || format == "markdown") {
+				runs, more = runs[:defaultRunsShown], true
+			}
 			if errors.Is(err, store.ErrBadFilter) {
 				return cli.Exit(err.Error(), exitError)
 			}
@@ -77,10 +85,17 @@ Example:
 			if format == "csv" {
 				return runsCSV(runs).CSV(c.App.Writer)
 			}
-			return runsTable(runs).Write(c.App.Writer, format)
+			if err := runsTable(runs).Write(c.App.Writer, format); err != nil || !more {
+				return err
+			}
+			_, err = fmt.Fprintf(c.App.Writer, "\nmore runs match; these are the first %d (--limit 0 lists them all)\n", defaultRunsShown)
+			return err
 		},
 	}
 }
+
+// defaultRunsShown is how many runs a table lists without --limit.
+const defaultRunsShown = 50
 
 // reportFormatFlag is the --format of report commands.
 func reportFormatFlag() cli.Flag {
