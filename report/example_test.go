@@ -1,0 +1,63 @@
+package report_test
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/verdict-ml/verdict/report"
+)
+
+func ExampleInterval() {
+	// A mean and a difference with their 95% intervals, as tables print them.
+	fmt.Println(report.Interval(0.41234, 0.39811, 0.42679, false))
+	fmt.Println(report.Interval(0.0123, -0.0012, 0.025, true))
+	// Output:
+	// 0.412 [0.398, 0.427]
+	// +0.0123 [-0.0012, +0.0250]
+}
+
+func ExampleNums() {
+	// A column shares its decimals, so the numbers align on the point.
+	for _, s := range report.Nums([]float64{0.27869, 0.02356, 0}, false) {
+		fmt.Printf("%8s\n", s)
+	}
+	// Output:
+	//   0.2787
+	//   0.0236
+	//   0.0000
+}
+
+func ExampleP() {
+	fmt.Println(report.P(0.0562), report.P(0.00002))
+	fmt.Println(report.PText(0.0562), report.PText(0.00002))
+	// Output:
+	// 0.056 <0.001
+	// p = 0.056 p < 0.001
+}
+
+func ExampleTable_Markdown() {
+	t := report.Table{Header: []string{"RUN", "NDCG@10"}, Right: map[int]bool{1: true}}
+	t.Add("item-knn", "0.0563")
+	t.Add("popularity", "0.0474")
+	if err := t.Markdown(os.Stdout); err != nil {
+		panic(err)
+	}
+	// Output:
+	// | RUN | NDCG@10 |
+	// |---|---:|
+	// | item-knn | 0.0563 |
+	// | popularity | 0.0474 |
+}
+
+func ExampleTable_Render() {
+	t := report.Table{Header: []string{"RUN", "NDCG@10", "UNITS"}, Right: map[int]bool{1: true, 2: true}}
+	t.Add("item-knn", "0.0563", "610")
+	t.Add("recent-popularity", "0.0348", "610")
+	if err := t.Render(os.Stdout); err != nil {
+		panic(err)
+	}
+	// Output:
+	// RUN                NDCG@10  UNITS
+	// item-knn            0.0563    610
+	// recent-popularity   0.0348    610
+}
