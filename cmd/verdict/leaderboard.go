@@ -234,7 +234,7 @@ func buildLeaderboard(ctx context.Context, st *store.Store, q leaderboardQuery) 
 }
 
 // batchValues is the most values leaderboardRows reads in one query.
-const batchValues = 4_000_000
+const batchValues = 1_000_000
 
 // leaderboardRows computes the rows of ranked[shown] against ranked[ref].
 // Without draws, and up to batchValues values, one query reads every shown
