@@ -64,3 +64,40 @@ func TestPairAlignsUnitsAndCountsTheMissing(t *testing.T) {
 	_, err = s.LatestEvaluation(ctx, "e", "nope", "")
 	require.ErrorIs(t, err, store.ErrNotFound)
 }
+
+// TestLatestMeansAndColumns checks the leaderboard's reads: each run's newest
+// evaluation with the metric and its stored mean, and the runs' values as
+// columns in sample ID order; evaluations of other units are not comparable.
+func TestLatestMeansAndColumns(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _ := setup(t)
+	log := func(run string, ids []string, vals [][]float64) {
+		t.Helper()
+		_, err := s.LogEvaluation(ctx, newEval("lb", run), &memRows{metrics: []string{"ndcg@10", "recall@10"}, ids: ids, vals: vals})
+		require.NoError(t, err)
+	}
+	// Rows out of sample ID order; eighths are exact as stored reals.
+	log("a", []string{"u2", "u1", "u3"}, [][]float64{{0.5, 1}, {0.25, 0}, {0, 0.5}})
+	log("b", []string{"u1", "u2", "u3"}, [][]float64{{0.125, 0}, {0.75, 1}, {0.875, 0.5}})
+	log("b", []string{"u3", "u1", "u2"}, [][]float64{{1, 0}, {0, 1}, {0.5, 0.5}}) // b's newest
+
+	ms, err := s.LatestMeans(ctx, "lb", "", "recall@10")
+	require.NoError(t, err)
+	require.Len(t, ms, 2)
+	require.Equal(t, "b", ms[0].Run, "newest first")
+	require.Equal(t, 0.5, ms[0].Mean, "b's newest: (0 + 1 + 0.5) / 3")
+	require.Equal(t, int32(2), ms[0].MetricIndex)
+	require.Equal(t, int64(3), ms[0].Units)
+
+	units, cols, err := s.RunMeansColumns(ctx, ms)
+	require.NoError(t, err)
+	require.Equal(t, []string{"u1", "u2", "u3"}, units)
+	require.Equal(t, [][]float64{{1, 0.5, 0}, {0, 1, 0.5}}, cols, "recall@10 of b's newest, then of a")
+
+	log("c", []string{"u1", "u2", "u4"}, [][]float64{{0, 0}, {0, 0}, {0, 0}})
+	ms, err = s.LatestMeans(ctx, "lb", "", "ndcg@10")
+	require.NoError(t, err)
+	_, _, err = s.RunMeansColumns(ctx, ms)
+	require.ErrorIs(t, err, store.ErrNotComparable)
+}
