@@ -500,7 +500,7 @@ func printComparisons(w io.Writer, format string, base, cand *store.Evaluation, 
 	}
 	t := report.Table{
 		Header: []string{"METRIC", "BASELINE", "CANDIDATE", "DIFFERENCE [CI]", "P", "P ADJ", "DISTINGUISHABLE", "WINNER", "W/L/T", "N"},
-		Right:  map[int]bool{1: true, 2: true, 4: true, 5: true, 9: true},
+		Right:  map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 9: true},
 	}
 	var means []float64
 	for _, r := range results {

@@ -154,7 +154,7 @@ func showCommand() *cli.Command {
 // historyTable lists recorded comparisons; withVerdict adds the verdict
 // sentence of each.
 func historyTable(hist []store.HistoryEntry, withVerdict bool) *report.Table {
-	t := &report.Table{Header: []string{"ID", "WHEN", "EXPERIMENT", "METRIC", "BASELINE", "CANDIDATE", "DIFFERENCE [CI]", "P", "WINNER"}, Right: map[int]bool{0: true, 7: true}}
+	t := &report.Table{Header: []string{"ID", "WHEN", "EXPERIMENT", "METRIC", "BASELINE", "CANDIDATE", "DIFFERENCE [CI]", "P", "WINNER"}, Right: map[int]bool{0: true, 6: true, 7: true}}
 	if withVerdict {
 		t.Header = append(t.Header, "VERDICT")
 		t.Wrap = map[int]bool{9: true}

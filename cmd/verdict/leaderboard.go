@@ -358,7 +358,7 @@ func printLeaderboard(w io.Writer, lb leaderboard, format string) error {
 // leaderboardTable is the ranked runs as a table.
 func leaderboardTable(lb leaderboard) *report.Table {
 	t := &report.Table{Header: []string{"RANK", "RUN", strings.ToUpper(lb.Metric) + " [CI]", "UNITS", "DIFFERENCE [CI]", "P ADJ", "", "LOGGED"},
-		Right: map[int]bool{0: true, 3: true, 5: true}}
+		Right: map[int]bool{0: true, 2: true, 3: true, 4: true, 5: true}}
 	for _, r := range lb.Rows {
 		diff, padj, mark := "(reference)", "", ""
 		if r.Difference != nil {
