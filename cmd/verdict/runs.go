@@ -18,7 +18,7 @@ import (
 func runsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "runs",
-		Usage: "list runs with their number of evaluations",
+		Usage: "search runs by params, tags and metrics, and list them with their evaluations",
 		Description: `runs lists the runs of one experiment (--experiment) or of all, newest first,
 or as --filter and --order-by say.
 
