@@ -284,9 +284,18 @@ func printLogged(w io.Writer, format string, l *store.Logged) error {
 			l.ID, l.Experiment, l.Run, l.EvalSet)
 		return err
 	}
-	_, err := fmt.Fprintf(w, "evaluation %d: %s/%s on %s: %s rows, %s units, %d metrics in %.2f s\n",
-		l.ID, l.Experiment, l.Run, l.EvalSet, thousands(l.Rows), thousands(l.Units), len(l.Metrics), l.Elapsed.Seconds())
+	_, err := fmt.Fprintf(w, "evaluation %d: %s/%s on %s: %s, %s, %s in %.2f s\n",
+		l.ID, l.Experiment, l.Run, l.EvalSet, count(l.Rows, "row"), count(l.Units, "unit"), count(int64(len(l.Metrics)), "metric"), l.Elapsed.Seconds())
 	return err
+}
+
+// count is n with thousands separators and the noun, plural unless n is 1:
+// "1 metric", "1,000,000 rows".
+func count(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return thousands(n) + " " + noun + "s"
 }
 
 // thousands formats n with thousands separators: 1234567 -> "1,234,567".
