@@ -66,7 +66,10 @@ func runReport(c *cli.Context) error {
 		return err
 	}
 	if len(evals) == 0 {
-		return userError("experiment %q has no evaluations%s", exp, map[bool]string{true: " on " + c.String("eval-set")}[c.String("eval-set") != ""])
+		if set := c.String("eval-set"); set != "" {
+			return userError("experiment %q has no evaluations on %s", exp, set)
+		}
+		return userError("experiment %q has no evaluations", exp)
 	}
 	// Evaluation sets by name, each with its metrics in first-logged order.
 	metricsOf := map[string][]string{}
