@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -92,13 +93,7 @@ func runReport(c *cli.Context) error {
 		}
 	}
 	opts := stats.CompareOptions{Alpha: c.Float64("alpha"), Confidence: c.Float64("confidence"), Resamples: c.Int("resamples"), Seed: c.Uint64("seed")}
-	sets := slices.Sorted(func(yield func(string) bool) {
-		for s := range metricsOf {
-			if !yield(s) {
-				return
-			}
-		}
-	})
+	sets := slices.Sorted(maps.Keys(metricsOf))
 
 	boards := report.Section{ID: "leaderboards", Heading: "Leaderboards"}
 	boards.Parts = append(boards.Parts, report.Part{Text: fmt.Sprintf(
