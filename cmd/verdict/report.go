@@ -140,7 +140,7 @@ func runReport(c *cli.Context) error {
 	shown := runs
 	if n := c.Int("runs"); n > 0 && len(runs) > n {
 		shown = runs[:n]
-		intro = fmt.Sprintf("%d runs with %d evaluations; the newest %d (verdict runs -e %s lists them all).", len(runs), len(evals), n, exp)
+		intro = fmt.Sprintf("%d runs with %d evaluations; the newest %d (verdict runs -e %s --limit 0 lists them all).", len(runs), len(evals), n, exp)
 	}
 	runSection := report.Section{ID: "runs", Heading: "Runs", Parts: []report.Part{
 		{Text: intro},
