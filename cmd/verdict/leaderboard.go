@@ -75,6 +75,7 @@ type leaderboard struct {
 	Rows      []leaderboardRow `json:"rows"`
 	Separate  []leaderboardRow `json:"other_targets"`
 	shown     []store.RunMean  // the evaluations behind Rows, in order
+	cols      [][]float64      // their values by unit, when read in one query; else nil
 }
 
 func runLeaderboard(c *cli.Context) error {
@@ -188,7 +189,7 @@ func buildLeaderboard(ctx context.Context, st *store.Store, q leaderboardQuery) 
 			shown = append(shown, i)
 		}
 	}
-	rows, err := leaderboardRows(ctx, st, ranked, shown, ref, q)
+	rows, cols, err := leaderboardRows(ctx, st, ranked, shown, ref, q)
 	if err != nil {
 		return leaderboard{}, err
 	}
@@ -213,7 +214,7 @@ func buildLeaderboard(ctx context.Context, st *store.Store, q leaderboardQuery) 
 			r.SameGroup = !r.Distinguishable
 		}
 	}
-	lb.Rows = rows
+	lb.Rows, lb.cols = rows, cols
 	for _, i := range shown {
 		lb.shown = append(lb.shown, ranked[i])
 	}
@@ -236,11 +237,12 @@ func buildLeaderboard(ctx context.Context, st *store.Store, q leaderboardQuery) 
 // batchValues is the most values leaderboardRows reads in one query.
 const batchValues = 1_000_000
 
-// leaderboardRows computes the rows of ranked[shown] against ranked[ref].
+// leaderboardRows computes the rows of ranked[shown] against ranked[ref],
+// and returns the values it read in one query (nil when it paired instead).
 // Without draws, and up to batchValues values, one query reads every shown
 // evaluation's values; otherwise each run is paired with the reference. The
 // statistics run in parallel, one row per core.
-func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMean, shown []int, ref int, q leaderboardQuery) ([]leaderboardRow, error) {
+func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMean, shown []int, ref int, q leaderboardQuery) ([]leaderboardRow, [][]float64, error) {
 	rows := make([]leaderboardRow, len(shown))
 	means := make([]store.RunMean, len(shown))
 	draws, total := false, int64(0)
@@ -258,9 +260,9 @@ func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMea
 		var err error
 		if _, cols, err = st.RunMeansColumns(ctx, means); err != nil {
 			if errors.Is(err, store.ErrNotComparable) {
-				return nil, cli.Exit(err.Error(), exitError)
+				return nil, nil, cli.Exit(err.Error(), exitError)
 			}
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	refCol := slices.Index(shown, ref)
@@ -280,7 +282,7 @@ func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMea
 			return err
 		})
 	}
-	return rows, g.Wait()
+	return rows, cols, g.Wait()
 }
 
 // leaderboardEntry computes a run's row: its mean with a bootstrap interval
@@ -288,7 +290,6 @@ func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMea
 // pair serves both: the run's side holds all its units, since the two share
 // their targets.
 func leaderboardEntry(ctx context.Context, st *store.Store, ref, e *store.RunMean, metric string, opts stats.CompareOptions) (leaderboardRow, error) {
-	row := leaderboardRow{Run: e.Run, EvaluationID: e.EvaluationID, Units: e.Units, Logged: e.CreatedAt.Local().Format("2006-01-02 15:04"), LoggedAt: e.CreatedAt}
 	refID := e.EvaluationID
 	if ref != nil {
 		refID = ref.EvaluationID
@@ -296,13 +297,13 @@ func leaderboardEntry(ctx context.Context, st *store.Store, ref, e *store.RunMea
 	p, err := st.Pair(ctx, refID, e.EvaluationID, metric, false)
 	if err != nil {
 		if errors.Is(err, store.ErrNotComparable) {
-			return row, cli.Exit(err.Error(), exitError)
+			return leaderboardRow{}, cli.Exit(err.Error(), exitError)
 		}
-		return row, err
+		return leaderboardRow{}, err
 	}
 	left, vals, units, err := unitRows(p)
 	if err != nil {
-		return row, userError("%v", err)
+		return leaderboardRow{}, userError("%v", err)
 	}
 	if ref == nil {
 		left = nil

@@ -194,7 +194,7 @@ func leaderboardSection(c *cli.Context, st *store.Store, exp, set, metric string
 		}
 		sec.Parts = append(sec.Parts, report.Part{Figure: fig})
 	}
-	if fig, err := leaderboardCD(c, st, lb, opts.Alpha); err != nil {
+	if fig, err := leaderboardCD(lb, opts.Alpha); err != nil {
 		return sec, err
 	} else if fig != nil {
 		sec.Parts = append(sec.Parts, report.Part{Figure: fig})
@@ -215,25 +215,13 @@ func leaderboardSection(c *cli.Context, st *store.Store, exp, set, metric string
 
 // leaderboardCD ranks the leaderboard's runs user by user (Friedman, with
 // the Nemenyi critical difference) and draws the critical-difference
-// diagram, when there are three runs or more, one row per unit and not too
-// many values to hold; otherwise it returns nil.
-func leaderboardCD(c *cli.Context, st *store.Store, lb leaderboard, alpha float64) (*report.Figure, error) {
-	if len(lb.shown) < 3 {
+// diagram from the values the leaderboard read in one query (one row per
+// unit, not too many values), when there are three runs or more; otherwise
+// it returns nil.
+func leaderboardCD(lb leaderboard, alpha float64) (*report.Figure, error) {
+	cols := lb.cols
+	if len(lb.shown) < 3 || cols == nil {
 		return nil, nil
-	}
-	total := int64(0)
-	for _, m := range lb.shown {
-		if m.Rows != m.Units {
-			return nil, nil
-		}
-		total += m.Rows
-	}
-	if total > batchValues {
-		return nil, nil
-	}
-	_, cols, err := st.RunMeansColumns(c.Context, lb.shown)
-	if err != nil {
-		return nil, err
 	}
 	names := make([]string, len(lb.shown))
 	for j, m := range lb.shown {
