@@ -38,8 +38,11 @@ func Paint(on bool, s Style, text string) string {
 // NO_COLOR environment variable is unset or empty (https://no-color.org), and
 // TERM is not "dumb".
 func ColorFor(w io.Writer) bool {
-	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
-		return false
-	}
-	return TerminalWidth(w) > 0
+	return colorAllowed() && TerminalWidth(w) > 0
+}
+
+// colorAllowed is the environment's say: no with NO_COLOR set to anything
+// but the empty string, or with TERM=dumb.
+func colorAllowed() bool {
+	return os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
 }
