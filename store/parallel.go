@@ -77,7 +77,9 @@ func (s *Store) loadBuckets(ctx context.Context, tx pgx.Tx, l *load, c *wideChec
 			if _, err := ltx.Conn().PgConn().CopyFrom(gctx, src, l.copySQL(leaves[k])); err != nil {
 				return fmt.Errorf("load partition %d: %w", k, err)
 			}
-			if _, err := ltx.Exec(gctx, `SET LOCAL maintenance_work_mem = '256MB'; SAVEPOINT before_pk`); err != nil {
+			// The parts already build their keys side by side; parallel
+			// workers on top would only contend for the same cores.
+			if _, err := ltx.Exec(gctx, `SET LOCAL maintenance_work_mem = '256MB'; SET LOCAL max_parallel_maintenance_workers = 0; SAVEPOINT before_pk`); err != nil {
 				return err
 			}
 			if _, err := ltx.Exec(gctx, fmt.Sprintf(`ALTER TABLE %s ADD PRIMARY KEY (evaluation_id, sample_id, draw)`, leaves[k])); err != nil {
