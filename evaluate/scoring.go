@@ -38,9 +38,17 @@ type Scoring struct {
 	r     int
 	err   error
 	ended bool
-	draws map[uint64]int64
-	seed  maphash.Seed
 	draw  int64
+	total *Summary // the merged summaries, once the scoring ended cleanly
+
+	// Draw numbering. While the sample IDs of scored rows arrive strictly
+	// increasing (sorted input, the common case) none can repeat, so they
+	// only get their hashes kept, in order. The first ID out of order turns
+	// those into counts in draws, and every later row goes through it.
+	seed    maphash.Seed
+	draws   map[uint64]int64 // nil while the IDs are increasing
+	inOrder []uint64
+	lastID  string
 }
 
 type scored struct {
@@ -58,7 +66,6 @@ func (e *Evaluator) Start(ctx context.Context, src Rankings, workers int) *Scori
 		e: e, src: src, ctx: ctx, cancel: cancel,
 		order: make(chan chan scored, 2*workers),
 		done:  make(chan struct{}),
-		draws: make(map[uint64]int64),
 		seed:  maphash.MakeSeed(),
 	}
 	type job struct {
@@ -163,9 +170,7 @@ func (s *Scoring) Next() bool {
 			for s.r+1 < s.cur.b.Len() {
 				s.r++
 				if s.cur.b.Relevant[s.r] > 0 {
-					h := maphash.String(s.seed, s.cur.b.SampleIDs[s.r])
-					s.draw = s.draws[h]
-					s.draws[h] = s.draw + 1
+					s.draw = s.drawOf(s.cur.b.SampleIDs[s.r])
 					return true
 				}
 			}
@@ -174,6 +179,27 @@ func (s *Scoring) Next() bool {
 			return false
 		}
 	}
+}
+
+// drawOf numbers the rows of id: 0 for its first scored row, 1 for the
+// next, and so on.
+func (s *Scoring) drawOf(id string) int64 {
+	h := maphash.String(s.seed, id)
+	if s.draws == nil {
+		if len(s.inOrder) == 0 || id > s.lastID {
+			s.inOrder = append(s.inOrder, h)
+			s.lastID = id
+			return 0
+		}
+		s.draws = make(map[uint64]int64, 2*len(s.inOrder))
+		for _, seen := range s.inOrder {
+			s.draws[seen] = 1
+		}
+		s.inOrder = nil
+	}
+	d := s.draws[h]
+	s.draws[h] = d + 1
+	return d
 }
 
 // Metrics is the evaluator's keys, the columns of Values.
@@ -208,9 +234,17 @@ func (s *Scoring) Err() error { return s.err }
 // Summary merges the workers' aggregates: complete once Next has returned
 // false or Drain has returned.
 func (s *Scoring) Summary() *Summary {
+	if s.total != nil {
+		return s.total
+	}
 	total := s.e.NewSummary()
 	for _, sum := range s.summaries {
 		total.Merge(sum)
+	}
+	if s.ended && s.err == nil {
+		// The workers are done: the merge is final, and callers asking for
+		// the rows, the units and the means should not each redo it.
+		s.total = total
 	}
 	return total
 }

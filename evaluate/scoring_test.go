@@ -91,3 +91,36 @@ func TestScoringKeepsInputOrder(t *testing.T) {
 	// IDs u0, u4, ... u36 fall only on rows without targets (40 is a multiple of 4).
 	require.Equal(t, int64(30), s.Summary().Units())
 }
+
+// Draws count the scored rows of each sample ID in input order, whether the
+// IDs come sorted, sorted until a repeat, or in no order.
+func TestScoringDraws(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		ids   []string
+		draws []int64
+	}{
+		{[]string{"a", "b", "c", "d"}, []int64{0, 0, 0, 0}},
+		{[]string{"a", "a", "b", "b", "b"}, []int64{0, 1, 0, 1, 2}},
+		{[]string{"a", "b", "c", "b", "a", "d", "a"}, []int64{0, 0, 0, 1, 1, 0, 2}},
+		{[]string{"c", "b", "a", "c", "e", "d", "e"}, []int64{0, 0, 0, 1, 0, 0, 1}},
+		{[]string{"b", "ba", "a", "b", "ba"}, []int64{0, 0, 0, 1, 1}},
+	}
+	ev, err := evaluate.NewEvaluator([]evaluate.Metric{evaluate.HitRate(1)})
+	require.NoError(t, err)
+	for _, c := range cases {
+		src := &memRankings{size: 2, ids: c.ids, fp: fingerprint.NewTargets()}
+		for range c.ids {
+			src.rows = append(src.rows, []bool{true, false})
+			src.rel = append(src.rel, 1)
+		}
+		s := ev.Start(context.Background(), src, 2)
+		var got []int64
+		for s.Next() {
+			got = append(got, s.Draw())
+		}
+		require.NoError(t, s.Err())
+		require.Equal(t, c.draws, got, "IDs %q", c.ids)
+		s.Close()
+	}
+}
