@@ -42,9 +42,10 @@ type Scoring struct {
 	total *Summary // the merged summaries, once the scoring ended cleanly
 
 	// Draw numbering. While the sample IDs of scored rows arrive strictly
-	// increasing (sorted input, the common case) none can repeat, so they
-	// only get their hashes kept, in order. The first ID out of order turns
-	// those into counts in draws, and every later row goes through it.
+	// increasing (sorted input: by length, then bytes, so that integer IDs
+	// count too) none can repeat, so they only get their hashes kept, in
+	// order. The first ID out of order turns those into counts, and every
+	// later row goes through them.
 	seed    maphash.Seed
 	draws   map[uint64]int64 // nil while the IDs are increasing
 	inOrder []uint64
@@ -186,7 +187,7 @@ func (s *Scoring) Next() bool {
 func (s *Scoring) drawOf(id string) int64 {
 	h := maphash.String(s.seed, id)
 	if s.draws == nil {
-		if len(s.inOrder) == 0 || id > s.lastID {
+		if len(s.inOrder) == 0 || len(id) > len(s.lastID) || len(id) == len(s.lastID) && id > s.lastID {
 			s.inOrder = append(s.inOrder, h)
 			s.lastID = id
 			return 0

@@ -105,6 +105,7 @@ func TestScoringDraws(t *testing.T) {
 		{[]string{"a", "b", "c", "b", "a", "d", "a"}, []int64{0, 0, 0, 1, 1, 0, 2}},
 		{[]string{"c", "b", "a", "c", "e", "d", "e"}, []int64{0, 0, 0, 1, 0, 0, 1}},
 		{[]string{"b", "ba", "a", "b", "ba"}, []int64{0, 0, 0, 1, 1}},
+		{[]string{"8", "9", "10", "11", "10", "9"}, []int64{0, 0, 0, 0, 1, 1}},
 	}
 	ev, err := evaluate.NewEvaluator([]evaluate.Metric{evaluate.HitRate(1)})
 	require.NoError(t, err)
