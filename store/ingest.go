@@ -269,7 +269,7 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, ha
 		if res.Existing {
 			return errRollback
 		}
-		if _, err := tx.Exec(ctx, fmt.Sprintf(`ALTER TABLE unit_values ATTACH PARTITION %s FOR VALUES IN (%d)`, l.table, l.id)); err != nil {
+		if err := attachPartition(ctx, tx, l.table, l.id); err != nil {
 			return fmt.Errorf("attach per-unit values: %w", err)
 		}
 		return nil

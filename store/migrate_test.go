@@ -66,7 +66,7 @@ func TestSchemaTooNewRefusesWrites(t *testing.T) {
 	var ve *store.SchemaVersionError
 	require.True(t, errors.As(err, &ve))
 	require.Equal(t, int64(9999), ve.Found)
-	require.Contains(t, err.Error(), "database schema is at version 9999, but this verdict knows versions up to 4")
+	require.Contains(t, err.Error(), "database schema is at version 9999, but this verdict knows versions up to 5")
 
 	_, err = s.Migrate(ctx)
 	require.ErrorIs(t, err, store.ErrSchemaTooNew)

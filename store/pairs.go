@@ -435,9 +435,3 @@ func nullNaN(x float64) *float64 {
 	}
 	return &x
 }
-
-// partitionName is the quoted name of evaluation id's partition of
-// unit_values (see ingest.go). It is built from the integer ID alone.
-func partitionName(id int64) string {
-	return pgx.Identifier{"verdict_units", fmt.Sprintf("unit_values_%d", id)}.Sanitize()
-}

@@ -44,23 +44,24 @@ func TestMigrateAndStatus(t *testing.T) {
 	require.Contains(t, res.stdout, "2  00002_comparison_history.sql          pending")
 	require.Contains(t, res.stdout, "3  00003_sample_labels.sql               pending")
 	require.Contains(t, res.stdout, "4  00004_evaluations_newest_per_run.sql  pending")
-	require.Contains(t, res.stdout, "database is at version 0 of 4: run 'verdict migrate'")
+	require.Contains(t, res.stdout, "5  00005_unit_values_groups.sql          pending")
+	require.Contains(t, res.stdout, "database is at version 0 of 5: run 'verdict migrate'")
 
 	res = runVerdict(t, url, "migrate")
 	require.Equal(t, 0, res.code, res.stderr)
-	require.Equal(t, "applied 4 migration(s); schema is at version 4\n", res.stdout)
+	require.Equal(t, "applied 5 migration(s); schema is at version 5\n", res.stdout)
 
 	res = runVerdict(t, url, "migrate")
-	require.Equal(t, "schema is up to date at version 4\n", res.stdout)
+	require.Equal(t, "schema is up to date at version 5\n", res.stdout)
 
 	res = runVerdict(t, url, "migrate", "status")
 	require.Regexp(t, `1  00001_schema_v1.sql                   \d{4}-\d\d-\d\d`, res.stdout)
-	require.Contains(t, res.stdout, "database is up to date at version 4")
+	require.Contains(t, res.stdout, "database is up to date at version 5")
 
 	res = runVerdict(t, url, "db", "status")
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "(from --database-url)")
-	require.Contains(t, res.stdout, "connection:  ok\nschema:      version 4 (up to date)\n")
+	require.Contains(t, res.stdout, "connection:  ok\nschema:      version 5 (up to date)\n")
 }
 
 func TestDBPsqlRunsOnTheSameDatabase(t *testing.T) {
