@@ -15,10 +15,10 @@ import (
 // migration 5 are attached to unit_values directly.
 
 // evaluationsPerGroup is how many evaluation IDs a group holds. Attaching a
-// partition loads the list of the parent's partitions, so the group bounds
-// that work; and PostgreSQL proves an evaluation's CHECK (evaluation_id = N)
-// implies its group's list of IDs, which spares a scan of the table, only
-// for lists of up to 100 values.
+// partition loads the list of its new parent's partitions, which a group
+// keeps short. It is not larger because PostgreSQL proves that an
+// evaluation's CHECK (evaluation_id = N) implies its group's list of IDs,
+// which spares a scan of the table, only for lists of up to 100 values.
 const evaluationsPerGroup = 100
 
 // groupLockSpace is the first key of the advisory locks on groups ('vgrp').
