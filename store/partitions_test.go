@@ -3,8 +3,10 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
 
@@ -60,4 +62,33 @@ func TestPartitionsOlderEvaluationsStay(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"u1", "u2", "u3"}, p.SampleIDs)
 	require.Equal(t, []float64{0.5, 0.25, 0}, p.RightSum)
+}
+
+// Logs that start two groups at once, from several connections, each find
+// their group created once.
+func TestPartitionsConcurrentGroups(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, url := setup(t)
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, `SELECT setval(pg_get_serial_sequence('evaluations', 'id'), 95)`)
+	require.NoError(t, err)
+
+	const n = 10 // IDs 96 to 105: the end of group 0 and the start of group 1
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			_, errs[i] = s.LogEvaluation(ctx, newEval("e", fmt.Sprint("run-", i)), twoMetricRows())
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	require.Equal(t, 4, count(t, url, `SELECT count(*) FROM pg_inherits WHERE inhparent = 'verdict_units.unit_values_g0'::regclass`))
+	require.Equal(t, 6, count(t, url, `SELECT count(*) FROM pg_inherits WHERE inhparent = 'verdict_units.unit_values_g1'::regclass`))
+	require.Equal(t, n*3, count(t, url, `SELECT count(*) FROM unit_values`))
 }
