@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -60,23 +61,13 @@ func TestCSVLargeKeepsOrderAndLines(t *testing.T) {
 	}
 }
 
+// assertRow fails the test with a diff when got is not want; it is quiet
+// otherwise, since it runs for every row of a large file.
 func assertRow(t *testing.T, want, got wideRow) bool {
 	t.Helper()
-	if want.ID != got.ID || want.Where != got.Where || !slicesEqual(want.Values, got.Values) {
+	if want.ID != got.ID || want.Where != got.Where || !slices.Equal(want.Values, got.Values) {
 		require.Equal(t, want, got)
 		return false
-	}
-	return true
-}
-
-func slicesEqual(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
 	}
 	return true
 }
@@ -113,13 +104,13 @@ func TestCSVLargeProblemLater(t *testing.T) {
 		t.Run(line, func(t *testing.T) {
 			t.Parallel()
 			short := writeFile(t, "scores.csv", []byte("sample_id,a,b\n"+line+"\n"))
-			wantShort, wantErr := readWide(t, short, "")
+			_, wantErr := readWide(t, short, "")
 			path := writeFile(t, "scores.csv", bigCSV(n, "\n", map[int]string{bad: line}))
 			got, err := readWide(t, path, "")
 			if wantErr == nil {
 				require.NoError(t, err)
 				require.Len(t, got.Rows, n)
-				require.Equal(t, strings.Replace(wantShort.Rows[0].Where, short, path, 1)[:len(path)]+": line 45002", got.Rows[bad].Where)
+				require.Equal(t, path+": line 45002", got.Rows[bad].Where)
 				return
 			}
 			require.Error(t, err)

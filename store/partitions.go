@@ -30,12 +30,6 @@ func partitionName(id int64) string {
 	return pgx.Identifier{"verdict_units", fmt.Sprintf("unit_values_%d", id)}.Sanitize()
 }
 
-// groupName is the unquoted name, in schema verdict_units, of the group of
-// evaluation id.
-func groupName(id int64) string {
-	return fmt.Sprintf("unit_values_g%d", id/evaluationsPerGroup)
-}
-
 // attachPartition attaches table, evaluation id's values, to its group in
 // tx, creating the group with its first evaluation. Both attachments take a
 // SHARE UPDATE EXCLUSIVE lock on the parent, which readers do not conflict
@@ -46,7 +40,7 @@ func attachPartition(ctx context.Context, tx pgx.Tx, table string, id int64) err
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, groupLockSpace, g); err != nil {
 		return fmt.Errorf("lock group %d: %w", g, err)
 	}
-	group := pgx.Identifier{"verdict_units", groupName(id)}.Sanitize()
+	group := pgx.Identifier{"verdict_units", fmt.Sprintf("unit_values_g%d", g)}.Sanitize()
 	var exists bool
 	if err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, group).Scan(&exists); err != nil {
 		return err
