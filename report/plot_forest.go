@@ -1,0 +1,170 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// ForestRow is one difference with its interval. Low and High may both be
+// NaN to draw the estimate alone.
+type ForestRow struct {
+	Label               string
+	Estimate, Low, High float64
+	// Distinguishable rows are drawn in black with a filled marker; the
+	// others in grey with a hollow one.
+	Distinguishable bool
+}
+
+// Forest draws a forest plot: one row per ForestRow, the first on top, with
+// the estimate as a marker on a horizontal interval line, the labels on
+// the left, the estimate and interval written on the right ("0.0412
+// [0.0351, 0.0476]", all to the decimals that give the largest three
+// significant digits), a dashed vertical line at zero, and the x axis
+// labelled xlabel. The x range always includes zero. The figure is 8
+// inches wide and 1.2 + 0.3 inches per row high.
+//
+// It returns an error wrapping ErrPlotInput when rows is empty, an estimate
+// is NaN or infinite, a bound is infinite, only one bound is NaN, or Low >
+// High.
+func Forest(title, xlabel string, rows []ForestRow) (*Figure, error) {
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%w: forest plot: no rows", ErrPlotInput)
+	}
+	lo, hi := 0.0, 0.0
+	for i, r := range rows {
+		if !plotFinite(r.Estimate) {
+			return nil, fmt.Errorf("%w: forest plot: row %d (%q) has estimate %v", ErrPlotInput, i+1, r.Label, r.Estimate)
+		}
+		if err := plotCheckInterval(r.Low, r.High); err != nil {
+			return nil, fmt.Errorf("%w: forest plot: row %d (%q): %v", ErrPlotInput, i+1, r.Label, err)
+		}
+		lo, hi = math.Min(lo, r.Estimate), math.Max(hi, r.Estimate)
+		if !math.IsNaN(r.Low) {
+			lo, hi = math.Min(lo, r.Low), math.Max(hi, r.High)
+		}
+	}
+	rows = slices.Clone(rows)
+	p := newPlot(title)
+	p.X.Label.Text = xlabel
+	p.X.Tick.Marker = plotTicks{}
+	n := len(rows)
+	ticks := make([]plot.Tick, n)
+	for i, r := range rows {
+		ticks[i] = plot.Tick{Value: float64(n - 1 - i), Label: r.Label}
+	}
+	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
+	p.Y.Tick.Length = 0
+	p.Y.Width = 0
+	p.Y.Tick.Label.Font = plotFont(plotLabelSize)
+	grid := plotter.NewGrid()
+	grid.Horizontal.Color = nil
+	grid.Vertical.Color = plotGridGrey
+	p.Add(grid,
+		vLine{X: 0, Style: draw.LineStyle{Color: color.Black, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}},
+		forestMarks(rows),
+		newForestValues(rows))
+	p.X.Min, p.X.Max = plotRange(lo, hi, 0.05)
+	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
+	return &Figure{plot: p, width: plotWidth, height: 1.2*vg.Inch + vg.Length(n)*0.3*vg.Inch}, nil
+}
+
+// forestMarks draws each row's interval with end caps and its estimate.
+type forestMarks []ForestRow
+
+func (rows forestMarks) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	capH := vg.Points(3.5)
+	for i, r := range rows {
+		y := trY(float64(len(rows) - 1 - i))
+		line := draw.LineStyle{Color: color.Black, Width: vg.Points(1.6)}
+		glyph := draw.GlyphStyle{Color: color.Black, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
+		if !r.Distinguishable {
+			line = draw.LineStyle{Color: plotGrey, Width: vg.Points(1.2)}
+			glyph = draw.GlyphStyle{Color: plotGrey, Radius: vg.Points(4), Shape: draw.RingGlyph{}}
+		}
+		if !math.IsNaN(r.Low) {
+			x0, x1 := trX(r.Low), trX(r.High)
+			c.StrokeLine2(line, x0, y, x1, y)
+			c.StrokeLine2(line, x0, y-capH, x0, y+capH)
+			c.StrokeLine2(line, x1, y-capH, x1, y+capH)
+		}
+		pt := vg.Point{X: trX(r.Estimate), Y: y}
+		if !r.Distinguishable {
+			// A hollow marker hides the interval line behind it.
+			c.DrawGlyph(draw.GlyphStyle{Color: color.White, Radius: glyph.Radius, Shape: draw.CircleGlyph{}}, pt)
+		}
+		c.DrawGlyph(glyph, pt)
+	}
+}
+
+// forestValues writes each row's estimate and interval to the right of
+// the data area.
+type forestValues struct {
+	rows  []ForestRow
+	texts []string
+	style text.Style
+}
+
+func newForestValues(rows []ForestRow) forestValues {
+	big := 0.0
+	for _, r := range rows {
+		big = math.Max(big, math.Abs(r.Estimate))
+		if !math.IsNaN(r.Low) {
+			big = math.Max(big, math.Max(math.Abs(r.Low), math.Abs(r.High)))
+		}
+	}
+	decimals := 2
+	if big > 0 {
+		decimals = min(max(0, 2-int(math.Floor(math.Log10(big)))), 10)
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', decimals, 64) }
+	v := forestValues{
+		rows:  rows,
+		style: text.Style{Font: plotFont(plotTickSize), XAlign: draw.XLeft, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler},
+	}
+	for _, r := range rows {
+		t := f(r.Estimate)
+		if !math.IsNaN(r.Low) {
+			t += " [" + f(r.Low) + ", " + f(r.High) + "]"
+		}
+		v.texts = append(v.texts, t)
+	}
+	return v
+}
+
+// forestValueGap separates the value column from the data area.
+func forestValueGap() vg.Length { return vg.Points(14) }
+
+func (v forestValues) Plot(c draw.Canvas, p *plot.Plot) {
+	_, trY := p.Transforms(&c)
+	for i, t := range v.texts {
+		s := v.style
+		s.Color = color.Black
+		if !v.rows[i].Distinguishable {
+			s.Color = plotDarkGrey
+		}
+		c.FillText(s, vg.Point{X: c.Max.X + forestValueGap(), Y: trY(float64(len(v.rows) - 1 - i))}, t)
+	}
+}
+
+// GlyphBoxes reserves the value column to the right of the data area.
+func (v forestValues) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+	boxes := make([]plot.GlyphBox, len(v.texts))
+	for i, t := range v.texts {
+		boxes[i] = plot.GlyphBox{
+			X:         1,
+			Y:         p.Y.Norm(float64(len(v.rows) - 1 - i)),
+			Rectangle: v.style.Rectangle(t).Add(vg.Point{X: forestValueGap()}),
+		}
+	}
+	return boxes
+}
