@@ -97,7 +97,8 @@ type Comparison struct {
 	// PValue is the paired sign-flip randomisation test's, never 0.
 	PValue float64 `json:"p_value"`
 	Alpha  float64 `json:"alpha"`
-	// Distinguishable is PValue < Alpha and Difference.ExcludesZero().
+	// Distinguishable is Decide(PValue, Alpha, Difference): PValue < Alpha
+	// and Difference excludes zero.
 	Distinguishable bool `json:"distinguishable"`
 	// Winner is the side with the higher mean when Distinguishable, and
 	// Neither (null) otherwise: a higher mean alone is not a win.
@@ -220,7 +221,8 @@ func CompareUnits(left, right []float64, units []string, opts CompareOptions) (C
 	for i := range left {
 		scale += math.Abs(left[i]) + math.Abs(right[i])
 	}
-	c.Distinguishable = c.PValue < alpha && c.Difference.ExcludesZero()
+	decision := Decide(c.PValue, alpha, c.Difference)
+	c.Distinguishable = decision.Distinguishable
 	if c.Distinguishable {
 		c.Winner = Left
 		if c.Difference.Estimate < 0 {
@@ -261,9 +263,10 @@ func sumByUnit(values []float64, units []string) []float64 {
 }
 
 // sentence writes the verdict: the gap, its interval, the p-value and n;
-// when not distinguishable, which half of the rule failed and the sample
-// size it would take.
+// when not distinguishable, which half of Decide's rule failed and the
+// sample size it would take.
 func (c Comparison) sentence(opts CompareOptions, equal, tooSmall bool) string {
+	decision := Decide(c.PValue, c.Alpha, c.Difference)
 	leftName, rightName := cmp.Or(opts.LeftName, "left"), cmp.Or(opts.RightName, "right")
 	on := ""
 	if opts.Metric != "" {
@@ -274,7 +277,7 @@ func (c Comparison) sentence(opts CompareOptions, equal, tooSmall bool) string {
 	level := strconv.FormatFloat(100*d.Confidence, 'g', 6, 64) + "%"
 	p := verdictP(c.PValue, c.Alpha)
 	var b strings.Builder
-	if c.Distinguishable {
+	if decision.Distinguishable {
 		winner, loser, wins, losses := leftName, rightName, c.Wins, c.Losses
 		gap, low, high := d.Estimate, d.Low, d.High
 		if c.Winner == Right {
@@ -290,11 +293,10 @@ func (c Comparison) sentence(opts CompareOptions, equal, tooSmall bool) string {
 	fmt.Fprintf(&b, "%s and %s are not distinguishable%s (n = %d): the gap of %s (%s − %s) has a %s CI of %s to %s, ",
 		leftName, rightName, on, c.N, verdictNumber(d.Estimate, decimals, true), leftName, rightName, level,
 		verdictNumber(d.Low, decimals, true), verdictNumber(d.High, decimals, true))
-	pBelow := c.PValue < c.Alpha
 	switch {
-	case d.ExcludesZero(): // then p failed
+	case decision.ExcludesZero: // then p failed
 		fmt.Fprintf(&b, "which excludes zero, but p = %s is not below alpha %g. ", p, c.Alpha)
-	case pBelow:
+	case decision.PBelowAlpha:
 		fmt.Fprintf(&b, "which includes zero, although p = %s is below alpha %g. ", p, c.Alpha)
 	default:
 		fmt.Fprintf(&b, "which includes zero, and p = %s is not below alpha %g. ", p, c.Alpha)
