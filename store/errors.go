@@ -19,6 +19,20 @@ var (
 	// user can fix: a NaN, an empty sample ID, a duplicate (sample ID, draw), no
 	// rows. The command line maps it to exit code 2.
 	ErrBadInput = errors.New("bad input")
+
+	// ErrNotComparable is returned by Pair, UnitMatrix and RunMeansColumns
+	// when evaluations were scored against different targets (or different
+	// evaluation sets) and the caller did not ask for the units they share.
+	ErrNotComparable = errors.New("evaluations are not comparable")
+
+	// ErrUnknownMetric is returned by Pair and UnitMatrix when an evaluation
+	// lacks the metric; the message lists the metrics it has.
+	ErrUnknownMetric = errors.New("unknown metric")
+
+	// ErrSeveralEvalSets is returned by LatestEvaluation when a run has
+	// evaluations on several evaluation sets and none was named; the message
+	// lists them.
+	ErrSeveralEvalSets = errors.New("several evaluation sets")
 )
 
 // SchemaVersionError reports a database migrated past the versions this

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -38,6 +39,8 @@ type HistoryEntry struct {
 	Seed            int64     `json:"seed"`
 	Resamples       int64     `json:"resamples"`
 	SoftwareVersion string    `json:"software_version"`
+	Statistic       *float64  `json:"statistic"`
+	NRequired       *int64    `json:"n_required"`
 }
 
 // HistoryFilter selects recorded comparisons; empty fields match all.
@@ -56,7 +59,8 @@ const historyColumns = `
 	baseline_evaluation_id, baseline_run, candidate_evaluation_id, candidate_run,
 	method, n, baseline_mean, candidate_mean, difference, ci_low, ci_high,
 	p_value, p_adjusted, coalesce(adjustment, ''), coalesce(distinguishable, false),
-	coalesce(winner, ''), lower_is_better, verdict, coalesce(seed, 0), coalesce(resamples, 0), software_version`
+	coalesce(winner, ''), lower_is_better, verdict, coalesce(seed, 0), coalesce(resamples, 0), software_version,
+	statistic, n_required`
 
 func scanHistory(row pgx.Row) (*HistoryEntry, error) {
 	var h HistoryEntry
@@ -64,7 +68,8 @@ func scanHistory(row pgx.Row) (*HistoryEntry, error) {
 		&h.BaselineID, &h.BaselineRun, &h.CandidateID, &h.CandidateRun,
 		&h.Method, &h.N, &h.BaselineMean, &h.CandidateMean, &h.Difference, &h.Low, &h.High,
 		&h.PValue, &h.PAdjusted, &h.Adjustment, &h.Distinguishable,
-		&h.Winner, &h.LowerIsBetter, &h.Verdict, &h.Seed, &h.Resamples, &h.SoftwareVersion)
+		&h.Winner, &h.LowerIsBetter, &h.Verdict, &h.Seed, &h.Resamples, &h.SoftwareVersion,
+		&h.Statistic, &h.NRequired)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -113,4 +118,95 @@ func (s *Store) GetComparison(ctx context.Context, id int64) (*HistoryEntry, err
 		return nil, fmt.Errorf("comparison %d: %w", id, err)
 	}
 	return h, err
+}
+
+// ComparisonRecord is one recorded comparison: everything needed to
+// reproduce it, and every output.
+type ComparisonRecord struct {
+	LeftID, RightID int64
+	Metric          string
+	LowerIsBetter   bool
+	Method          string
+	Resamples       int
+	Seed            uint64
+	Confidence      float64
+	Alpha           float64
+	Adjustment      string
+	N               int64
+	LeftOnly        int64
+	RightOnly       int64
+	LeftMean        float64
+	RightMean       float64
+	Estimate        float64
+	Low, High       float64 // the interval of Estimate; NaN for none
+	Statistic       *float64 // the test statistic (t, z, W+, chi²); nil for none
+	PValue          float64
+	PAdjusted       float64
+	Distinguishable bool
+	Winner          string // "left", "right" or ""
+	Wins            int64
+	Losses          int64
+	Ties            int64
+	NRequired       *int64
+	Verdict         string
+	Parameters      map[string]any
+	Outputs         any
+}
+
+// RecordComparison stores a comparison in the history and returns its ID.
+func (s *Store) RecordComparison(ctx context.Context, r ComparisonRecord) (int64, error) {
+	if err := s.writable(); err != nil {
+		return 0, err
+	}
+	return recordComparison(ctx, s.pool, r)
+}
+
+func recordComparison(ctx context.Context, q querier, r ComparisonRecord) (int64, error) {
+	var winner any
+	if r.Winner != "" {
+		winner = r.Winner
+	}
+	var id int64
+	err := q.QueryRow(ctx, `
+		INSERT INTO comparisons (
+			left_evaluation_id, right_evaluation_id, metric, lower_is_better, method,
+			resamples, seed, confidence, alpha, adjustment, n, n_left_only, n_right_only,
+			left_mean, right_mean, estimate, ci_low, ci_high, p_value, p_adjusted,
+			distinguishable, winner, wins, losses, ties, n_required, verdict,
+			parameters, outputs, software_version, statistic)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+			$19, $20, $21, $22, $23, $24, $25, $26, $27, coalesce($28::jsonb, '{}'), coalesce($29::jsonb, '{}'), $30, $31)
+		RETURNING id`,
+		r.LeftID, r.RightID, r.Metric, r.LowerIsBetter, r.Method,
+		positive(int64(r.Resamples)), int64(r.Seed), level(r.Confidence), level(r.Alpha), nullIfEmpty(r.Adjustment), r.N, r.LeftOnly, r.RightOnly,
+		r.LeftMean, r.RightMean, r.Estimate, nullNaN(r.Low), nullNaN(r.High), r.PValue, r.PAdjusted,
+		r.Distinguishable, winner, r.Wins, r.Losses, r.Ties, r.NRequired, r.Verdict,
+		r.Parameters, r.Outputs, Version(), r.Statistic).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("record comparison: %w", err)
+	}
+	return id, nil
+}
+
+// level maps an unset probability level (0) to SQL NULL.
+func level(v float64) any {
+	if v == 0 {
+		return nil
+	}
+	return v
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// nullNaN is x, or SQL NULL for NaN.
+func nullNaN(x float64) *float64 {
+	if math.IsNaN(x) {
+		return nil
+	}
+	return &x
 }

@@ -1,0 +1,186 @@
+package store
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"unsafe"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Pairs are two evaluations' values of one metric, aligned by unit (sample
+// ID) in sample ID order. With several rows per unit (draws), each unit
+// carries its row sum and row count, so that resampling can treat the unit
+// as the independent observation.
+type Pairs struct {
+	Left, Right *Evaluation
+	Metric      string
+	SampleIDs   []string
+	LeftSum     []float64
+	RightSum    []float64
+	LeftRows    []int32
+	RightRows   []int32
+	// LeftOnly and RightOnly count the units found in one evaluation only;
+	// they are not paired.
+	LeftOnly, RightOnly int64
+}
+
+// Draws reports whether any paired unit has more than one row on a side.
+func (p *Pairs) Draws() bool {
+	for i := range p.LeftRows {
+		if p.LeftRows[i] != 1 || p.RightRows[i] != 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// Pair joins two evaluations' per-unit values of metric by sample ID, inside
+// PostgreSQL: each side is an index range of unit_values' primary key,
+// aggregated per unit, and the two are merged with a full join so that units
+// missing on either side are counted. Evaluations of different evaluation
+// sets (different targets) are refused with ErrNotComparable unless
+// intersect is true.
+func (s *Store) Pair(ctx context.Context, leftID, rightID int64, metric string, intersect bool) (*Pairs, error) {
+	var p *Pairs
+	err := s.transact(ctx, func(tx pgx.Tx) error {
+		var err error
+		p, err = pair(ctx, tx, leftID, rightID, metric, intersect)
+		return err
+	})
+	return p, err
+}
+
+// Tx is a transaction in which a comparison reads its evaluations, pairs
+// them and records its results, so that what is recorded is what was read.
+type Tx struct {
+	tx pgx.Tx
+	s  *Store
+}
+
+// InTx runs fn in a transaction, committed when fn returns nil.
+func (s *Store) InTx(ctx context.Context, fn func(*Tx) error) error {
+	return s.transact(ctx, func(tx pgx.Tx) error { return fn(&Tx{tx: tx, s: s}) })
+}
+
+// Pair is Store.Pair within the transaction.
+func (t *Tx) Pair(ctx context.Context, leftID, rightID int64, metric string, intersect bool) (*Pairs, error) {
+	return pair(ctx, t.tx, leftID, rightID, metric, intersect)
+}
+
+// Labels is Store.Labels within the transaction.
+func (t *Tx) Labels(ctx context.Context, setID int64) (map[string]int16, error) {
+	return labels(ctx, t.tx, setID)
+}
+
+// RecordComparison is Store.RecordComparison within the transaction.
+func (t *Tx) RecordComparison(ctx context.Context, r ComparisonRecord) (int64, error) {
+	if err := t.s.writable(); err != nil {
+		return 0, err
+	}
+	return recordComparison(ctx, t.tx, r)
+}
+
+func pair(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metric string, intersect bool) (*Pairs, error) {
+	left, err := getEvaluation(ctx, tx, leftID)
+	if err != nil {
+		return nil, fmt.Errorf("evaluation %d: %w", leftID, err)
+	}
+	right, err := getEvaluation(ctx, tx, rightID)
+	if err != nil {
+		return nil, fmt.Errorf("evaluation %d: %w", rightID, err)
+	}
+	if left.EvalSetID != right.EvalSetID && !intersect {
+		return nil, fmt.Errorf("%w: evaluation %d (%s) and evaluation %d (%s) were scored on different evaluation sets or targets",
+			ErrNotComparable, left.ID, describeSet(left), right.ID, describeSet(right))
+	}
+	li, ri := slices.Index(left.Metrics, metric), slices.Index(right.Metrics, metric)
+	switch {
+	case li < 0:
+		return nil, fmt.Errorf("%w: evaluation %d has no %q (it has %s)", ErrUnknownMetric, left.ID, metric, strings.Join(left.Metrics, ", "))
+	case ri < 0:
+		return nil, fmt.Errorf("%w: evaluation %d has no %q (it has %s)", ErrUnknownMetric, right.ID, metric, strings.Join(right.Metrics, ", "))
+	}
+	p := &Pairs{Left: left, Right: right, Metric: metric}
+	err = func() error {
+		// Merge the two primary-key ranges in sample ID order, each grouped
+		// as it streams: the plan the index exists for. Left to itself the
+		// planner prefers parallel hash aggregates, which spill to disk and
+		// then sort, several times slower on a small server.
+		if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '256MB'; SET LOCAL enable_hashagg = off; SET LOCAL max_parallel_workers_per_gather = 0`); err != nil {
+			return err
+		}
+		// Each side reads its evaluation's partition by name: planning a
+		// query on the parent table would consider, and lock, every
+		// evaluation's partition, thousands of them in a large store.
+		query := `
+			WITH l AS (
+				SELECT sample_id, sum(vals[$3]::double precision) AS total, count(*) AS n
+				FROM ` + partitionName(leftID) + ` WHERE evaluation_id = $1
+				GROUP BY sample_id
+			), r AS (
+				SELECT sample_id, sum(vals[$4]::double precision) AS total, count(*) AS n
+				FROM ` + partitionName(rightID) + ` WHERE evaluation_id = $2
+				GROUP BY sample_id
+			)
+			SELECT coalesce(l.sample_id, r.sample_id), l.total, l.n, r.total, r.n
+			FROM l FULL JOIN r ON r.sample_id = l.sample_id
+			ORDER BY 1`
+		if leftID == rightID && li == ri {
+			// An evaluation against itself (a leaderboard's own interval,
+			// a sanity check): read its range once.
+			query = `
+				SELECT sample_id, sum(vals[$3]::double precision), count(*),
+				       sum(vals[$4]::double precision), count(*)
+				FROM ` + partitionName(leftID) + ` WHERE evaluation_id = $1 AND $2::bigint = $1
+				GROUP BY sample_id
+				ORDER BY sample_id`
+		}
+		rows, err := tx.Query(ctx, query, pgx.QueryResultFormats{pgx.BinaryFormatCode}, leftID, rightID, li+1, ri+1)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		// Decode the binary columns in place: sample IDs go into shared
+		// arenas, numbers straight into the slices, so that a million
+		// pairs cost no allocation each.
+		var arena []byte
+		for rows.Next() {
+			raw := rows.RawValues()
+			switch {
+			case raw[1] == nil:
+				p.RightOnly++
+			case raw[3] == nil:
+				p.LeftOnly++
+			default:
+				if cap(arena)-len(arena) < len(raw[0]) {
+					arena = make([]byte, 0, max(1<<20, len(raw[0])))
+				}
+				start := len(arena)
+				arena = append(arena, raw[0]...)
+				p.SampleIDs = append(p.SampleIDs, unsafe.String(unsafe.SliceData(arena[start:]), len(raw[0])))
+				p.LeftSum = append(p.LeftSum, math.Float64frombits(binary.BigEndian.Uint64(raw[1])))
+				p.LeftRows = append(p.LeftRows, int32(binary.BigEndian.Uint64(raw[2])))
+				p.RightSum = append(p.RightSum, math.Float64frombits(binary.BigEndian.Uint64(raw[3])))
+				p.RightRows = append(p.RightRows, int32(binary.BigEndian.Uint64(raw[4])))
+			}
+		}
+		return rows.Err()
+	}()
+	if err != nil {
+		return nil, fmt.Errorf("pair evaluations %d and %d: %w", leftID, rightID, err)
+	}
+	return p, nil
+}
+
+func describeSet(e *Evaluation) string {
+	fp := e.Fingerprint
+	if len(fp) > 12 {
+		fp = fp[:12]
+	}
+	return fmt.Sprintf("%s/%s on %q, %s fingerprint %s", e.Experiment, e.Run, e.EvalSet, e.FingerprintKind, fp)
+}
