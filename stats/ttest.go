@@ -153,6 +153,44 @@ func CorrectedResampledTDiffs(diffs []float64, opts CorrectedTOptions) (Correcte
 	return res, nil
 }
 
+// TInterval is mean ± t_{df, 1−(1−confidence)/2}·se with se = |mean/t|:
+// the confidence interval of a t-test rebuilt from the test's mean, its
+// statistic t = mean/se and its degrees of freedom. It serves tests that
+// report t but no interval, such as CorrectedResampledTDiffs, whose se is
+// √((1/J + n_test/n_train)·s²): the t statistic carries the variance
+// inflation, so the interval inherits it. The quantile is solved to full
+// precision, as PairedT's is; given PairedT's mean, t and df it returns
+// PairedT's interval to rounding.
+//
+// Edge cases, all of which return the point itself, [mean, mean] with
+// Estimate mean:
+//   - t = 0: se = |mean/t| is not known. A test reports t = 0 when every
+//     difference is zero (the interval [0, 0] is then exact), but also
+//     when the differences vary and their mean is exactly zero; the
+//     interval is then too narrow, but its bounds at zero never exclude
+//     zero, so Decide never names a winner from it.
+//   - t = ±Inf: the differences have no spread (all equal to mean), the
+//     degenerate case of PairedT and CorrectedResampledTDiffs, whose
+//     interval is [mean, mean].
+//   - t NaN, mean NaN or ±Inf, or df < 1: there is no standard error to
+//     scale; with a NaN mean the bounds are NaN too, which Decide never
+//     counts as excluding zero.
+//
+// Confidence is recorded in the result and must lie in (0, 1): anything
+// else, NaN included, is a programmer's error and panics.
+func TInterval(mean, t float64, df int, confidence float64) Interval {
+	if !(confidence > 0 && confidence < 1) {
+		panic(fmt.Sprintf("stats: TInterval confidence must be in (0, 1), got %g", confidence))
+	}
+	iv := Interval{Estimate: mean, Low: mean, High: mean, Confidence: confidence}
+	if t == 0 || math.IsInf(t, 0) || math.IsNaN(t) || math.IsInf(mean, 0) || math.IsNaN(mean) || df < 1 {
+		return iv
+	}
+	half := studentQuantileUpper(float64(df), (1-confidence)/2) * math.Abs(mean/t)
+	iv.Low, iv.High = mean-half, mean+half
+	return iv
+}
+
 // FiveByTwoResult is the outcome of FiveByTwoCVT.
 type FiveByTwoResult struct {
 	T      float64  `json:"t"`

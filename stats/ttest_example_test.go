@@ -31,3 +31,18 @@ func ExampleCorrectedResampledTDiffs() {
 	// Output:
 	// t=5.325 df=9 p=0.0005
 }
+
+// The corrected resampled t reports no interval; TInterval rebuilds it from
+// the mean, t and df, with the t statistic's inflated variance. (scipy 1.10:
+// mean ± t.ppf(0.975, 9)·√((1/10 + 100/900)·s²) = 0.0117 ± 0.00894.)
+func ExampleTInterval() {
+	diffs := []float64{0.012, 0.025, -0.004, 0.018, 0.009, 0.021, 0.003, 0.015, 0.011, 0.007}
+	r, err := stats.CorrectedResampledTDiffs(diffs, stats.CorrectedTOptions{NTrain: 900, NTest: 100})
+	if err != nil {
+		panic(err)
+	}
+	iv := stats.TInterval(r.MeanDiff, r.T, r.DF, 0.95)
+	fmt.Printf("%.4f [%.4f, %.4f] at %g%%\n", iv.Estimate, iv.Low, iv.High, 100*iv.Confidence)
+	// Output:
+	// 0.0117 [0.0028, 0.0206] at 95%
+}
