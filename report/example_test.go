@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 
 	"github.com/verdict-ml/verdict/report"
@@ -60,4 +61,73 @@ func ExampleTable_Render() {
 	// RUN                NDCG@10  UNITS
 	// item-knn            0.0563    610
 	// recent-popularity   0.0348    610
+}
+
+func ExampleWriteJSON() {
+	type interval struct {
+		Estimate float64 `json:"estimate"`
+		Low      float64 `json:"low"`
+		High     float64 `json:"high"`
+	}
+	type result struct {
+		Metric     string    `json:"metric"`
+		Difference interval  `json:"difference"`
+		Ranks      []float64 `json:"avg_ranks"`
+		Notes      []string  `json:"notes,omitempty"`
+	}
+	res := result{Metric: "ndcg@10", Difference: interval{0.0123, -0.0007, math.NaN()}, Ranks: []float64{1.5, 2.5}}
+	if err := report.WriteJSON(os.Stdout, res); err != nil {
+		panic(err)
+	}
+	// Output:
+	// {
+	//   "metric": "ndcg@10",
+	//   "difference": {
+	//     "estimate": 0.0123,
+	//     "low": -0.0007,
+	//     "high": null
+	//   },
+	//   "avg_ranks": [1.5, 2.5]
+	// }
+}
+
+func ExampleWriteFields() {
+	type result struct {
+		Statistic float64  `json:"statistic"`
+		PValue    float64  `json:"p_value"`
+		DF        int      `json:"df"`
+		Z         *float64 `json:"z"`
+	}
+	if err := report.WriteFields(os.Stdout, result{Statistic: 2.0451737, PValue: 0.0412, DF: 29}); err != nil {
+		panic(err)
+	}
+	// Output:
+	// statistic  2.04517
+	// p_value    0.0412
+	// df         29
+	// z          undefined
+}
+
+func ExampleFieldTable() {
+	type interval struct {
+		Low  float64 `json:"low"`
+		High float64 `json:"high"`
+	}
+	type result struct {
+		Metric     string   `json:"metric"`
+		Difference interval `json:"difference"`
+	}
+	t, err := report.FieldTable(result{Metric: "ndcg@10", Difference: interval{-0.0007, 0.0254}})
+	if err != nil {
+		panic(err)
+	}
+	if err := t.Markdown(os.Stdout); err != nil {
+		panic(err)
+	}
+	// Output:
+	// | FIELD | VALUE |
+	// |---|---|
+	// | metric | ndcg@10 |
+	// | difference.low | -0.0007 |
+	// | difference.high | 0.0254 |
 }

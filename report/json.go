@@ -1,0 +1,232 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// WriteJSON writes v to w as indented JSON followed by a newline, the form
+// verdict's --format json prints:
+//
+//   - a struct is an object of its exported fields in declaration order,
+//     named by their json tags (the Go name without one); a field tagged
+//     json:"-" is left out, and so is an omitempty field that holds its
+//     zero value or an empty slice or map, and an omitzero field that
+//     holds its zero value;
+//   - a map is an object with its keys in sorted order, so that output is
+//     stable;
+//   - a type with its own MarshalJSON is written as that JSON says, its
+//     objects' keys sorted;
+//   - NaN and ±Inf are null, since JSON has no such numbers (a result's
+//     notes say why a value is undefined), and a nil pointer is null;
+//   - a nil slice is [], not null: a list with nothing in it;
+//   - integers and strings are as encoding/json writes them, and other
+//     numbers in the shortest form that reads back exactly.
+//
+// Objects put one field a line, indented by two spaces a level. Arrays stay
+// on one line, [1.5, null], and an array of objects opens each object on
+// the line of the one before: [{ ... }, { ... }].
+//
+// Unlike encoding/json, an embedded struct is one field named after its
+// type, not flattened into the outer object.
+//
+// The error is w's, or that of a MarshalJSON method. A value that has no
+// JSON form, such as a channel, a function or a complex number, is a
+// programming error: WriteJSON panics.
+func WriteJSON(w io.Writer, v any) error {
+	o, err := toOrdered(reflect.ValueOf(v))
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	appendJSON(&b, o, "")
+	b.WriteByte('\n')
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+// ordered is a struct or map rendered field by field, in order.
+type ordered []field
+
+type field struct {
+	name  string
+	value any // nil, bool, float64, int64, string, []any or ordered
+}
+
+// toOrdered converts a Go value for printing, as WriteJSON documents: to
+// nil, bool, float64, int64, string, []any or ordered. Non-finite numbers
+// become nil.
+func toOrdered(v reflect.Value) (any, error) {
+	if !v.IsValid() {
+		return nil, nil // a nil interface
+	}
+	if m, ok := v.Interface().(json.Marshaler); ok && v.Kind() != reflect.Pointer {
+		// A type with its own JSON form (e.g. an empty winner as null,
+		// a time as RFC 3339).
+		b, err := m.MarshalJSON()
+		if err != nil {
+			return nil, fmt.Errorf("report: %s: %w", v.Type(), err)
+		}
+		var x any
+		if err := json.Unmarshal(b, &x); err != nil {
+			return nil, fmt.Errorf("report: %s: MarshalJSON wrote invalid JSON: %w", v.Type(), err)
+		}
+		return fromJSON(x), nil
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return nil, nil
+		}
+		return toOrdered(v.Elem())
+	case reflect.Struct:
+		out := ordered{}
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" && opts == "" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if hasOption(opts, "omitempty") && isEmpty(v.Field(i)) || hasOption(opts, "omitzero") && v.Field(i).IsZero() {
+				continue
+			}
+			x, err := toOrdered(v.Field(i))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, field{name, x})
+		}
+		return out, nil
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.IsNil() {
+			return []any{}, nil
+		}
+		out := make([]any, v.Len())
+		for i := range out {
+			x, err := toOrdered(v.Index(i))
+			if err != nil {
+				return nil, err
+			}
+			out[i] = x
+		}
+		return out, nil
+	case reflect.Float32, reflect.Float64:
+		f := v.Float()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, nil
+		}
+		return f, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int(), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return int64(v.Uint()), nil
+	case reflect.Bool:
+		return v.Bool(), nil
+	case reflect.String:
+		return v.String(), nil
+	case reflect.Map:
+		out := ordered{}
+		for _, k := range v.MapKeys() {
+			x, err := toOrdered(v.MapIndex(k))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, field{fmt.Sprint(k.Interface()), x})
+		}
+		slices.SortFunc(out, func(a, b field) int { return strings.Compare(a.name, b.name) })
+		return out, nil
+	}
+	panic(fmt.Sprintf("report: cannot render a %s as JSON", v.Type()))
+}
+
+// hasOption reports whether a json tag's comma-separated options hold opt.
+func hasOption(opts, opt string) bool {
+	return slices.Contains(strings.Split(opts, ","), opt)
+}
+
+// isEmpty reports whether an omitempty field is left out: its zero value,
+// or, as encoding/json has it, a slice or map with nothing in it.
+func isEmpty(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Slice, reflect.Map:
+		return v.Len() == 0
+	}
+	return v.IsZero()
+}
+
+// fromJSON converts a decoded JSON value, whose objects are maps in no
+// order, to ordered values with sorted keys.
+func fromJSON(x any) any {
+	switch y := x.(type) {
+	case map[string]any:
+		out := ordered{}
+		for k, v := range y {
+			out = append(out, field{k, fromJSON(v)})
+		}
+		slices.SortFunc(out, func(a, b field) int { return strings.Compare(a.name, b.name) })
+		return out
+	case []any:
+		for i := range y {
+			y[i] = fromJSON(y[i])
+		}
+		return y
+	}
+	return x
+}
+
+// appendJSON writes an ordered value to b; indent is the indentation of
+// the line the value starts on.
+func appendJSON(b *bytes.Buffer, v any, indent string) {
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("null")
+	case ordered:
+		if len(x) == 0 {
+			b.WriteString("{}")
+			return
+		}
+		b.WriteString("{\n")
+		for i, f := range x {
+			name, _ := json.Marshal(f.name)
+			b.WriteString(indent + "  " + string(name) + ": ")
+			appendJSON(b, f.value, indent+"  ")
+			if i < len(x)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteString(indent + "}")
+	case []any:
+		if len(x) == 0 {
+			b.WriteString("[]")
+			return
+		}
+		b.WriteString("[")
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			appendJSON(b, e, indent)
+		}
+		b.WriteString("]")
+	case float64:
+		b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
+	default:
+		j, _ := json.Marshal(x)
+		b.Write(j)
+	}
+}
