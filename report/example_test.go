@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"encoding/csv"
 	"fmt"
 	"math"
 	"os"
@@ -130,4 +131,16 @@ func ExampleFieldTable() {
 	// | metric | ndcg@10 |
 	// | difference.low | -0.0007 |
 	// | difference.high | 0.0254 |
+}
+
+func ExampleCSVInterval() {
+	// A difference with its interval, and one whose interval is undefined.
+	nan := math.NaN()
+	w := csv.NewWriter(os.Stdout)
+	_ = w.Write(append([]string{"ndcg@10"}, report.CSVInterval(-0.0329, -0.0454, -0.0206)...))
+	_ = w.Write(append([]string{"recall@20"}, report.CSVInterval(0.01, nan, nan)...))
+	w.Flush()
+	// Output:
+	// ndcg@10,-0.0329,-0.0454,-0.0206
+	// recall@20,0.01,,
 }
