@@ -37,6 +37,34 @@ func ExampleP() {
 	// p = 0.056 p < 0.001
 }
 
+func ExamplePValue() {
+	// Tested against alpha 0.05: 0.0499 keeps the digit that shows it is
+	// below alpha, where three decimals would round it to 0.050.
+	for _, p := range []float64{0.0341, 0.0499, 0.0501, 0.0004} {
+		fmt.Printf("%-7s %s\n", report.PValue(p, 0.05), report.PValueText(p, 0.05))
+	}
+	// Output:
+	// 0.034   p = 0.034
+	// 0.0499  p = 0.0499
+	// 0.050   p = 0.050
+	// <0.001  p < 0.001
+}
+
+func ExampleThousands() {
+	fmt.Println(report.Thousands(1234567), report.Thousands(610))
+	// Output:
+	// 1,234,567 610
+}
+
+func ExampleCount() {
+	// A sample-size estimate is an order of magnitude: two figures.
+	fmt.Printf("about %s units\n", report.Count(25682))
+	fmt.Printf("about %s units\n", report.Count(512345))
+	// Output:
+	// about 26,000 units
+	// about 510,000 units
+}
+
 func ExampleTable_Markdown() {
 	t := report.Table{Header: []string{"RUN", "NDCG@10"}, Right: map[int]bool{1: true}}
 	t.Add("item-knn", "0.0563")

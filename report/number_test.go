@@ -62,3 +62,76 @@ func TestPValues(t *testing.T) {
 	require.Equal(t, "p < 0.001", report.PText(0.00002))
 	require.Equal(t, "p = 0.041", report.PText(0.041))
 }
+
+func TestPValueNeverRoundsAcrossAlpha(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name     string
+		p, alpha float64
+		cell     string
+		text     string
+	}{
+		{name: "three decimals", p: 0.0341, alpha: 0.05, cell: "0.034", text: "p = 0.034"},
+		{name: "just below alpha keeps the digits that show it", p: 0.0499, alpha: 0.05, cell: "0.0499", text: "p = 0.0499"},
+		{name: "further digits as needed", p: 0.049996, alpha: 0.05, cell: "0.049996", text: "p = 0.049996"},
+		{name: "just above alpha may print as alpha", p: 0.0501, alpha: 0.05, cell: "0.050", text: "p = 0.050"},
+		{name: "equal to alpha", p: 0.05, alpha: 0.05, cell: "0.050", text: "p = 0.050"},
+		{name: "another alpha", p: 0.00996, alpha: 0.01, cell: "0.00996", text: "p = 0.00996"},
+		{name: "below 0.001", p: 0.0004997501249375312, alpha: 0.05, cell: "<0.001", text: "p < 0.001"},
+		{name: "below 0.001 with alpha 0.001", p: 0.00099, alpha: 0.001, cell: "<0.001", text: "p < 0.001"},
+		{name: "zero", p: 0, alpha: 0.05, cell: "<0.001", text: "p < 0.001"},
+		{name: "alpha below 0.001: digits show the side", p: 0.00042, alpha: 0.0005, cell: "0.00042", text: "p = 0.00042"},
+		{name: "alpha below 0.001, p above it", p: 0.00052, alpha: 0.0005, cell: "0.00052", text: "p = 0.00052"},
+		{name: "alpha below 0.001, p just below it", p: 0.000496, alpha: 0.0005, cell: "0.000496", text: "p = 0.000496"},
+		{name: "alpha below 0.001, tiny p", p: 4.2e-9, alpha: 1e-4, cell: "4.2e-09", text: "p = 4.2e-09"},
+		{name: "p within a rounding error of alpha", p: math.Nextafter(0.05, 0), alpha: 0.05, cell: "0.049999999999999996", text: "p = 0.049999999999999996"},
+		{name: "one", p: 1, alpha: 0.05, cell: "1.000", text: "p = 1.000"},
+		{name: "NaN", p: math.NaN(), alpha: 0.05, cell: "n/a", text: "p = n/a"},
+		{name: "no alpha: NaN", p: 0.0499, alpha: math.NaN(), cell: "0.050", text: "p = 0.050"},
+		{name: "no alpha: zero", p: 0.0499, alpha: 0, cell: "0.050", text: "p = 0.050"},
+		{name: "no alpha: below 0.001", p: 1e-9, alpha: 0, cell: "<0.001", text: "p < 0.001"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, c.cell, report.PValue(c.p, c.alpha))
+			require.Equal(t, c.text, report.PValueText(c.p, c.alpha))
+		})
+	}
+}
+
+func TestPIsPValueWithoutAlpha(t *testing.T) {
+	t.Parallel()
+	for _, p := range []float64{0, 1e-5, 0.001, 0.0123456, 0.0499, 0.5, 1, math.NaN()} {
+		require.Equal(t, report.PValue(p, 0), report.P(p))
+		require.Equal(t, report.PValueText(p, 0), report.PText(p))
+	}
+}
+
+func TestThousands(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{
+		{0, "0"}, {7, "7"}, {999, "999"}, {1000, "1,000"}, {12345, "12,345"}, {123456, "123,456"},
+		{1234567, "1,234,567"}, {-5000, "-5,000"}, {-999, "-999"},
+		{math.MaxInt64, "9,223,372,036,854,775,807"}, {math.MinInt64, "-9,223,372,036,854,775,808"},
+	} {
+		require.Equal(t, c.want, report.Thousands(c.n), "%d", c.n)
+	}
+}
+
+func TestCountKeepsTwoFigures(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		x    float64
+		want string
+	}{
+		{0, "0"}, {7.4, "7"}, {-0.4, "0"}, {37, "37"}, {99.6, "100"}, {123, "120"}, {995, "1,000"},
+		{3616, "3,600"}, {25682, "26,000"}, {512345, "510,000"}, {-25682, "-26,000"},
+		{2147483647, "2,100,000,000"}, {1.23e18, "1.2e+18"},
+		{math.NaN(), "n/a"}, {math.Inf(1), "inf"}, {math.Inf(-1), "-inf"},
+	} {
+		require.Equal(t, c.want, report.Count(c.x), "%v", c.x)
+	}
+}
