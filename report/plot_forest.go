@@ -27,8 +27,10 @@ type ForestRow struct {
 // Forest draws a forest plot: one row per ForestRow, the first on top, with
 // the estimate as a marker on a horizontal interval line, the labels on
 // the left, the estimate and interval written on the right ("0.0412
-// [0.0351, 0.0476]", all to the decimals that give the largest three
-// significant digits), a dashed vertical line at zero, and the x axis
+// [0.0351, 0.0476]", each row to the decimals its own values need: three
+// significant digits of its largest number, two of its interval's width,
+// and never a non-zero number as 0, so that rows of metrics on different
+// scales each read in full), a dashed vertical line at zero, and the x axis
 // labelled xlabel. The x range always includes zero. The figure is 8
 // inches wide and 1.2 + 0.3 inches per row high.
 //
@@ -115,30 +117,71 @@ type forestValues struct {
 }
 
 func newForestValues(rows []ForestRow) forestValues {
-	big := 0.0
-	for _, r := range rows {
-		big = math.Max(big, math.Abs(r.Estimate))
-		if !math.IsNaN(r.Low) {
-			big = math.Max(big, math.Max(math.Abs(r.Low), math.Abs(r.High)))
-		}
-	}
-	decimals := 2
-	if big > 0 {
-		decimals = min(max(0, 2-int(math.Floor(math.Log10(big)))), 10)
-	}
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', decimals, 64) }
 	v := forestValues{
 		rows:  rows,
 		style: text.Style{Font: plotFont(plotTickSize), XAlign: draw.XLeft, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler},
 	}
 	for _, r := range rows {
-		t := f(r.Estimate)
-		if !math.IsNaN(r.Low) {
-			t += " [" + f(r.Low) + ", " + f(r.High) + "]"
-		}
-		v.texts = append(v.texts, t)
+		v.texts = append(v.texts, forestLabel(r))
 	}
 	return v
+}
+
+// Decimals of a forest label: up to forestMaxDecimals in fixed notation,
+// then scientific notation with at most forestMaxMantissa decimals.
+const (
+	forestMaxDecimals = 6
+	forestMaxMantissa = 8
+)
+
+// forestLabel writes a row's estimate and interval, "0.0412 [0.0351,
+// 0.0476]", with the decimals the row's own values need: three significant
+// digits of its largest magnitude, two of its interval's width, and at
+// least one of every non-zero number. Rows of metrics on different scales
+// thus each read in their own precision: a row of 0.0004 [-0.0001,
+// 0.0009] under one of 0.3 [0.25, 0.35] is "0.000400 [-0.000100,
+// 0.000900]", not "0.000 [-0.000, 0.001]". Past forestMaxDecimals the
+// numbers go to scientific notation, with mantissas that still show two
+// digits of the width. Zero is "0.00" when the whole row is zero.
+func forestLabel(r ForestRow) string {
+	vals := []float64{r.Estimate}
+	if !math.IsNaN(r.Low) {
+		vals = append(vals, r.Low, r.High)
+	}
+	width := 0.0
+	if len(vals) == 3 {
+		width = r.High - r.Low
+	}
+	big := 0.0
+	for _, v := range vals {
+		big = math.Max(big, math.Abs(v))
+	}
+	decimals := 2
+	if big > 0 {
+		decimals = decimalsFor(big, 3)
+		if width > 0 {
+			decimals = max(decimals, decimalsFor(width, 2))
+		}
+		for _, v := range vals {
+			if v != 0 {
+				decimals = max(decimals, decimalsFor(math.Abs(v), 1))
+			}
+		}
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', decimals, 64) }
+	if decimals > forestMaxDecimals {
+		mantissa := 2
+		if width > 0 {
+			mantissa = max(mantissa, int(math.Floor(math.Log10(big))-math.Floor(math.Log10(width)))+1)
+		}
+		mantissa = min(mantissa, forestMaxMantissa)
+		f = func(v float64) string { return strconv.FormatFloat(v, 'e', mantissa, 64) }
+	}
+	out := f(vals[0] + 0) // + 0 turns −0 into 0
+	if len(vals) == 3 {
+		out += " [" + f(vals[1]+0) + ", " + f(vals[2]+0) + "]"
+	}
+	return out
 }
 
 // forestValueGap separates the value column from the data area.
