@@ -223,29 +223,27 @@ type bootSample struct {
 
 // newBootSample groups the rows x by units (nil: one row a unit).
 func newBootSample(x []float64, units []string) *bootSample {
-	s := &bootSample{rowMean: accurateSum(x) / float64(len(x))}
-	s.constant = true
-	for _, v := range x[1:] {
-		if v != x[0] {
-			s.constant = false
-			break
-		}
-	}
-	if s.constant {
-		s.rowMean = x[0]
+	rowMean, constant := accurateSum(x)/float64(len(x)), allEqual(x)
+	if constant {
+		rowMean = x[0]
 	}
 	sums, rows := unitSums(x, units)
-	s.n = len(sums)
+	return bootSampleOf(sums, rows, rowMean, constant)
+}
+
+// bootSampleOf returns the sample of units with sums S_u and row counts
+// m_u (rows nil: one row a unit), of row-weighted mean rowMean; constant
+// says that every row has the same value, so that every resample has the
+// same mean. A single unit is constant too.
+func bootSampleOf(sums, rows []float64, rowMean float64, constant bool) *bootSample {
+	s := &bootSample{n: len(sums), rowMean: rowMean, constant: constant || len(sums) == 1}
 	if rows == nil {
 		s.values = sums
-	} else {
-		s.pairs = make([]float64, 2*len(sums))
-		for u := range sums {
-			s.pairs[2*u], s.pairs[2*u+1] = sums[u], rows[u]
-		}
+		return s
 	}
-	if s.n == 1 {
-		s.constant = true
+	s.pairs = make([]float64, 2*len(sums))
+	for u := range sums {
+		s.pairs[2*u], s.pairs[2*u+1] = sums[u], rows[u]
 	}
 	return s
 }

@@ -91,12 +91,9 @@ const (
 //     return ErrLengths; a negative number of permutations returns
 //     ErrBadParameter.
 func Randomization(left, right []float64, units []string, opts RandomizationOptions) (RandomizationResult, error) {
-	B := opts.Permutations
-	if B == 0 {
-		B = DefaultPermutations
-	}
-	if B < 0 {
-		return RandomizationResult{}, fmt.Errorf("%w: permutations must be positive, got %d", ErrBadParameter, opts.Permutations)
+	B, err := opts.permutations()
+	if err != nil {
+		return RandomizationResult{}, err
 	}
 	d, err := resampleDifferences(left, right, units)
 	if err != nil {
@@ -110,9 +107,26 @@ func Randomization(left, right []float64, units []string, opts RandomizationOpti
 		return res, nil
 	}
 	x, _ := unitSums(d, units)
-	count := signFlipCount(x, B, opts.Seed)
-	res.PValue = float64(count+1) / float64(B+1)
+	res.PValue = signFlipPValue(x, B, opts.Seed)
 	return res, nil
+}
+
+// permutations returns the number of sign flips B, DefaultPermutations
+// for zero, and ErrBadParameter for a negative number.
+func (o RandomizationOptions) permutations() (int, error) {
+	if o.Permutations < 0 {
+		return 0, fmt.Errorf("%w: permutations must be positive, got %d", ErrBadParameter, o.Permutations)
+	}
+	if o.Permutations == 0 {
+		return DefaultPermutations, nil
+	}
+	return o.Permutations, nil
+}
+
+// signFlipPValue returns the sign-flip test's p = (count + 1) / (B + 1) for
+// the unit sums x (see signFlipCount).
+func signFlipPValue(x []float64, B int, seed uint64) float64 {
+	return float64(signFlipCount(x, B, seed)+1) / float64(B+1)
 }
 
 // differencesAllZero reports whether every d_i = left_i − right_i is zero
