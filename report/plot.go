@@ -229,7 +229,7 @@ func (l vLine) Thumbnail(c *draw.Canvas) {
 }
 
 // plotCheckInterval reports a bound pair that is neither two NaNs (no
-// interval) nor two plotFinite numbers in order.
+// interval) nor two finite numbers in order.
 func plotCheckInterval(low, high float64) error {
 	switch {
 	case math.IsNaN(low) && math.IsNaN(high):
@@ -237,7 +237,7 @@ func plotCheckInterval(low, high float64) error {
 	case math.IsNaN(low) || math.IsNaN(high):
 		return fmt.Errorf("interval [%v, %v] has one bound NaN; give both or neither", low, high)
 	case !plotFinite(low) || !plotFinite(high):
-		return fmt.Errorf("interval [%v, %v] is not plotFinite", low, high)
+		return fmt.Errorf("interval [%v, %v] is not finite", low, high)
 	case low > high:
 		return fmt.Errorf("interval [%v, %v] has its low bound above its high bound", low, high)
 	}

@@ -261,7 +261,7 @@ func TestPlotsRejectBadInput(t *testing.T) {
 			plot: func() (*Figure, error) {
 				return History("", "", []HistoryPoint{{Run: "ease", Time: at, Estimate: nan, Low: nan, High: nan}})
 			}},
-		{name: "history infinite bound", wantMsg: "not plotFinite",
+		{name: "history infinite bound", wantMsg: "is not finite",
 			plot: func() (*Figure, error) {
 				return History("", "", []HistoryPoint{{Run: "ease", Time: at, Estimate: 0.1, Low: math.Inf(-1), High: 0.2}})
 			}},
