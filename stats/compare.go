@@ -131,9 +131,10 @@ type Comparison struct {
 // not evidence enough to name a winner. The winner is then the side with
 // the higher mean; otherwise there is none, however far apart the means.
 //
-// NRequired puts a number on what it would take: the sample size of
-// SampleSize for the observed gap at Alpha and 80 % power, a worst-case,
-// unpaired estimate to read as an order of magnitude. The means count as
+// NRequired puts a number on what it would take: SampleSize for the
+// observed gap at Alpha and 80 % power with its default variance, the worst
+// case for scores in [0, 1] (which equals the unpaired test's worst case),
+// to read as an order of magnitude. The means count as
 // equal, and NRequired is nil, when they differ by no more than
 // floating-point error, 1e-12 of the mean absolute scores.
 //

@@ -7,9 +7,16 @@ import (
 	"gonum.org/v1/gonum/mathext"
 )
 
-// worstCaseVariance is the largest variance a score in [0, 1] can have,
-// reached by a 0/1 score that is 1 half the time.
-const worstCaseVariance = 0.25
+// worstCaseVariance is the variance of the paired differences d = left −
+// right that SampleSize and MinimumDetectableDifference assume when none is
+// given: ½ = 2·¼, two uncorrelated sides each with the largest variance a
+// score in [0, 1] can have, ¼, reached by a 0/1 score that is 1 half the
+// time.
+const worstCaseVariance = 0.5
+
+// worstCaseNote is the note a result carries when it assumed
+// worstCaseVariance.
+const worstCaseNote = "no variance of the paired differences was given, so the worst case for scores in [0, 1] on two uncorrelated sides, 2·¼ = ½, was assumed"
 
 // SampleSizeOptions configures SampleSize. Alpha and Power default to 0.05
 // and 0.8 when zero.
@@ -20,38 +27,46 @@ type SampleSizeOptions struct {
 	Alpha float64
 	// Power is the probability of detecting Delta, in (0, 1).
 	Power float64
+	// Variance is the variance of the paired differences d = left − right
+	// per unit, such as DifferenceVariance's. Zero means the worst case for
+	// scores in [0, 1] on two uncorrelated sides, 2·¼ = ½.
+	Variance float64
 }
 
-// SampleSizeResult is the outcome of SampleSize: the number of samples
-// (users, questions) each side needs.
+// SampleSizeResult is the outcome of SampleSize: the number of units
+// (users, questions), each scored on both sides.
 type SampleSizeResult struct {
 	N     int      `json:"n"`
 	Notes []string `json:"notes,omitempty"`
 }
 
-// SampleSize estimates how many samples are needed to detect a difference
-// Delta in mean score with a two-sided test at level Alpha and the given
-// Power. It uses the normal-approximation formula of the unpaired
-// two-sample test with the worst-case variance σ² = ¼ of a score in [0, 1]:
+// SampleSize estimates how many units a paired test at two-sided level
+// Alpha needs to detect a mean difference Delta with probability Power,
+// from the normal approximation of the paired test:
 //
-//	n = ⌈2 · (z_{1−α/2} + z_{power})² · σ² / δ²⌉
+//	n = ⌈(z_{1−α/2} + z_{power})² · Var(d) / δ²⌉
 //
-// Delta 0.25 at the defaults gives 63.
+// where Var(d) is Variance, the variance of the per-unit differences
+// d = left − right. Read the result as an order of magnitude for the paired
+// test at that variance, not as a count: the normal approximation ignores
+// that the variance is itself estimated, and an observed variance is only
+// an estimate of the one a new sample will have.
 //
-// Read it as an order of magnitude, not a count, and as a lower bound for
-// the paired tests verdict runs. What they need is the variance of the
-// differences, Var(d) = σ_L² + σ_R² − 2·cov(L, R); the formula takes it to
-// be 2σ² = ½, the value for two uncorrelated sides of worst-case variance.
-// When the sides disagree sample by sample more than chance would, Var(d)
-// grows (for 0/1 scores up to 1, doubling n), and so does the sample size
-// needed. Sides that mostly agree need fewer.
+// With Variance zero it assumes the worst case for scores in [0, 1], ½:
+// two uncorrelated sides each of variance ¼. The result, with a note
+// saying so, is then a worst case for such scores unless the sides are
+// negatively correlated (disagree unit by unit more than chance), which for
+// 0/1 scores can raise Var(d) to 1 and double n. Sides that agree, as two
+// models on the same users mostly do, need fewer units.
+// Delta 0.25 at the defaults then gives 63.
 //
 // The value before rounding up is reduced by 1e-9 so that rounding error
-// cannot turn an exact integer into the next one.
+// cannot turn an exact integer into the next one; the result is at least 1.
 //
 // Delta 0 returns ErrBadParameter: no sample size separates two equal
-// means. So do a non-finite Delta, Alpha or Power outside (0, 1), and a
-// Power not above Alpha/2.
+// means. So do a non-finite Delta, a negative or non-finite Variance, Alpha
+// or Power outside (0, 1), a Power not above Alpha/2, and a count above
+// math.MaxInt32 (a gap that small gets no count at all).
 func SampleSize(opts SampleSizeOptions) (SampleSizeResult, error) {
 	alpha, power, err := alphaPowerOrDefault(opts.Alpha, opts.Power)
 	if err != nil {
@@ -61,26 +76,34 @@ func SampleSize(opts SampleSizeOptions) (SampleSizeResult, error) {
 	if math.IsNaN(delta) || math.IsInf(delta, 0) {
 		return SampleSizeResult{}, fmt.Errorf("%w: delta must be finite, got %g", ErrBadParameter, opts.Delta)
 	}
+	variance, notes, err := varianceOrWorstCase(opts.Variance)
+	if err != nil {
+		return SampleSizeResult{}, err
+	}
 	if delta == 0 {
 		return SampleSizeResult{}, fmt.Errorf("%w: delta is 0: no sample size separates two equal means", ErrBadParameter)
 	}
 	z := zSum(alpha, power)
-	n := math.Ceil(2*z*z*worstCaseVariance/(delta*delta) - 1e-9)
-	if n > math.MaxInt32 {
+	n := math.Ceil(z*z*variance/(delta*delta) - 1e-9)
+	if !(n <= math.MaxInt32) {
 		return SampleSizeResult{}, fmt.Errorf("%w: delta %g needs more than %d samples", ErrBadParameter, opts.Delta, math.MaxInt32)
 	}
-	return SampleSizeResult{N: max(int(n), 1)}, nil
+	return SampleSizeResult{N: max(int(n), 1), Notes: notes}, nil
 }
 
 // MDEOptions configures MinimumDetectableDifference. Alpha and Power
 // default to 0.05 and 0.8 when zero.
 type MDEOptions struct {
-	// N is the number of samples, at least 1.
+	// N is the number of units, at least 1.
 	N int
 	// Alpha is the two-sided significance level, in (0, 1).
 	Alpha float64
 	// Power is the probability of detecting the difference, in (0, 1).
 	Power float64
+	// Variance is the variance of the paired differences d = left − right
+	// per unit, such as DifferenceVariance's. Zero means the worst case for
+	// scores in [0, 1] on two uncorrelated sides, 2·¼ = ½.
+	Variance float64
 }
 
 // MDEResult is the outcome of MinimumDetectableDifference.
@@ -90,14 +113,19 @@ type MDEResult struct {
 }
 
 // MinimumDetectableDifference is the inverse of SampleSize: the smallest
-// difference in mean score that N samples detect with a two-sided test at
-// level Alpha and the given Power, under the same unpaired, worst-case
-// variance (σ² = ¼) assumptions:
+// mean difference that a paired test at two-sided level Alpha detects with
+// probability Power on N units, from the same normal approximation,
 //
-//	mde = (z_{1−α/2} + z_{power}) · √(2σ² / N)
+//	mde = (z_{1−α/2} + z_{power}) · √(Var(d) / N)
 //
-// SampleSize(mde) returns N. N below 1, Alpha or Power outside (0, 1), or
-// Power not above Alpha/2 return ErrBadParameter.
+// with Var(d) the Variance of the per-unit differences. Like SampleSize's,
+// it is an order of magnitude for the paired test at that variance. With
+// Variance zero it assumes the worst case for scores in [0, 1], ½, and says
+// so in a note: the result is then a worst case for such scores. At the
+// same options, SampleSize(mde) returns N.
+//
+// N below 1, a negative or non-finite Variance, Alpha or Power outside
+// (0, 1), or Power not above Alpha/2 return ErrBadParameter.
 func MinimumDetectableDifference(opts MDEOptions) (MDEResult, error) {
 	alpha, power, err := alphaPowerOrDefault(opts.Alpha, opts.Power)
 	if err != nil {
@@ -106,7 +134,23 @@ func MinimumDetectableDifference(opts MDEOptions) (MDEResult, error) {
 	if opts.N < 1 {
 		return MDEResult{}, fmt.Errorf("%w: n must be at least 1, got %d", ErrBadParameter, opts.N)
 	}
-	return MDEResult{MDE: zSum(alpha, power) * math.Sqrt(2*worstCaseVariance/float64(opts.N))}, nil
+	variance, notes, err := varianceOrWorstCase(opts.Variance)
+	if err != nil {
+		return MDEResult{}, err
+	}
+	return MDEResult{MDE: zSum(alpha, power) * math.Sqrt(variance/float64(opts.N)), Notes: notes}, nil
+}
+
+// varianceOrWorstCase returns v, or worstCaseVariance with worstCaseNote
+// when v is zero, and ErrBadParameter when v is negative or not finite.
+func varianceOrWorstCase(v float64) (float64, []string, error) {
+	if !(v >= 0) || math.IsInf(v, 0) {
+		return 0, nil, fmt.Errorf("%w: the variance of the differences must be finite and not negative, got %g", ErrBadParameter, v)
+	}
+	if v == 0 {
+		return worstCaseVariance, []string{worstCaseNote}, nil
+	}
+	return v, nil, nil
 }
 
 // zSum returns z_{1−α/2} + z_{power}.
