@@ -58,6 +58,7 @@ var (
 	plotGrey      = color.Gray{Y: 0x8c}
 	plotDarkGrey  = color.Gray{Y: 0x50}
 	plotGridGrey  = color.Gray{Y: 0xdc}
+	plotGood      = color.RGBA{R: 0x1a, G: 0x7f, B: 0x37, A: 0xff} // a better side
 )
 
 // Figure is a plot ready to write as SVG or PNG. Its size is fixed when it

@@ -19,9 +19,24 @@ import (
 type ForestRow struct {
 	Label               string
 	Estimate, Low, High float64
-	// Distinguishable rows are drawn in black with a filled marker; the
-	// others in grey with a hollow one.
+	// Distinguishable rows are drawn with a filled marker, the others in
+	// grey with a hollow one.
 	Distinguishable bool
+	// Better and Worse colour a distinguishable row green or red: whether
+	// the row's side is better or worse than the one it is compared with,
+	// for the metric's direction. A row with neither is black.
+	Better, Worse bool
+}
+
+// forestColor is the colour of a distinguishable row.
+func forestColor(r ForestRow) color.Color {
+	switch {
+	case r.Better:
+		return plotGood
+	case r.Worse:
+		return plotRed
+	}
+	return color.Black
 }
 
 // Forest draws a forest plot: one row per ForestRow, the first on top, with
@@ -87,8 +102,8 @@ func (rows forestMarks) Plot(c draw.Canvas, p *plot.Plot) {
 	capH := vg.Points(3.5)
 	for i, r := range rows {
 		y := trY(float64(len(rows) - 1 - i))
-		line := draw.LineStyle{Color: color.Black, Width: vg.Points(1.6)}
-		glyph := draw.GlyphStyle{Color: color.Black, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
+		line := draw.LineStyle{Color: forestColor(r), Width: vg.Points(1.6)}
+		glyph := draw.GlyphStyle{Color: forestColor(r), Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
 		if !r.Distinguishable {
 			line = draw.LineStyle{Color: plotGrey, Width: vg.Points(1.2)}
 			glyph = draw.GlyphStyle{Color: plotGrey, Radius: vg.Points(4), Shape: draw.RingGlyph{}}
@@ -191,7 +206,7 @@ func (v forestValues) Plot(c draw.Canvas, p *plot.Plot) {
 	_, trY := p.Transforms(&c)
 	for i, t := range v.texts {
 		s := v.style
-		s.Color = color.Black
+		s.Color = forestColor(v.rows[i])
 		if !v.rows[i].Distinguishable {
 			s.Color = plotDarkGrey
 		}

@@ -1,0 +1,361 @@
+package compare
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/verdict-ml/verdict/stats"
+	"github.com/verdict-ml/verdict/store"
+)
+
+// LeaderboardQuery is what a leaderboard is asked for.
+type LeaderboardQuery struct {
+	Experiment string
+	// EvalSet may be empty when the experiment's runs were evaluated on one
+	// evaluation set only.
+	EvalSet string
+	Metric  string
+	// Baseline is the reference run every run is compared with; empty
+	// means the best run.
+	Baseline string
+	// Limit is how many of the best runs get intervals and paired tests
+	// (the baseline always does); 0 means every run.
+	Limit int
+	// Ranks adds a Friedman ranking of the shown runs user by user, when
+	// there are three or more (Leaderboard.Ranking).
+	Ranks bool
+	// Alpha, Confidence, Resamples and Seed as in Options.
+	Options Options
+}
+
+// LeaderboardRow is one run: its mean with a bootstrap interval and its
+// paired difference to the reference, reference − run.
+type LeaderboardRow struct {
+	Rank            int             `json:"rank"`
+	Run             string          `json:"run"`
+	EvaluationID    int64           `json:"evaluation_id"`
+	Mean            stats.Interval  `json:"mean"`
+	Units           int64           `json:"n_units"`
+	Difference      *stats.Interval `json:"difference_to_reference"`
+	PValue          *float64        `json:"p_value"`
+	PAdjusted       *float64        `json:"p_adjusted"`
+	Distinguishable bool            `json:"distinguishable"`
+	SameGroup       bool            `json:"same_group_as_reference"`
+	LoggedAt        time.Time       `json:"logged_at"`
+	// Better is the side that is distinguishably better: Baseline for the
+	// reference, Candidate for this run, Neither when they cannot be told
+	// apart (and for the reference's own row).
+	Better Side `json:"-"`
+}
+
+// IsReference reports whether the row is the reference's own.
+func (r *LeaderboardRow) IsReference() bool { return r.Difference == nil }
+
+// Leaderboard ranks the newest evaluation of each run of an experiment by
+// a metric, best first for the metric's direction.
+type Leaderboard struct {
+	Metric        string `json:"metric"`
+	EvalSet       string `json:"evaluation_set"`
+	Reference     string `json:"reference"`
+	LowerIsBetter bool   `json:"lower_is_better"`
+	// Runs counts the ranked runs, shown or not.
+	Runs int              `json:"n_runs"`
+	Rows []LeaderboardRow `json:"rows"`
+	// Separate are runs scored against other targets, never ranked with
+	// the rest.
+	Separate []LeaderboardRow `json:"other_targets"`
+	// Group lists the shown runs, other than the reference, that cannot be
+	// told apart from it.
+	Group []string `json:"-"`
+	// Ranking ranks the shown runs user by user, when asked for and there
+	// are three or more read in one query; else nil.
+	Ranking   *Ranking  `json:"-"`
+	Direction Direction `json:"-"`
+	// Options are the query's, defaults filled in.
+	Options Options `json:"-"`
+	shown     []store.RunMean
+}
+
+// batchValues is the most values a leaderboard reads in one query.
+const batchValues = 1_000_000
+
+// ErrNoEvaluations is returned when an experiment (or its evaluation set)
+// has no evaluation, or none with the metric; the message names the
+// metrics it has.
+var ErrNoEvaluations = errors.New("no evaluations")
+
+// NewLeaderboard ranks the runs of q.Experiment by their newest
+// evaluation's stored mean of q.Metric, and computes, for the best q.Limit
+// runs and the baseline, the mean's bootstrap interval and the paired
+// difference to the reference with its randomisation p-value,
+// Holm-adjusted across the rows and decided with stats.Decide. Runs whose
+// evaluation was scored against other targets are listed apart.
+func NewLeaderboard(ctx context.Context, st *store.Store, q LeaderboardQuery) (*Leaderboard, error) {
+	if q.Experiment == "" || q.Metric == "" {
+		return nil, fmt.Errorf("%w: a leaderboard needs an experiment and a metric", ErrInvalid)
+	}
+	if q.Limit < 0 {
+		return nil, fmt.Errorf("%w: limit %d: want 0 (every run) or more", ErrInvalid, q.Limit)
+	}
+	if err := checkOptions(q.Options); err != nil {
+		return nil, err
+	}
+	evals, err := st.LatestMeans(ctx, q.Experiment, q.EvalSet, q.Metric)
+	if err != nil {
+		return nil, err
+	}
+	if len(evals) == 0 {
+		return nil, noMetricError(ctx, st, q.Experiment, q.EvalSet, q.Metric)
+	}
+	sets := map[string]bool{}
+	for _, e := range evals {
+		sets[e.EvalSet] = true
+	}
+	if len(sets) > 1 {
+		return nil, fmt.Errorf("%w: runs were evaluated on %s; name one", store.ErrSeveralEvalSets, strings.Join(slices.Sorted(maps.Keys(sets)), ", "))
+	}
+	dir := HigherIsBetter
+	if evals[0].LowerIsBetter {
+		dir = LowerIsBetter
+	}
+
+	// The main group shares the fingerprint of the most runs (or the
+	// baseline's).
+	bySet := map[int64][]store.RunMean{}
+	for _, e := range evals {
+		bySet[e.EvalSetID] = append(bySet[e.EvalSetID], e)
+	}
+	main := evals[0].EvalSetID
+	for id, es := range bySet {
+		if len(es) > len(bySet[main]) {
+			main = id
+		}
+	}
+	if q.Baseline != "" {
+		i := slices.IndexFunc(evals, func(e store.RunMean) bool { return e.Run == q.Baseline })
+		if i < 0 {
+			return nil, fmt.Errorf("%w: baseline %q has no evaluation with %s", store.ErrNotFound, q.Baseline, q.Metric)
+		}
+		main = evals[i].EvalSetID
+	}
+	ranked := bySet[main]
+	slices.SortStableFunc(ranked, func(a, b store.RunMean) int { return dir.Cmp(a.Mean, b.Mean) })
+	ref := 0
+	if q.Baseline != "" {
+		ref = slices.IndexFunc(ranked, func(e store.RunMean) bool { return e.Run == q.Baseline })
+	}
+	lb := &Leaderboard{Metric: q.Metric, EvalSet: ranked[ref].EvalSet, Reference: ranked[ref].Run,
+		LowerIsBetter: dir.Lower(), Direction: dir, Runs: len(ranked), Options: q.Options.resolved()}
+	shown := make([]int, 0, len(ranked)) // indexes into ranked
+	for i := range ranked {
+		if q.Limit == 0 || i < q.Limit || i == ref {
+			shown = append(shown, i)
+		}
+	}
+	rows, cols, err := leaderboardRows(ctx, st, ranked, shown, ref, q.Metric, q.Options)
+	if err != nil {
+		return nil, err
+	}
+	var ps []float64
+	var compared []int
+	for i, row := range rows {
+		if row.PValue != nil {
+			ps = append(ps, *row.PValue)
+			compared = append(compared, i)
+		}
+	}
+	if len(ps) > 0 {
+		adj, err := stats.AdjustPValues(ps, stats.AdjustHolm)
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range compared {
+			r := &rows[i]
+			p := adj.Adjusted[k]
+			r.PAdjusted = &p
+			r.Distinguishable = stats.Decide(p, q.Options.alpha(), *r.Difference).Distinguishable
+			r.SameGroup = !r.Distinguishable
+			if r.Distinguishable {
+				// Difference is reference − run.
+				r.Better = Candidate
+				if dir.Gain(r.Difference.Estimate) > 0 {
+					r.Better = Baseline
+				}
+			} else {
+				lb.Group = append(lb.Group, r.Run)
+			}
+		}
+	}
+	lb.Rows = rows
+	for _, i := range shown {
+		lb.shown = append(lb.shown, ranked[i])
+	}
+	for id, es := range bySet {
+		if id == main {
+			continue
+		}
+		for _, e := range es {
+			row, err := leaderboardEntry(ctx, st, nil, &e, q.Metric, q.Options)
+			if err != nil {
+				return nil, err
+			}
+			lb.Separate = append(lb.Separate, row)
+		}
+	}
+	slices.SortFunc(lb.Separate, func(a, b LeaderboardRow) int { return strings.Compare(a.Run, b.Run) })
+	if q.Ranks && cols != nil && len(lb.shown) >= 3 {
+		names := make([]string, len(lb.shown))
+		for j, m := range lb.shown {
+			names[j] = m.Run
+		}
+		if lb.Ranking, err = rankColumns(q.Metric, dir, names, cols, q.Options.alpha(), ""); err != nil {
+			return nil, fmt.Errorf("%s on %s: %w", lb.Metric, lb.EvalSet, err)
+		}
+	}
+	return lb, nil
+}
+
+// leaderboardRows computes the rows of ranked[shown] against ranked[ref],
+// and returns the values it read in one query, by run (nil when it paired
+// instead). Without draws, and up to batchValues values, one query reads
+// every shown evaluation's values; otherwise each run is paired with the
+// reference, which keeps memory flat. The statistics run in parallel, one
+// row per core.
+func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMean, shown []int, ref int, metric string, opts Options) ([]LeaderboardRow, [][]float64, error) {
+	rows := make([]LeaderboardRow, len(shown))
+	means := make([]store.RunMean, len(shown))
+	draws, total := false, int64(0)
+	for k, i := range shown {
+		means[k] = ranked[i]
+		draws = draws || ranked[i].Rows != ranked[i].Units
+		total += ranked[i].Rows
+	}
+	batch := !draws && total <= batchValues
+	var cols [][]float64
+	if batch {
+		var err error
+		if _, cols, err = st.RunMeansColumns(ctx, means); err != nil {
+			return nil, nil, err
+		}
+	}
+	refCol := slices.Index(shown, ref)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for k, i := range shown {
+		g.Go(func() error {
+			var row LeaderboardRow
+			var err error
+			if batch {
+				row, err = leaderboardStats(&means[k], stats.PairedUnits{LeftSum: cols[refCol], RightSum: cols[k]}, k == refCol, opts)
+			} else {
+				row, err = leaderboardEntry(gctx, st, &ranked[ref], &ranked[i], metric, opts)
+			}
+			row.Rank = i + 1
+			rows[k] = row
+			return err
+		})
+	}
+	return rows, cols, g.Wait()
+}
+
+// leaderboardEntry computes a run's row: its mean with a bootstrap interval
+// and, with a reference, the paired comparison with it. One read of the
+// pair serves both: the run's side holds all its units, since the two
+// share their targets.
+func leaderboardEntry(ctx context.Context, st *store.Store, ref, e *store.RunMean, metric string, opts Options) (LeaderboardRow, error) {
+	refID := e.EvaluationID
+	if ref != nil {
+		refID = ref.EvaluationID
+	}
+	p, err := st.Pair(ctx, refID, e.EvaluationID, metric, false)
+	if err != nil {
+		return LeaderboardRow{}, err
+	}
+	u := stats.PairedUnits{LeftSum: p.LeftSum, RightSum: p.RightSum}
+	if p.Draws() {
+		u.Rows = p.RightRows
+		for i, id := range p.SampleIDs {
+			if p.LeftRows[i] != p.RightRows[i] {
+				return LeaderboardRow{}, fmt.Errorf("%w: %s: unit %q has %d rows in %s and %d in %s; draws must match to pair",
+					ErrNotApplicable, e.Run, id, p.LeftRows[i], ref.Run, p.RightRows[i], e.Run)
+			}
+		}
+	}
+	if ref == nil {
+		u.LeftSum = nil
+	}
+	return leaderboardStats(e, u, ref != nil && refID == e.EvaluationID, opts)
+}
+
+// leaderboardStats is a run's row from its per-unit sums (u.RightSum) and
+// the reference's (u.LeftSum, nil for no reference): the mean with its
+// bootstrap interval and, unless isRef, the comparison.
+func leaderboardStats(e *store.RunMean, u stats.PairedUnits, isRef bool, opts Options) (LeaderboardRow, error) {
+	row := LeaderboardRow{Run: e.Run, EvaluationID: e.EvaluationID, Units: e.Units, LoggedAt: e.CreatedAt}
+	bopts := stats.BootstrapOptions{Confidence: opts.confidence(), Resamples: opts.resamples(), Seed: opts.Seed}
+	var boot stats.BootstrapResult
+	var err error
+	if u.Rows == nil {
+		boot, err = stats.Bootstrap(u.RightSum, bopts)
+	} else {
+		boot, err = stats.PairedBootstrapUnits(stats.PairedUnits{LeftSum: u.RightSum, RightSum: make([]float64, len(u.RightSum)), Rows: u.Rows}, bopts)
+	}
+	if err != nil {
+		return row, fmt.Errorf("%s: %w", e.Run, err)
+	}
+	row.Mean = stats.Interval{Estimate: boot.Estimate, Low: boot.Low, High: boot.High, Confidence: boot.Confidence}
+	if isRef || u.LeftSum == nil {
+		row.SameGroup = isRef
+		return row, nil
+	}
+	right := slices.Clone(u.RightSum)
+	for i := range right {
+		if equalWithinStorage(u.LeftSum[i], right[i]) {
+			right[i] = u.LeftSum[i]
+		}
+	}
+	u.RightSum = right
+	diff, err := stats.PairedBootstrapUnits(u, bopts)
+	if err != nil {
+		return row, fmt.Errorf("%s: %w", e.Run, err)
+	}
+	perm, err := stats.RandomizationUnits(u, stats.RandomizationOptions{Permutations: diff.Resamples, Seed: opts.Seed})
+	if err != nil {
+		return row, fmt.Errorf("%s: %w", e.Run, err)
+	}
+	d := stats.Interval{Estimate: diff.Estimate, Low: diff.Low, High: diff.High, Confidence: diff.Confidence}
+	row.Difference, row.PValue = &d, &perm.PValue
+	return row, nil
+}
+
+// noMetricError says that no evaluation has the metric, and which metrics
+// the experiment's evaluations do have.
+func noMetricError(ctx context.Context, st *store.Store, experiment, evalSet, metric string) error {
+	evals, err := st.ListEvaluations(ctx, store.EvaluationFilter{Experiment: experiment, EvalSet: evalSet})
+	if err != nil {
+		return err
+	}
+	if len(evals) == 0 {
+		if evalSet != "" {
+			return fmt.Errorf("%w: experiment %q has no evaluation on %q", ErrNoEvaluations, experiment, evalSet)
+		}
+		return fmt.Errorf("%w: experiment %q has no evaluations", ErrNoEvaluations, experiment)
+	}
+	var have []string
+	for _, e := range evals {
+		for _, m := range e.Metrics {
+			if !slices.Contains(have, m) {
+				have = append(have, m)
+			}
+		}
+	}
+	return fmt.Errorf("%w: no evaluation of experiment %q has %s; its metrics: %s", ErrNoEvaluations, experiment, metric, strings.Join(have, ", "))
+}

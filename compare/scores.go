@@ -1,0 +1,69 @@
+package compare
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/verdict-ml/verdict/stats"
+)
+
+// Named is one side's per-unit scores, keyed by unit ID, under a name.
+type Named struct {
+	Name   string
+	Scores map[string]float64
+}
+
+// Scores compares per-unit scores given directly rather than logged: the
+// paired bootstrap interval and sign-flip randomisation test of
+// Evaluations, on the IDs both sides have, in ID order, decided the same
+// way. It records nothing. Names default to "left" and "right"; metric
+// may be empty.
+//
+// Errors: ErrNothingShared when no ID is shared, ErrInvalid for a NaN or
+// ±Inf score of a shared ID (naming it) and for bad options.
+func Scores(metric string, dir Direction, baseline, candidate Named, opts Options) (*Comparison, error) {
+	if err := checkOptions(opts); err != nil {
+		return nil, err
+	}
+	c := &Comparison{Baseline: cmp.Or(baseline.Name, "left"), Candidate: cmp.Or(candidate.Name, "right")}
+	var ids []string
+	for id := range baseline.Scores {
+		if _, ok := candidate.Scores[id]; ok {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("%w: %s has %d ids and %s %d, none shared", ErrNothingShared,
+			c.Baseline, len(baseline.Scores), c.Candidate, len(candidate.Scores))
+	}
+	slices.Sort(ids)
+	left, right := make([]float64, len(ids)), make([]float64, len(ids))
+	for i, id := range ids {
+		left[i], right[i] = baseline.Scores[id], candidate.Scores[id]
+		for _, v := range []float64{left[i], right[i]} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%w: the score of id %q is %v", ErrInvalid, id, v)
+			}
+		}
+		if equalWithinStorage(left[i], right[i]) {
+			right[i] = left[i]
+		}
+	}
+	r := &MetricResult{
+		Metric: metric, Method: Bootstrap.label(), Baseline: c.Baseline, Candidate: c.Candidate,
+		N: len(ids), Alpha: opts.alpha(), Direction: dir, LowerIsBetter: dir.Lower(),
+	}
+	units := stats.PairedUnits{LeftSum: left, RightSum: right}
+	if err := measure(r, units, ids, nil, Bootstrap, opts); err != nil {
+		return nil, err
+	}
+	hint(r, units, Bootstrap)
+	c.Metrics = []*MetricResult{r}
+	opts.Adjust = AdjustNone
+	if err := decide(c, opts); err != nil {
+		return nil, err
+	}
+	return c, nil
+}

@@ -1,0 +1,135 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/verdict-ml/verdict/compare"
+)
+
+// Comparison writes a comparison of two evaluations in format: a table
+// with one row per metric and the verdict sentences under it (table,
+// markdown), one row per metric with every number in full (csv), or the
+// metrics' results as a JSON array (json).
+func Comparison(w io.Writer, format string, c *compare.Comparison) error {
+	switch format {
+	case "json":
+		return WriteJSON(w, c.Metrics)
+	case "csv":
+		return comparisonCSV(c).CSV(w)
+	}
+	t := comparisonTable(c)
+	b, cd := c.BaselineEval, c.CandidateEval
+	if format == "markdown" {
+		fmt.Fprintf(w, "**verdict compare**: baseline `%s/%s` (evaluation %d) vs candidate `%s/%s` (evaluation %d) on `%s`; difference = baseline − candidate\n\n",
+			b.Experiment, b.Run, b.ID, cd.Experiment, cd.Run, cd.ID, b.EvalSet)
+		if err := t.Markdown(w); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+		for _, r := range c.Metrics {
+			fmt.Fprintf(w, "- **%s**: %s\n", r.Metric, r.Verdict)
+		}
+		return nil
+	}
+	fmt.Fprintf(w, "baseline: evaluation %d (%s/%s on %s)\ncandidate: evaluation %d (%s/%s on %s)\n",
+		b.ID, b.Experiment, b.Run, b.EvalSet, cd.ID, cd.Experiment, cd.Run, cd.EvalSet)
+	fmt.Fprintln(w, "difference = baseline − candidate; BETTER/WORSE/SAME count units where the candidate is better, worse, the same")
+	fmt.Fprintln(w)
+	if err := t.Write(w, "table"); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	for _, r := range c.Metrics {
+		fmt.Fprintf(w, "%s: %s\n", Paint(t.Color, Strong, r.Metric), r.Verdict)
+		if r.ComparisonID != nil {
+			fmt.Fprintf(w, "  (recorded as comparison %d)\n", *r.ComparisonID)
+		}
+	}
+	return nil
+}
+
+// comparisonTable is one row per metric, the winner coloured: green when
+// the candidate wins, red when the baseline does.
+func comparisonTable(c *compare.Comparison) *Table {
+	t := &Table{
+		Header: []string{"METRIC", "BASELINE", "CANDIDATE", "DIFFERENCE [CI]", "P", "P ADJ", "DISTINGUISHABLE", "WINNER", "BETTER/WORSE/SAME", "N"},
+		Right:  map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 9: true},
+	}
+	var means []float64
+	for _, r := range c.Metrics {
+		means = append(means, r.BaselineMean, r.CandidateMean)
+	}
+	meanText := Nums(means, false)
+	for i, r := range c.Metrics {
+		padj := "-"
+		if r.Adjustment != "" {
+			padj = PValue(r.PAdjusted, r.Alpha)
+		}
+		winner := "none"
+		if r.Winner != compare.Neither {
+			winner = string(r.Winner)
+		}
+		metric := r.Metric
+		if r.LowerIsBetter {
+			metric += " (lower is better)"
+		}
+		d := r.Difference
+		t.Add(metric, meanText[2*i], meanText[2*i+1], Interval(d.Estimate, d.Low, d.High, true),
+			PValue(r.PValue, r.Alpha), padj, strconv.FormatBool(r.Distinguishable), winner,
+			fmt.Sprintf("%d/%d/%d", r.CandidateBetter, r.CandidateWorse, r.Same), strconv.Itoa(r.N))
+		switch r.Winner {
+		case compare.Candidate:
+			t.Mark(7, Good)
+		case compare.Baseline:
+			t.Mark(7, Bad)
+		default:
+			t.Mark(7, Dim)
+		}
+	}
+	return t
+}
+
+func comparisonCSV(c *compare.Comparison) *Table {
+	t := &Table{Header: []string{"metric", "lower_is_better", "method", "baseline", "candidate", "n", "baseline_mean", "candidate_mean",
+		"difference", "ci_low", "ci_high", "confidence", "statistic", "p_value", "p_adjusted", "adjustment", "distinguishable", "winner",
+		"candidate_better", "candidate_worse", "same", "n_required", "comparison_id"}}
+	for _, r := range c.Metrics {
+		id, stat, need := "", "", ""
+		if r.ComparisonID != nil {
+			id = strconv.FormatInt(*r.ComparisonID, 10)
+		}
+		if r.Statistic != nil {
+			stat = CSVNum(r.Statistic.Value)
+		}
+		if r.NRequired != nil {
+			need = strconv.Itoa(*r.NRequired)
+		}
+		padj := ""
+		if r.Adjustment != "" {
+			padj = CSVNum(r.PAdjusted)
+		}
+		d := r.Difference
+		row := []string{r.Metric, strconv.FormatBool(r.LowerIsBetter), r.Method, r.Baseline, r.Candidate, strconv.Itoa(r.N),
+			CSVNum(r.BaselineMean), CSVNum(r.CandidateMean)}
+		row = append(row, CSVInterval(d.Estimate, d.Low, d.High)...)
+		row = append(row, CSVNum(d.Confidence), stat, CSVNum(r.PValue), padj, r.Adjustment, strconv.FormatBool(r.Distinguishable),
+			string(r.Winner), strconv.Itoa(r.CandidateBetter), strconv.Itoa(r.CandidateWorse), strconv.Itoa(r.Same), need, id)
+		t.Add(row...)
+	}
+	return t
+}
+
+// ComparisonForest is a forest plot of a comparison's differences, one row
+// per metric, each labelled in its own precision.
+func ComparisonForest(c *compare.Comparison) (*Figure, error) {
+	rows := make([]ForestRow, len(c.Metrics))
+	for i, r := range c.Metrics {
+		d := r.Difference
+		rows[i] = ForestRow{Label: r.Metric, Estimate: d.Estimate, Low: d.Low, High: d.High, Distinguishable: r.Distinguishable,
+			Worse: r.Regression()}
+	}
+	return Forest(fmt.Sprintf("%s minus %s", c.Baseline, c.Candidate),
+		fmt.Sprintf("baseline − candidate, %g%% CI (filled: distinguishable; red: the candidate is worse)", 100*c.Metrics[0].Difference.Confidence), rows)
+}

@@ -1,0 +1,201 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/verdict-ml/verdict/compare"
+	"github.com/verdict-ml/verdict/stats"
+)
+
+// Verdict says one metric of a comparison in a sentence that can be pasted
+// into a pull request: the winner and the loser by name, the metric, the
+// winner's lead with its interval, the p-value the decision used and n, as
+// in "item-knn beats popularity on ndcg@10 by 0.021 (95% CI 0.010 to 0.032,
+// p = 0.003, n = 610)". The lead is positive in the metric's better
+// direction, so a lower-is-better metric reads the same way and says so.
+//
+// When the difference is not distinguishable, the sentence says which half
+// of the rule failed (the interval includes zero, p is not below alpha, or
+// both), and what it would take: the units a gap of the observed size would
+// need, from the observed variance of the paired differences, or that no
+// number of units separates equal means.
+//
+// Its signature is compare.Options.Sentence's, so that the sentence a
+// front end prints is the one the history records.
+func Verdict(c *compare.Comparison, r *compare.MetricResult) string {
+	var b strings.Builder
+	on := ""
+	if r.Metric != "" {
+		on = " on " + r.Metric
+	}
+	level := strconv.FormatFloat(100*r.Difference.Confidence, 'g', 6, 64) + "%"
+	p := PValueText(r.PAdjusted, r.Alpha)
+	if r.Adjustment != "" {
+		p += fmt.Sprintf(" after %s adjustment across %d metrics", adjustmentName(r.Adjustment), r.AdjustedN)
+	}
+	direction := ""
+	if r.LowerIsBetter {
+		direction = "lower is better; "
+	}
+	if r.Distinguishable {
+		g := r.Gap()
+		dec := verdictDecimals(g.Estimate, g.Low, g.High)
+		fmt.Fprintf(&b, "%s beats %s%s by %s (%s%s CI %s to %s, %s, n = %d): the interval excludes zero and p is below alpha %g.",
+			r.Name(r.Winner), r.Name(r.Loser()), on, verdictNumber(g.Estimate, dec, false), direction, level,
+			verdictNumber(g.Low, dec, false), verdictNumber(g.High, dec, false), p, r.N, r.Alpha)
+		writeMethod(&b, r)
+		if r.DeLong == nil {
+			fmt.Fprintf(&b, " %s is better for %s, worse for %s and the same for %s.",
+				r.Candidate, units(r.CandidateBetter), Thousands(int64(r.CandidateWorse)), Thousands(int64(r.Same)))
+		}
+		return b.String()
+	}
+	d := r.Difference
+	dec := verdictDecimals(d.Estimate, d.Low, d.High)
+	fmt.Fprintf(&b, "%s and %s are not distinguishable%s (%sn = %d): the difference %s − %s is %s, with a %s CI of %s to %s, ",
+		r.Baseline, r.Candidate, on, direction, r.N, r.Baseline, r.Candidate, verdictNumber(d.Estimate, dec, true), level,
+		verdictNumber(d.Low, dec, true), verdictNumber(d.High, dec, true))
+	switch {
+	case r.IntervalExcludesZero: // then p failed
+		fmt.Fprintf(&b, "which excludes zero, but %s is not below alpha %g.", p, r.Alpha)
+	case r.PBelowAlpha:
+		fmt.Fprintf(&b, "which includes zero, although %s is below alpha %g.", p, r.Alpha)
+	default:
+		fmt.Fprintf(&b, "which includes zero, and %s is not below alpha %g.", p, r.Alpha)
+	}
+	writeMethod(&b, r)
+	switch r.Hint {
+	case compare.HintCount:
+		fmt.Fprintf(&b, " Detecting a gap this size with 80%% power would take about %s units (from the observed variance of the paired differences: an order of magnitude, not a count).",
+			Count(float64(*r.NRequired)))
+	case compare.HintEqualMeans:
+		b.WriteString(" The means are equal, so no number of units would separate them.")
+	case compare.HintNoVariance:
+		b.WriteString(" Every unit differs by the same amount, so the observed variance gives no sample size.")
+	case compare.HintTooLarge:
+		b.WriteString(" A gap this small for its variance is beyond any practical number of units.")
+	}
+	return b.String()
+}
+
+// writeMethod adds what the method's own test found, for the tests other
+// than the default bootstrap and randomisation.
+func writeMethod(b *strings.Builder, r *compare.MetricResult) {
+	st := ""
+	if s := r.Statistic; s != nil {
+		st = fmt.Sprintf("%s = %s", s.Name, Num(s.Value))
+		if s.DF != nil {
+			st += fmt.Sprintf(" (df %g)", *s.DF)
+		}
+	}
+	switch {
+	case r.Wilcoxon != nil:
+		w := r.Wilcoxon
+		fmt.Fprintf(b, " Wilcoxon signed-rank (%s): W+ = %s, W− = %s; the interval is the paired bootstrap's.", w.Mode, Num(w.WPlus), Num(w.WMinus))
+	case r.McNemar != nil:
+		m := r.McNemar
+		fmt.Fprintf(b, " McNemar (%s): %s right only for %s, %s only for %s; the interval is the paired bootstrap's.",
+			m.Mode, units(m.B), r.Baseline, Thousands(int64(m.C)), r.Candidate)
+	case r.DeLong != nil:
+		d := r.DeLong
+		fmt.Fprintf(b, " DeLong: AUC %s (%s) against %s (%s), z = %s.", Num(d.AUCLeft), r.Baseline, Num(d.AUCRight), r.Candidate, Num(d.Z))
+	case r.Method == "paired-t" && st != "":
+		fmt.Fprintf(b, " Paired t: %s.", st)
+	case r.Method == "corrected-t":
+		fmt.Fprintf(b, " Corrected resampled t (Nadeau & Bengio, %d folds, n_train %d, n_test %d)", r.N, r.NTrain, r.NTest)
+		if st != "" {
+			fmt.Fprintf(b, ": %s", st)
+		}
+		b.WriteString(".")
+	case strings.HasPrefix(r.Method, "5x2") && len(r.Folds) >= 3:
+		fmt.Fprintf(b, " 5x2cv paired t (Dietterich; folds in sample ID order %s, ...)", strings.Join(r.Folds[:3], ", "))
+		if st != "" {
+			fmt.Fprintf(b, ": %s", st)
+		}
+		b.WriteString("; the interval is the paired bootstrap's.")
+	}
+	if y := r.Bayes; y != nil {
+		fmt.Fprintf(b, " Bayesian correlated t with a ROPE of %g: P(%s better) = %.3f, P(equivalent) = %.3f, P(%s better) = %.3f.",
+			y.Rope, r.Baseline, y.PBaselineBetter, y.PEquivalent, r.Candidate, y.PCandidateBetter)
+	}
+}
+
+// RankVerdict says one of a ranking's Holm comparisons, of the control with
+// another run, in a sentence. Its signature is compare.RankQuery.Sentence's.
+func RankVerdict(r *compare.Ranking, h stats.HolmComparison) string {
+	rank := map[string]float64{}
+	for _, run := range r.Runs {
+		rank[run.Name] = run.AvgRank
+	}
+	p := "Holm " + PValueText(h.PAdjusted, r.Alpha)
+	if !h.Rejected {
+		return fmt.Sprintf("%s and %s are not distinguishable on %s by rank (%s, n = %s)", r.Control, h.Name, r.Metric, p, units(r.Units))
+	}
+	better, worse := r.Control, h.Name
+	if rank[h.Name] < rank[r.Control] {
+		better, worse = h.Name, r.Control
+	}
+	return fmt.Sprintf("%s ranks better than %s on %s (average ranks %.3f and %.3f, %s, n = %s)",
+		better, worse, r.Metric, rank[better], rank[worse], p, units(r.Units))
+}
+
+// adjustmentName is an adjustment as a sentence names it.
+func adjustmentName(a string) string {
+	switch a {
+	case "holm":
+		return "Holm"
+	case "bonferroni":
+		return "Bonferroni"
+	case "bh":
+		return "Benjamini-Hochberg"
+	case "by":
+		return "Benjamini-Yekutieli"
+	}
+	return a
+}
+
+// units is "1 unit" or "n units", with thousands separators.
+func units(n int) string {
+	if n == 1 {
+		return "1 unit"
+	}
+	return Thousands(int64(n)) + " units"
+}
+
+// verdictDecimals returns the number of decimals that shows the largest of
+// xs with at least three significant digits, and at least 3.
+func verdictDecimals(xs ...float64) int {
+	m := 0.0
+	for _, x := range xs {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			m = max(m, math.Abs(x))
+		}
+	}
+	if m == 0 {
+		return 3
+	}
+	return min(max(3, 2-int(math.Floor(math.Log10(m)))), 15)
+}
+
+// verdictNumber formats x with decimals decimals, and more when that would
+// print a nonzero x as zero, so that an interval bound never reads as zero
+// on the wrong side. With signed, positive numbers get a plus sign.
+func verdictNumber(x float64, decimals int, signed bool) string {
+	if x == 0 {
+		return strconv.FormatFloat(0, 'f', decimals, 64)
+	}
+	for decimals < 17 {
+		if v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', decimals, 64), 64); v != 0 {
+			break
+		}
+		decimals++
+	}
+	s := strconv.FormatFloat(x, 'f', decimals, 64)
+	if signed && x > 0 {
+		s = "+" + s
+	}
+	return s
+}
