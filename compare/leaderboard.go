@@ -81,7 +81,7 @@ type Leaderboard struct {
 	Direction Direction `json:"-"`
 	// Options are the query's, defaults filled in.
 	Options Options `json:"-"`
-	shown     []store.RunMean
+	shown   []store.RunMean
 }
 
 // batchValues is the most values a leaderboard reads in one query.
