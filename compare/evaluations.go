@@ -3,6 +3,7 @@ package compare
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -66,7 +67,7 @@ func (o Options) resolved() Options {
 }
 
 // Side names one side of a comparison. Neither (the empty string) is no
-// side: no winner.
+// side: no winner. JSON writes Neither as null.
 type Side string
 
 const (
@@ -74,6 +75,27 @@ const (
 	Baseline  Side = "baseline"
 	Candidate Side = "candidate"
 )
+
+// MarshalJSON writes Neither as null and the others as strings.
+func (s Side) MarshalJSON() ([]byte, error) {
+	if s == Neither {
+		return []byte("null"), nil
+	}
+	return json.Marshal(string(s))
+}
+
+// UnmarshalJSON reads null as Neither.
+func (s *Side) UnmarshalJSON(b []byte) error {
+	var v *string
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = Neither
+	if v != nil {
+		*s = Side(*v)
+	}
+	return nil
+}
 
 // Comparison is the outcome of comparing a baseline with a candidate on one
 // or more metrics. Differences are baseline − candidate.

@@ -201,8 +201,7 @@ func appendJSON(b *bytes.Buffer, v any, indent string) {
 		}
 		b.WriteString("{\n")
 		for i, f := range x {
-			name, _ := json.Marshal(f.name)
-			b.WriteString(indent + "  " + string(name) + ": ")
+			b.WriteString(indent + "  " + jsonScalar(f.name) + ": ")
 			appendJSON(b, f.value, indent+"  ")
 			if i < len(x)-1 {
 				b.WriteByte(',')
@@ -226,7 +225,17 @@ func appendJSON(b *bytes.Buffer, v any, indent string) {
 	case float64:
 		b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
 	default:
-		j, _ := json.Marshal(x)
-		b.Write(j)
+		b.WriteString(jsonScalar(x))
 	}
+}
+
+// jsonScalar encodes a string, number or boolean without escaping <, > and
+// &: the output is read by people and scripts, not embedded in HTML, and
+// "p < 0.001" should read as written.
+func jsonScalar(x any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(x)
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/store/storetest"
 )
 
@@ -44,7 +45,7 @@ func TestCompareEndToEnd(t *testing.T) {
 
 	res := runVerdict(t, url, "compare", "-e", "exp", "--format", "json", "base", "worse")
 	require.Equal(t, 0, res.code, res.stderr)
-	var out []metricComparison
+	var out []compare.MetricResult
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	require.Len(t, out, 2)
 	a, b := out[0], out[1]
@@ -53,10 +54,10 @@ func TestCompareEndToEnd(t *testing.T) {
 	// 67 of 200 users (i%3 == 0) differ by exactly +0.25: mean difference 67*0.25/200.
 	require.InDelta(t, 67*0.25/200, a.Difference.Estimate, 1e-9)
 	require.True(t, a.Distinguishable)
-	require.Equal(t, "baseline", a.Winner)
+	require.Equal(t, compare.Baseline, a.Winner)
 	require.Equal(t, "holm", a.Adjustment)
-	require.Equal(t, 67, a.Wins)
-	require.Equal(t, 133, a.Ties)
+	require.Equal(t, 67, a.CandidateWorse)
+	require.Equal(t, 133, a.Same)
 	// b is identical in both runs: difference 0, p = 1.
 	require.Equal(t, 0.0, b.Difference.Estimate)
 	require.Equal(t, 1.0, b.PValue)
@@ -67,7 +68,7 @@ func TestCompareEndToEnd(t *testing.T) {
 	// The same seed reproduces the recorded numbers exactly.
 	res = runVerdict(t, url, "compare", "-e", "exp", "--format", "json", "--metric", "a", "base", "worse")
 	require.Equal(t, 0, res.code, res.stderr)
-	var again []metricComparison
+	var again []compare.MetricResult
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &again))
 	require.Equal(t, a.Difference, again[0].Difference)
 	require.Equal(t, a.PValue, again[0].PValue)
@@ -103,7 +104,7 @@ func TestCompareRefusesDifferentTargets(t *testing.T) {
 
 	res := runVerdict(t, url, "compare", "-e", "exp", "one", "two")
 	require.Equal(t, 2, res.code)
-	require.Contains(t, res.stderr, "were scored on different evaluation sets or targets; pass --allow-different-targets")
+	require.Contains(t, res.stderr, "were scored on different evaluation sets or targets; --allow-different-targets compares the units they share")
 
 	res = runVerdict(t, url, "compare", "-e", "exp", "--allow-different-targets", "--format", "json", "--no-record", "one", "two")
 	require.Equal(t, 0, res.code, res.stderr)
@@ -187,7 +188,7 @@ func TestCompareDrawsResamplesUnits(t *testing.T) {
 	}
 	res := runVerdict(t, url, "compare", "-e", "exp", "--format", "json", "--no-record", "base", "cand")
 	require.Equal(t, 0, res.code, res.stderr)
-	var out []metricComparison
+	var out []compare.MetricResult
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	require.Equal(t, 40, out[0].N, "units, not rows")
 
@@ -224,9 +225,9 @@ func TestCompareDrawsResamplesUnits(t *testing.T) {
 	// to --baseline base is compare's, resampled by user.
 	res = runVerdict(t, url, "leaderboard", "-e", "exp", "--metric", "m", "--baseline", "base", "--format", "json")
 	require.Equal(t, 0, res.code, res.stderr)
-	var lb leaderboard
+	var lb compare.Leaderboard
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &lb))
-	i := slices.IndexFunc(lb.Rows, func(r leaderboardRow) bool { return r.Run == "cand" })
+	i := slices.IndexFunc(lb.Rows, func(r compare.LeaderboardRow) bool { return r.Run == "cand" })
 	require.GreaterOrEqual(t, i, 0)
 	require.Equal(t, int64(40), lb.Rows[i].Units)
 	require.InDelta(t, out[0].Difference.Estimate, lb.Rows[i].Difference.Estimate, tol)
@@ -263,7 +264,7 @@ func TestCompareLowerIsBetterAndMissingUnits(t *testing.T) {
 	res = runVerdict(t, url, "compare", "-e", "exp", "--metric", "a", "--allow-different-targets",
 		"--fail-on", "regression", "--format", "json", "base", "cand")
 	require.Equal(t, 1, res.code, "a higher loss is a regression; stderr: %s", res.stderr)
-	var out []metricComparison
+	var out []compare.MetricResult
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	r := out[0]
 	require.True(t, r.LowerIsBetter)
@@ -271,9 +272,15 @@ func TestCompareLowerIsBetterAndMissingUnits(t *testing.T) {
 	require.Equal(t, int64(1), r.BaselineOnly, "u000")
 	require.Equal(t, int64(10), r.CandidateOnly, "u200 to u209")
 	require.True(t, r.Distinguishable)
-	require.Equal(t, "baseline", r.Winner, "lower is better: the baseline's lower loss wins")
+	require.Equal(t, compare.Baseline, r.Winner, "lower is better: the baseline's lower loss wins")
 	require.Less(t, r.Difference.Estimate, 0.0)
-	require.Contains(t, r.Verdict, "Lower is better for this metric.")
+	// The sentence agrees with the winner: the lower loss beats the higher,
+	// by a positive lead, and the counts call the candidate's higher losses
+	// worse.
+	require.Contains(t, r.Verdict, "base beats cand on a by 0.0829 (lower is better; 95% CI 0.0666 to 0.0992")
+	require.Contains(t, r.Verdict, "cand is better for 0 units, worse for 66 and the same for 133.")
+	require.Equal(t, 66, r.CandidateWorse)
+	require.Equal(t, 0, r.CandidateBetter)
 }
 
 func TestConcurrentComparesAreBothRecorded(t *testing.T) {
@@ -354,7 +361,7 @@ func testCorrectedT(t *testing.T, protocol string) {
 	}
 	res := runVerdict(t, url, "compare", "-e", "cv", "--rope", "0.01", "--format", "json", "base", "cand")
 	require.Equal(t, 0, res.code, res.stderr)
-	var out []metricComparison
+	var out []compare.MetricResult
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	r := out[0]
 	require.Equal(t, "corrected-t", r.Method)
@@ -375,7 +382,7 @@ func testCorrectedT(t *testing.T, protocol string) {
 	require.InDelta(t, mean, r.Difference.Estimate, 1e-12)
 	require.Contains(t, r.Verdict, fmt.Sprintf("t = %.4g", tStat))
 	require.NotNil(t, r.Bayes)
-	require.InDelta(t, 1, r.Bayes.PLeftBetter+r.Bayes.PEquivalent+r.Bayes.PRightBetter, 1e-9)
+	require.InDelta(t, 1, r.Bayes.PBaselineBetter+r.Bayes.PEquivalent+r.Bayes.PCandidateBetter, 1e-9)
 }
 
 func TestCompareMcNemar(t *testing.T) {
@@ -400,12 +407,12 @@ func TestCompareMcNemar(t *testing.T) {
 	}
 	res := runVerdict(t, url, "compare", "-e", "clf", "--method", "mcnemar", "--format", "json", "base", "cand")
 	require.Equal(t, 0, res.code, res.stderr)
-	var out []metricComparison
+	var out []compare.MetricResult
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	require.Equal(t, "mcnemar+bootstrap-interval", out[0].Method)
 	require.InDelta(t, 0.041389465332031257, out[0].PValue, 1e-12)
 	require.InDelta(t, 0.10, out[0].Difference.Estimate, 1e-12)
-	require.Contains(t, out[0].Verdict, "15 units right only for the baseline, 5 only for the candidate")
+	require.Contains(t, out[0].Verdict, "15 units right only for base, 5 only for cand")
 }
 
 // TestCompareFiveByTwo logs 5x2 fold scores and checks Dietterich's t from
@@ -430,7 +437,7 @@ func TestCompareFiveByTwo(t *testing.T) {
 	}
 	res := runVerdict(t, url, "compare", "-e", "cv", "--format", "json", "base", "cand")
 	require.Equal(t, 0, res.code, res.stderr)
-	var out []metricComparison
+	var out []compare.MetricResult
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	require.Equal(t, "5x2cv-t+bootstrap-interval", out[0].Method)
 
@@ -501,7 +508,7 @@ func TestCompareDeLong(t *testing.T) {
 	}
 	res := runVerdict(t, url, "compare", "-e", "clf", "--method", "delong", "--format", "json", "base", "cand")
 	require.Equal(t, 0, res.code, res.stderr)
-	var out []metricComparison
+	var out []compare.MetricResult
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	// By hand: positives {0.875, 0.75, 0.5, 0.625} against negatives
 	// {0.25, 0.375, 0.125, 0.5}: 15 wins and one tie of 16 pairs for the
@@ -588,9 +595,10 @@ func TestDiff(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	// 67 users (i%3 == 0) lose 0.25 each: the worst three are u000, u003, u006
 	// (ties keep sample ID order), and they account for 3 of 67 shares.
-	require.Contains(t, res.stdout, "u000         0.0000    -0.2500  -0.2500\nu003         0.7500     0.5000  -0.2500\nu006")
-	require.Contains(t, res.stdout, "candidate better for 0 users, worse for 67, the same for 133")
-	require.Contains(t, res.stdout, "these 3 users account for -0.7500 of the total change -16.75 (4%)")
+	// Differences are baseline − candidate, +0.25 for each of them.
+	require.Contains(t, res.stdout, "u000         0.0000    -0.2500     +0.2500\nu003         0.7500     0.5000     +0.2500\nu006")
+	require.Contains(t, res.stdout, "the candidate is better for 0 users, worse for 67, the same for 133")
+	require.Contains(t, res.stdout, "these 3 users account for +0.7500 of the total difference +16.75 (4%)")
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
 	require.Equal(t, 201, strings.Count(string(b), "\n"), "a header and every pair")

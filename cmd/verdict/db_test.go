@@ -1,11 +1,15 @@
 package main
 
 import (
+	"fmt"
+	"io/fs"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/verdict-ml/verdict/migrations"
 	"github.com/verdict-ml/verdict/store/storetest"
 )
 
@@ -40,28 +44,30 @@ func TestMigrateAndStatus(t *testing.T) {
 
 	res := runVerdict(t, url, "migrate", "status")
 	require.Equal(t, 0, res.code, res.stderr)
-	require.Contains(t, res.stdout, "1  00001_schema_v1.sql                   pending")
-	require.Contains(t, res.stdout, "2  00002_comparison_history.sql          pending")
-	require.Contains(t, res.stdout, "3  00003_sample_labels.sql               pending")
-	require.Contains(t, res.stdout, "4  00004_evaluations_newest_per_run.sql  pending")
-	require.Contains(t, res.stdout, "5  00005_unit_values_groups.sql          pending")
-	require.Contains(t, res.stdout, "database is at version 0 of 5: run 'verdict migrate'")
+	// Every migration file is listed, pending, in order.
+	files, err := fs.Glob(migrations.FS, "*.sql")
+	require.NoError(t, err)
+	n := len(files)
+	for i, f := range files {
+		require.Regexp(t, fmt.Sprintf(`(?m)^ +%d  %s +pending$`, i+1, regexp.QuoteMeta(f)), res.stdout)
+	}
+	require.Contains(t, res.stdout, fmt.Sprintf("database is at version 0 of %d: run 'verdict migrate'", n))
 
 	res = runVerdict(t, url, "migrate")
 	require.Equal(t, 0, res.code, res.stderr)
-	require.Equal(t, "applied 5 migration(s); schema is at version 5\n", res.stdout)
+	require.Equal(t, fmt.Sprintf("applied %d migration(s); schema is at version %d\n", n, n), res.stdout)
 
 	res = runVerdict(t, url, "migrate")
-	require.Equal(t, "schema is up to date at version 5\n", res.stdout)
+	require.Equal(t, fmt.Sprintf("schema is up to date at version %d\n", n), res.stdout)
 
 	res = runVerdict(t, url, "migrate", "status")
-	require.Regexp(t, `1  00001_schema_v1.sql                   \d{4}-\d\d-\d\d`, res.stdout)
-	require.Contains(t, res.stdout, "database is up to date at version 5")
+	require.Regexp(t, `1  00001_schema_v1.sql +\d{4}-\d\d-\d\d`, res.stdout)
+	require.Contains(t, res.stdout, fmt.Sprintf("database is up to date at version %d", n))
 
 	res = runVerdict(t, url, "db", "status")
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "(from --database-url)")
-	require.Contains(t, res.stdout, "connection:  ok\nschema:      version 5 (up to date)\n")
+	require.Contains(t, res.stdout, fmt.Sprintf("connection:  ok\nschema:      version %d (up to date)\n", n))
 }
 
 func TestDBPsqlRunsOnTheSameDatabase(t *testing.T) {

@@ -7,10 +7,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/demo"
 	"github.com/verdict-ml/verdict/evaluate"
 	"github.com/verdict-ml/verdict/report"
-	"github.com/verdict-ml/verdict/stats"
 	"github.com/verdict-ml/verdict/store"
 )
 
@@ -53,7 +53,7 @@ already logged; each run records its comparisons in the history.`,
 			defer st.Close()
 			fmt.Fprintf(w, "database: %s\n", st.URL())
 			fmt.Fprintf(w, "MovieLens latest-small: %s ratings by %d users; each user's %d latest ratings are the targets, %s earlier ones train the models.\n\n",
-				thousands(int64(len(ratings))), len(split.Users), demoHeldOut, thousands(int64(len(split.TrainRatings))))
+				report.Thousands(int64(len(ratings))), len(split.Users), demoHeldOut, report.Thousands(int64(len(split.TrainRatings))))
 
 			metrics, err := evaluate.ParseMetrics([]string{"ndcg@10,20", "recall@10,20", "hit_rate@10", "map@20"})
 			if err != nil {
@@ -87,32 +87,28 @@ already logged; each run records its comparisons in the history.`,
 			// does: a close pair, then a clearly different one.
 			for _, pair := range [][2]string{{"popularity", "item-knn"}, {"recent-popularity", "popularity"}} {
 				fmt.Fprintf(w, "\nverdict compare %s %s --metric ndcg@10 (paired by user, bootstrap + randomization):\n", pair[0], pair[1])
-				results, err := compareEvaluations(c.Context, st, evals[pair[0]], evals[pair[1]], []string{"ndcg@10"},
-					compareSettings{opts: stats.CompareOptions{LeftName: pair[0], RightName: pair[1]}, method: "bootstrap", adjust: "none", record: true})
+				res, err := compare.Evaluations(c.Context, st, evals[pair[0]], evals[pair[1]],
+					compare.Options{Metrics: []string{"ndcg@10"}, Record: true, Sentence: report.Verdict})
 				if err != nil {
 					return err
 				}
-				for _, r := range results {
+				for _, r := range res.Metrics {
 					fmt.Fprintf(w, "  %s\n", r.Verdict)
 				}
 			}
 
 			// A third run joins: rank all three over the users they share.
 			fmt.Fprintf(w, "\nverdict rank popularity recent-popularity item-knn --metric ndcg@10 (Friedman, users as blocks):\n")
-			units, values, err := st.UnitMatrix(c.Context, []*store.Evaluation{evals["popularity"], evals["recent-popularity"], evals["item-knn"]}, "ndcg@10")
+			rk, err := compare.Rank(c.Context, st, compare.RankQuery{Metric: "ndcg@10",
+				Evaluations: []*store.Evaluation{evals["popularity"], evals["recent-popularity"], evals["item-knn"]}})
 			if err != nil {
 				return err
 			}
-			names := []string{"popularity", "recent-popularity", "item-knn"}
-			fr, err := stats.Friedman(values, stats.FriedmanOptions{Names: names})
-			if err != nil {
-				return err
-			}
-			for j, n := range names {
-				fmt.Fprintf(w, "  %-18s average rank %.3f\n", n, fr.AvgRanks[j])
+			for _, r := range rk.Runs {
+				fmt.Fprintf(w, "  %-18s average rank %.3f\n", r.Name, r.AvgRank)
 			}
 			fmt.Fprintf(w, "  %d users, Iman-Davenport p = %.3g, Nemenyi critical difference %.3f: runs closer than that cannot be told apart.\n",
-				len(units), fr.ImanDavenportP, fr.CD)
+				rk.Units, rk.Friedman.ImanDavenportP, rk.Friedman.CD)
 
 			hist, err := st.History(c.Context, store.HistoryFilter{Experiment: demoExperiment, Limit: 5})
 			if err != nil {

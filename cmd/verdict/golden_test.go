@@ -206,7 +206,7 @@ func TestReportHTML(t *testing.T) {
 	}
 	require.Contains(t, textOf(sections["leaderboard-1"]), "ndcg@10 on test")
 	require.Contains(t, textOf(sections["leaderboard-2"]), "recall@20 on test")
-	require.Contains(t, textOf(sections["history"]), "candidate beats baseline on ndcg@10 by 0.0329")
+	require.Contains(t, textOf(sections["history"]), "item-knn beats baseline on ndcg@10 by 0.0329")
 	require.Equal(t, 4+1, countTags(sections["runs"], "tr"), "a header and one row per run")
 	for _, ref := range []string{"<script", "<link", "src=", "@import", "url("} {
 		require.NotContains(t, string(doc), ref, "the report loads nothing")
@@ -256,7 +256,7 @@ func TestPlotFlags(t *testing.T) {
 	}{
 		{"compare", []string{"compare", "-e", "golden", "--no-record"}, []string{"baseline", "item-knn"}, []string{"ndcg@10", "recall@20"}},
 		{"rank", []string{"rank", "-e", "golden", "--no-record", "--metric", "ndcg@10"}, runs, runs},
-		{"diff", []string{"diff", "-e", "golden", "--metric", "ndcg@10"}, []string{"baseline", "item-knn"}, []string{"item-knn minus baseline"}},
+		{"diff", []string{"diff", "-e", "golden", "--metric", "ndcg@10"}, []string{"baseline", "item-knn"}, []string{"baseline minus item-knn"}},
 		{"leaderboard", []string{"leaderboard", "-e", "golden", "--metric", "ndcg@10"}, nil, []string{"baseline", "mf-64", "popularity"}},
 		{"history", []string{"history", "-e", "golden", "--metric", "ndcg@10"}, nil, []string{"baseline", "item-knn"}},
 	} {

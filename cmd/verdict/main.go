@@ -17,6 +17,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/evaluate"
 	"github.com/verdict-ml/verdict/store"
 	"github.com/verdict-ml/verdict/store/localpg"
@@ -39,7 +40,7 @@ func main() {
 // run executes one command line and returns its exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.RunContext(ctx, args)
+	err := app.RunContext(ctx, flagsFirst(app, args))
 	if err == nil {
 		return exitOK
 	}
@@ -148,6 +149,21 @@ func noArgs(c *cli.Context, hint string) error {
 // userError marks an error as the user's to fix: exit code 2 with its message.
 func userError(format string, args ...any) error {
 	return cli.Exit(fmt.Sprintf(format, args...), exitError)
+}
+
+// withHint adds what the command line can do about an error from the
+// libraries, whose messages name no flags: the flag that lifts a refusal,
+// or names what was missing.
+func withHint(err error) error {
+	switch {
+	case errors.Is(err, store.ErrNotComparable):
+		return fmt.Errorf("%w; --allow-different-targets compares the units they share", err)
+	case errors.Is(err, store.ErrSeveralEvalSets):
+		return fmt.Errorf("%w with --eval-set", err)
+	case errors.Is(err, compare.ErrNeedExperiment):
+		return fmt.Errorf("%w: name runs with --experiment", err)
+	}
+	return err
 }
 
 // isBadInput reports whether err is about the user's input rather than the

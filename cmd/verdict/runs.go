@@ -1,13 +1,7 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"maps"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -65,14 +59,8 @@ Example:
 			if !c.IsSet("limit") && len(runs) > defaultRunsShown && (format == "table" || format == "markdown") {
 				runs, more = runs[:defaultRunsShown], true
 			}
-			if errors.Is(err, store.ErrBadFilter) {
-				return cli.Exit(err.Error(), exitError)
-			}
 			if err != nil {
 				return err
-			}
-			if format == "json" {
-				return writeJSON(c.App.Writer, toOrderedValue(runs))
 			}
 			if len(runs) == 0 && format == "table" {
 				if e := c.String("experiment"); e != "" {
@@ -82,66 +70,10 @@ Example:
 				}
 				return nil
 			}
-			if format == "csv" {
-				return runsCSV(runs).CSV(c.App.Writer)
-			}
-			if err := runsTable(runs).Write(c.App.Writer, format); err != nil || !more {
-				return err
-			}
-			_, err = fmt.Fprintf(c.App.Writer, "\nmore runs match; these are the first %d (--limit 0 lists them all)\n", defaultRunsShown)
-			return err
+			return report.Runs(c.App.Writer, format, runs, more)
 		},
 	}
 }
 
 // defaultRunsShown is how many runs a table lists without --limit.
 const defaultRunsShown = 50
-
-// reportFormatFlag is the --format of report commands.
-func reportFormatFlag() cli.Flag {
-	return &cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table, markdown, json or csv"}
-}
-
-// reportFormat reads and checks --format.
-func reportFormat(c *cli.Context) (string, error) {
-	f := c.String("format")
-	switch f {
-	case "table", "markdown", "json", "csv":
-		return f, nil
-	}
-	return "", userError("--format %q: want table, markdown, json or csv", f)
-}
-
-// runsTable lists runs with their params and tags.
-func runsTable(runs []store.Run) *report.Table {
-	t := &report.Table{Header: []string{"EXPERIMENT", "RUN", "CREATED", "EVALUATIONS", "GIT COMMIT", "TAGS", "PARAMS"}, Right: map[int]bool{3: true}}
-	for _, r := range runs {
-		commit := r.GitCommit
-		if len(commit) > 12 {
-			commit = commit[:12]
-		}
-		t.Add(r.Experiment, r.Name, r.CreatedAt.Local().Format("2006-01-02 15:04"), fmt.Sprint(r.Evaluations), commit,
-			strings.Join(r.Tags, ","), paramsText(r.Params))
-	}
-	return t
-}
-
-// paramsText is params as "k=v" pairs in key order, numbers in full.
-func paramsText(params map[string]any) string {
-	parts := make([]string, 0, len(params))
-	for _, k := range slices.Sorted(maps.Keys(params)) {
-		v := params[k]
-		var text string
-		switch x := v.(type) {
-		case string:
-			text = x
-		case float64:
-			text = strconv.FormatFloat(x, 'g', -1, 64)
-		default:
-			b, _ := json.Marshal(x)
-			text = string(b)
-		}
-		parts = append(parts, k+"="+text)
-	}
-	return strings.Join(parts, " ")
-}

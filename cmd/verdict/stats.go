@@ -2,10 +2,11 @@ package main
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/verdict-ml/verdict/report"
 )
 
 // statsMethod is one `verdict stats METHOD` subcommand: a statistics
@@ -65,11 +66,10 @@ Example:
 				if err != nil {
 					return statsError(err)
 				}
-				o := toOrdered(reflect.ValueOf(res))
 				if format == "json" {
-					return writeJSON(c.App.Writer, o)
+					return report.WriteJSON(c.App.Writer, res)
 				}
-				return writeFields(c.App.Writer, o)
+				return report.WriteFields(c.App.Writer, res)
 			},
 		})
 	}

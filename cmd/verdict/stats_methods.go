@@ -3,32 +3,10 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/verdict-ml/verdict/compare"
+	"github.com/verdict-ml/verdict/report"
 	"github.com/verdict-ml/verdict/stats"
 )
-
-// Flags shared by several commands. Each call makes a new flag: urfave/cli
-// records parsing state in the flag value itself.
-func confidenceFlag() cli.Flag {
-	return &cli.Float64Flag{Name: "confidence", Value: 0.95, Usage: "`LEVEL` of the confidence interval"}
-}
-func alphaFlag() cli.Flag {
-	return &cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance `LEVEL`"}
-}
-func powerFlag() cli.Flag {
-	return &cli.Float64Flag{Name: "power", Value: 0.8, Usage: "wanted `POWER`"}
-}
-func resamplesFlag() cli.Flag {
-	return &cli.IntFlag{Name: "resamples", Value: 2000, Usage: "bootstrap resamples `B`"}
-}
-func seedFlag() cli.Flag {
-	return &cli.Uint64Flag{Name: "seed", Value: 0, Usage: "random `SEED`: the same seed gives the same output, bit for bit"}
-}
-func nTrainFlag() cli.Flag {
-	return &cli.IntFlag{Name: "n-train", Usage: "training set size `N` of each fold"}
-}
-func nTestFlag() cli.Flag {
-	return &cli.IntFlag{Name: "n-test", Usage: "test set size `N` of each fold"}
-}
 
 // leftRight reads the paired columns left and right.
 func leftRight(in *statsInput) (left, right []float64, err error) {
@@ -204,24 +182,24 @@ func statsMethods() []statsMethod {
 			},
 		},
 		{
-			name: "sample-size", usage: "units needed to detect a gap, for 0/1-bounded scores",
-			flags: []cli.Flag{&cli.Float64Flag{Name: "delta", Usage: "the gap `D` to detect"}, alphaFlag(), powerFlag()},
+			name: "sample-size", usage: "units a paired test needs to detect a gap; without --variance, the worst case for 0/1-bounded scores",
+			flags: []cli.Flag{&cli.Float64Flag{Name: "delta", Usage: "the gap `D` to detect"}, varianceFlag(), alphaFlag(), powerFlag()},
 			run: func(c *cli.Context, _ *statsInput) (any, error) {
 				d, err := needFloat(c, "delta")
 				if err != nil {
 					return nil, err
 				}
-				return stats.SampleSize(stats.SampleSizeOptions{Delta: d, Alpha: c.Float64("alpha"), Power: c.Float64("power")})
+				return stats.SampleSize(stats.SampleSizeOptions{Delta: d, Alpha: c.Float64("alpha"), Power: c.Float64("power"), Variance: c.Float64("variance")})
 			},
 		},
 		{
-			name: "mde", usage: "minimum detectable difference with n units, for 0/1-bounded scores",
-			flags: []cli.Flag{&cli.IntFlag{Name: "n", Usage: "number of units `N`"}, alphaFlag(), powerFlag()},
+			name: "mde", usage: "minimum difference a paired test detects with n units; without --variance, the worst case for 0/1-bounded scores",
+			flags: []cli.Flag{&cli.IntFlag{Name: "n", Usage: "number of units `N`"}, varianceFlag(), alphaFlag(), powerFlag()},
 			run: func(c *cli.Context, _ *statsInput) (any, error) {
 				if !c.IsSet("n") {
 					return nil, userError("--n is required")
 				}
-				return stats.MinimumDetectableDifference(stats.MDEOptions{N: c.Int("n"), Alpha: c.Float64("alpha"), Power: c.Float64("power")})
+				return stats.MinimumDetectableDifference(stats.MDEOptions{N: c.Int("n"), Alpha: c.Float64("alpha"), Power: c.Float64("power"), Variance: c.Float64("variance")})
 			},
 		},
 		{
@@ -267,9 +245,14 @@ func statsMethods() []statsMethod {
 			},
 		},
 		{
-			name: "compare", usage: "is the winner real? interval, p-value, wins/losses/ties and a verdict sentence",
+			name: "compare", usage: "is the winner real? interval, p-value, better/worse/same counts and a verdict sentence",
 			inputs: `left, right as {"id": score} objects, matched by id (intersection only). In CSV: columns id, left, right; an empty cell is a missing score.`,
-			flags:  []cli.Flag{alphaFlag(), confidenceFlag(), resamplesFlag(), seedFlag()},
+			flags: []cli.Flag{alphaFlag(), confidenceFlag(), resamplesFlag(), seedFlag(),
+				&cli.StringFlag{Name: "left-name", Value: "left", Usage: "`NAME` of the left side, the baseline, in the verdict"},
+				&cli.StringFlag{Name: "right-name", Value: "right", Usage: "`NAME` of the right side, the candidate, in the verdict"},
+				&cli.StringFlag{Name: "metric", Usage: "`METRIC` the scores are of, for the verdict"},
+				&cli.BoolFlag{Name: "lower-is-better", Usage: "lower scores are better (a loss, an error rate)"},
+			},
 			run: func(c *cli.Context, in *statsInput) (any, error) {
 				left, err := in.keyed("left")
 				if err != nil {
@@ -279,13 +262,25 @@ func statsMethods() []statsMethod {
 				if err != nil {
 					return nil, err
 				}
-				return stats.Compare(left, right, stats.CompareOptions{
-					Alpha: c.Float64("alpha"), Confidence: c.Float64("confidence"),
-					Resamples: c.Int("resamples"), Seed: c.Uint64("seed"),
-				})
+				dir := compare.HigherIsBetter
+				if c.Bool("lower-is-better") {
+					dir = compare.LowerIsBetter
+				}
+				opts := compareOptions(c)
+				opts.Sentence = report.Verdict
+				res, err := compare.Scores(c.String("metric"), dir,
+					compare.Named{Name: c.String("left-name"), Scores: left}, compare.Named{Name: c.String("right-name"), Scores: right}, opts)
+				if err != nil {
+					return nil, err
+				}
+				return res.Metrics[0], nil
 			},
 		},
 	}
+}
+
+func varianceFlag() cli.Flag {
+	return &cli.Float64Flag{Name: "variance", Usage: "variance `V` of the paired differences per unit (default: ½, the worst case for scores in [0, 1] on two uncorrelated sides)"}
 }
 
 func bootstrapFlags() []cli.Flag {

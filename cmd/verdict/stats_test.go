@@ -53,12 +53,26 @@ func TestStatsCommands(t *testing.T) {
 	require.Equal(t, 3.0, cmp["n"])
 	require.Nil(t, cmp["winner"])
 	require.Equal(t, false, cmp["distinguishable"])
-	require.Equal(t, 2.0, cmp["wins"])
-	require.Equal(t, 1.0, cmp["ties"])
+	// right is lower on a and c, for higher-is-better scores: worse there.
+	require.Equal(t, 2.0, cmp["candidate_worse"])
+	require.Equal(t, 0.0, cmp["candidate_better"])
+	require.Equal(t, 1.0, cmp["same"])
+	require.Equal(t, "left", cmp["baseline"])
+	require.Equal(t, "right", cmp["candidate"])
 
 	res = runVerdict(t, "postgres://unused.invalid/none", "stats", "sample-size", "--delta", "0.25", "--format", "json")
 	require.Equal(t, 0, res.code, res.stderr)
-	require.JSONEq(t, `{"n": 63}`, res.stdout, "the issue's worked figure")
+	var size struct {
+		N     int      `json:"n"`
+		Notes []string `json:"notes"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &size))
+	require.Equal(t, 63, size.N, "the worst case, 2·(1.96 + 0.84)²·¼/0.25²")
+	require.Len(t, size.Notes, 1, "the worst-case variance is assumed, and said")
+	res = runVerdict(t, "postgres://unused.invalid/none", "stats", "sample-size", "--delta", "0.25", "--variance", "0.1", "--format", "json")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &size))
+	require.Equal(t, 13, size.N, "(1.959964 + 0.841621)²·0.1/0.25² = 12.56, rounded up")
 }
 
 func TestStatsErrorsExitTwo(t *testing.T) {
@@ -73,7 +87,7 @@ func TestStatsErrorsExitTwo(t *testing.T) {
 		{name: "missing column", input: `{"left": [1, 2, 3]}`, args: []string{"paired-t"}, want: `no "right" array in the JSON object`},
 		{name: "labels not 0/1", input: `{"labels": [0, 1, 2], "left": [0.1, 0.2, 0.3], "right": [0.3, 0.2, 0.1]}`, args: []string{"delong"}, want: "0 or 1"},
 		{name: "missing flag", input: `{"left": [1, 2], "right": [2, 1]}`, args: []string{"corrected-t"}, want: "corrected-t needs --n-train and --n-test"},
-		{name: "no overlap", input: `{"left": {"a": 1}, "right": {"b": 2}}`, args: []string{"compare"}, want: "no identifiers in common"},
+		{name: "no overlap", input: `{"left": {"a": 1}, "right": {"b": 2}}`, args: []string{"compare"}, want: "none shared"},
 		{name: "not JSON", input: `{"left": [1,`, args: []string{"paired-t"}, want: "not a JSON object of arrays"},
 	}
 	for _, tt := range tests {

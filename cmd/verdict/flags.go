@@ -1,0 +1,117 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/verdict-ml/verdict/compare"
+	"github.com/verdict-ml/verdict/report"
+)
+
+// Flags shared by several commands. Each call makes a new flag: urfave/cli
+// records parsing state in the flag value itself.
+
+func confidenceFlag() cli.Flag {
+	return &cli.Float64Flag{Name: "confidence", Value: 0.95, Usage: "`LEVEL` of the confidence interval"}
+}
+func alphaFlag() cli.Flag {
+	return &cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance `LEVEL`"}
+}
+func powerFlag() cli.Flag {
+	return &cli.Float64Flag{Name: "power", Value: 0.8, Usage: "wanted `POWER`"}
+}
+func resamplesFlag() cli.Flag {
+	return &cli.IntFlag{Name: "resamples", Value: 2000, Usage: "bootstrap resamples `B`"}
+}
+func seedFlag() cli.Flag {
+	return &cli.Uint64Flag{Name: "seed", Value: 0, Usage: "random `SEED`: the same seed gives the same output, bit for bit"}
+}
+func nTrainFlag() cli.Flag {
+	return &cli.IntFlag{Name: "n-train", Usage: "training set size `N` of each fold"}
+}
+func nTestFlag() cli.Flag {
+	return &cli.IntFlag{Name: "n-test", Usage: "test set size `N` of each fold"}
+}
+func experimentFlag(usage string) cli.Flag {
+	return &cli.StringFlag{Name: "experiment", Aliases: []string{"e"}, Usage: usage}
+}
+func evalSetFlag() cli.Flag {
+	return &cli.StringFlag{Name: "eval-set", Aliases: []string{"s"}, Usage: "evaluation set `NAME` of the runs' evaluations (default: their only one)"}
+}
+func allowDifferentTargetsFlag(verb string) cli.Flag {
+	return &cli.BoolFlag{Name: "allow-different-targets", Usage: verb + " the units two evaluations share even when their targets differ"}
+}
+
+// methodNames lists compare's methods for --method's help.
+func methodNames() string {
+	var names []string
+	for _, m := range compare.Methods() {
+		names = append(names, string(m))
+	}
+	return strings.Join(names, ", ")
+}
+
+// compareOptions reads the flags every statistical command shares.
+func compareOptions(c *cli.Context) compare.Options {
+	return compare.Options{Alpha: c.Float64("alpha"), Confidence: c.Float64("confidence"), Resamples: c.Int("resamples"), Seed: c.Uint64("seed")}
+}
+
+// reportFormatFlag is the --format of report commands.
+func reportFormatFlag() cli.Flag {
+	return &cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table, markdown, json or csv"}
+}
+
+// reportFormat reads and checks --format.
+func reportFormat(c *cli.Context) (string, error) {
+	f := c.String("format")
+	switch f {
+	case "table", "markdown", "json", "csv":
+		return f, nil
+	}
+	return "", userError("--format %q: want table, markdown, json or csv", f)
+}
+
+// plotFlag is --plot FILE.svg|FILE.png; what says what the plot shows.
+func plotFlag(what string) cli.Flag {
+	return &cli.StringFlag{Name: "plot", Usage: "also draw " + what + " to `FILE` (.svg or .png)"}
+}
+
+// checkPlotPath fails early, before any work, on a --plot path with an
+// extension verdict cannot draw or in a folder that does not exist.
+func checkPlotPath(c *cli.Context) error {
+	if path := c.String("plot"); path != "" {
+		if _, err := report.PlotFormat(path); err != nil {
+			return userError("--plot: %v", err)
+		}
+		if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+			return userError("--plot %s: folder %s does not exist", path, filepath.Dir(path))
+		}
+	}
+	return nil
+}
+
+// savePlot draws the figure to --plot, when given, and says where it went,
+// on stderr so that stdout stays the report.
+func savePlot(c *cli.Context, draw func() (*report.Figure, error)) error {
+	path := c.String("plot")
+	if path == "" {
+		return nil
+	}
+	fig, err := draw()
+	if errors.Is(err, report.ErrNothingToPlot) {
+		return userError("--plot: %v", err)
+	}
+	if err != nil {
+		return err
+	}
+	if err := fig.Save(path); err != nil {
+		return fmt.Errorf("--plot: %w", err)
+	}
+	fmt.Fprintf(c.App.ErrWriter, "plot written to %s\n", path)
+	return nil
+}
