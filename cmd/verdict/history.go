@@ -155,4 +155,3 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	}
 	return time.Time{}, userError("--since %q: want a date such as 2026-11-01 or an age such as 30d, 12h or 45m", s)
 }
-
