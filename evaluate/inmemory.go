@@ -1,12 +1,12 @@
 package evaluate
 
 import (
-	"fmt"
 	"io"
 	"slices"
 	"strconv"
 
 	"github.com/verdict-ml/verdict/fingerprint"
+	"github.com/verdict-ml/verdict/internal/input"
 )
 
 // InMemoryRankings serves rankings a Go program holds in memory: for each
@@ -32,7 +32,7 @@ type InMemoryRankings struct {
 // may repeat: each counts once.
 func NewInMemoryRankings(sampleIDs []string, ranked, relevant [][]int64, width int) (*InMemoryRankings, error) {
 	if len(ranked) != len(sampleIDs) || len(relevant) != len(sampleIDs) {
-		return nil, &inputError{msg: fmt.Sprintf("%d sample IDs, %d rankings and %d target rows", len(sampleIDs), len(ranked), len(relevant))}
+		return nil, input.Location{}.Errorf(ErrBadInput, "%d sample IDs, %d rankings and %d target rows", len(sampleIDs), len(ranked), len(relevant))
 	}
 	longest := 0
 	for r, row := range ranked {
@@ -40,7 +40,7 @@ func NewInMemoryRankings(sampleIDs []string, ranked, relevant [][]int64, width i
 		seen := make(map[int64]bool, len(row))
 		for _, it := range row {
 			if seen[it] {
-				return nil, &inputError{msg: fmt.Sprintf("row %d (sample %q): item %d is ranked twice", r, sampleIDs[r], it)}
+				return nil, rowAt("", int64(r), sampleIDs[r]).Errorf(ErrBadInput, "item %d is ranked twice", it)
 			}
 			seen[it] = true
 		}

@@ -1,9 +1,6 @@
 package evaluate
 
-import (
-	"fmt"
-	"strings"
-)
+import "github.com/verdict-ml/verdict/internal/input"
 
 // The ranking readers turn a model's top-K predictions and the test targets
 // into Batches for the metrics, one reader per way that rankings are
@@ -128,54 +125,10 @@ func (s *itemStamps) isTarget(item int32) bool {
 	return v >= s.base && v&stampTarget != 0
 }
 
-// rowAt locates a problem in a ranking input: the file, the line of a text
-// file or the record of a Parquet file, the row (0-based, in the order rows
-// are returned) and its sample ID, which TREC calls a query.
-type rowAt struct {
-	path  string
-	unit  string // "line" or "record"; "" means "line"
-	line  int64  // 0: no line or record
-	row   int64  // -1: no particular row
-	id    string
-	hasID bool
-	noun  string // "sample" or "query"; "" means "sample"
-}
-
-// String formats the location, as in `items.npy: row 12 (sample "10000042")`
-// or `run.txt: line 7 (row 2, query "301")`.
-func (a rowAt) String() string {
-	var b strings.Builder
-	b.WriteString(a.path)
-	if a.line > 0 {
-		unit := a.unit
-		if unit == "" {
-			unit = "line"
-		}
-		fmt.Fprintf(&b, ": %s %d", unit, a.line)
-	}
-	noun := a.noun
-	if noun == "" {
-		noun = "sample"
-	}
-	switch {
-	case a.line > 0 && a.row >= 0 && a.hasID:
-		fmt.Fprintf(&b, " (row %d, %s %q)", a.row, noun, a.id)
-	case a.line > 0 && a.hasID:
-		fmt.Fprintf(&b, " (%s %q)", noun, a.id)
-	case a.line > 0 && a.row >= 0:
-		fmt.Fprintf(&b, " (row %d)", a.row)
-	case a.row >= 0 && a.hasID:
-		fmt.Fprintf(&b, ": row %d (%s %q)", a.row, noun, a.id)
-	case a.row >= 0:
-		fmt.Fprintf(&b, ": row %d", a.row)
-	}
-	return b.String()
-}
-
-// errorf returns an error wrapping ErrBadInput: the location, then the
-// formatted problem.
-func (a rowAt) errorf(format string, args ...any) error {
-	return &inputError{msg: a.String() + ": " + fmt.Sprintf(format, args...)}
+// rowAt locates row (0-based, in the order rows are returned) of the input
+// file at path, with its sample ID.
+func rowAt(path string, row int64, id string) input.Location {
+	return input.Location{Path: path, Row: row, HasRow: true, Sample: id, HasSample: true}
 }
 
 // ahead produces a reader's batches on a goroutine of its own, while the

@@ -7,14 +7,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/verdict-ml/verdict/fingerprint"
+	"github.com/verdict-ml/verdict/internal/input"
 )
 
 // NumPyRankings reads rankings saved with NumPy and SciPy by a Python
@@ -49,13 +48,11 @@ import (
 // caller.
 type NumPyRankings struct {
 	validate bool
-	files    []*os.File
+	meter    input.Meter
 	closers  []io.Closer
-	size     int64
-	read     atomic.Int64
 
-	items  *npyStream
-	scores *npyStream // nil without scores, or when not validating
+	items  *input.NPY
+	scores *input.NPY // nil without scores, or when not validating
 	tg     *csrReader
 
 	n     int64 // rows
@@ -64,9 +61,11 @@ type NumPyRankings struct {
 	cols  int64 // the targets' columns
 	row   int64 // rows filled so far
 
-	itemBuf []int32 // the first Width items of each row, unless raw32
-	raw32   bool    // the items are little-endian int32, read as stored
-	stamps  itemStamps
+	itemRaw  []byte  // the batch's items as stored
+	scoreRaw []byte  // the batch's scores as stored, when validated
+	itemBuf  []int32 // the first Width items of each row, unless raw32
+	raw32    bool    // the items are little-endian int32, read as stored
+	stamps   itemStamps
 
 	stop   chan struct{}
 	tch    chan *targetRows // from the targets goroutine
@@ -103,25 +102,23 @@ func OpenNumPyRankings(items, scores, targets, sampleIDs string, opts RankingOpt
 		}
 	}()
 
-	if r.items, err = r.openNpy(items); err != nil {
+	if r.items, err = r.openNpy(items, &r.meter); err != nil {
 		return nil, err
 	}
-	a := r.items.arr
-	whole := at{path: items}
-	if len(a.shape) != 2 {
-		return nil, whole.errorf("has shape %s; the predictions must be a 2-D array, one row of item indices per sample", a.shapeText())
+	a := r.items
+	switch {
+	case len(a.Shape) != 2:
+		return nil, a.Errorf("has shape %s; the predictions must be a 2-D array, one row of item indices per sample", a.ShapeText())
+	case a.Type.Kind != 'i' && a.Type.Kind != 'u':
+		return nil, a.Errorf("has dtype %s; item indices must be integers", a.DtypeName())
+	case a.Fortran:
+		return nil, a.Errorf("is in Fortran order; save np.ascontiguousarray(items) instead")
 	}
-	if a.typ.kind != 'i' && a.typ.kind != 'u' {
-		return nil, whole.errorf("has dtype %s; item indices must be integers", a.dtypeName())
-	}
-	if a.fortran {
-		return nil, whole.errorf("is in Fortran order; save np.ascontiguousarray(items) instead")
-	}
-	if err := r.items.checkData(); err != nil {
+	if err := a.CheckData(); err != nil {
 		return nil, err
 	}
-	r.n, r.k = a.shape[0], int(a.shape[1])
-	r.raw32 = a.typ.kind == 'i' && a.typ.size == 4 && a.typ.order == binary.LittleEndian
+	r.n, r.k = a.Shape[0], int(a.Shape[1])
+	r.raw32 = a.Type.Kind == 'i' && a.Type.Size == 4 && a.Type.Order == binary.LittleEndian
 	r.width = opts.width(r.k)
 	if opts.BatchSize == 0 && r.k > 0 {
 		// Very wide rows come in fewer per batch, to keep batches to a
@@ -130,46 +127,34 @@ func OpenNumPyRankings(items, scores, targets, sampleIDs string, opts RankingOpt
 	}
 
 	if scores != "" {
-		s, err := r.openNpy(scores)
+		// Scores only serve validation: without it they are left unread,
+		// and out of the progress.
+		m := &r.meter
+		if !r.validate {
+			m = nil
+		}
+		b, err := r.openNpy(scores, m)
 		if err != nil {
 			return nil, err
 		}
-		b := s.arr
 		switch {
-		case len(b.shape) != 2 || b.shape[0] != r.n || b.shape[1] != int64(r.k):
-			return nil, at{path: scores}.errorf("has shape %s, but %s has shape %s", b.shapeText(), items, a.shapeText())
-		case b.typ.kind != 'f':
-			return nil, at{path: scores}.errorf("has dtype %s; scores must be floats", b.dtypeName())
-		case b.fortran:
-			return nil, at{path: scores}.errorf("is in Fortran order; save np.ascontiguousarray(scores) instead")
+		case len(b.Shape) != 2 || b.Shape[0] != r.n || b.Shape[1] != int64(r.k):
+			return nil, b.Errorf("has shape %s, but %s has shape %s", b.ShapeText(), items, a.ShapeText())
+		case b.Type.Kind != 'f':
+			return nil, b.Errorf("has dtype %s; scores must be floats", b.DtypeName())
+		case b.Fortran:
+			return nil, b.Errorf("is in Fortran order; save np.ascontiguousarray(scores) instead")
 		}
-		if err := s.checkData(); err != nil {
+		if err := b.CheckData(); err != nil {
 			return nil, err
 		}
 		if r.validate {
-			r.scores = s
-		} else {
-			// Scores only serve validation: leave them unread.
-			r.size -= s.size
+			r.scores = b
 		}
 	}
 
 	if sampleIDs != "" {
-		if r.tg.ids, err = r.openNpy(sampleIDs); err != nil {
-			return nil, err
-		}
-		b := r.tg.ids.arr
-		switch {
-		case len(b.shape) != 1:
-			return nil, at{path: sampleIDs}.errorf("has shape %s; sample IDs must be a 1-D array", b.shapeText())
-		case b.typ.kind == 0 && (b.dtype == "" || strings.HasSuffix(b.dtype, "O")):
-			return nil, at{path: sampleIDs}.errorf("%s", b.descr)
-		case b.typ.kind == 0 || b.typ.kind == 'f':
-			return nil, at{path: sampleIDs}.errorf("has dtype %s; sample IDs must be integers or strings", b.dtypeName())
-		case b.shape[0] != r.n:
-			return nil, at{path: sampleIDs}.errorf("has %d sample IDs, but %s has %d rows", b.shape[0], items, r.n)
-		}
-		if err := r.tg.ids.checkData(); err != nil {
+		if err := r.openSampleIDs(sampleIDs, r.n, items+" has %d rows"); err != nil {
 			return nil, err
 		}
 	}
@@ -184,170 +169,111 @@ func OpenNumPyRankings(items, scores, targets, sampleIDs string, opts RankingOpt
 	return r, nil
 }
 
-// npyStream is an array read in order, a batch of elements at a time.
-type npyStream struct {
-	arr   *npyArray
-	loc   at    // the file, and the member of an .npz archive
-	size  int64 // bytes on disk, for Progress
-	avail int64 // bytes of data after the header
-	buf   []byte
-	count int64 // elements in the array
-	done  int64 // elements read so far
-}
-
-// openNpy opens a .npy file and reads its header.
-func (r *NumPyRankings) openNpy(path string) (*npyStream, error) {
-	f, err := os.Open(path)
+// openNpy opens a .npy file and reads its header, with the file's size on m.
+func (r *NumPyRankings) openNpy(path string, m *input.Meter) (*input.NPY, error) {
+	f, err := input.Open(path, "a .npy file", m)
 	if err != nil {
 		return nil, err
 	}
-	r.files = append(r.files, f)
-	info, err := f.Stat()
+	r.closers = append(r.closers, f)
+	return input.ReadNPY(f.Reader(), f.Size(), input.Location{Path: path}, ErrBadInput)
+}
+
+// openSampleIDs opens the sample IDs, which must be n, one per row; rows
+// says where the number of rows comes from, as "items.npy has %d rows".
+func (r *NumPyRankings) openSampleIDs(path string, n int64, rows string) error {
+	b, err := r.openNpy(path, &r.meter)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if info.IsDir() {
-		return nil, fmt.Errorf("%s: is a directory, not a .npy file", path)
-	}
-	r.size += info.Size()
-	s := &npyStream{
-		arr:  &npyArray{name: path, rc: io.NopCloser(countingReader{f, &r.read})},
-		loc:  at{path: path},
-		size: info.Size(),
-	}
-	if err := s.arr.readHeader(s.loc); err != nil {
-		return nil, err
-	}
-	s.count = s.arr.elements()
-	off, err := f.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return nil, err
-	}
-	s.avail = info.Size() - off
-	return s, nil
-}
-
-// checkData checks, before any buffer is sized by the array's shape, that
-// the file or member holds the data the shape claims.
-func (s *npyStream) checkData() error {
-	size := int64(s.arr.typ.size)
-	if s.count < 0 {
-		return s.loc.errorf("has shape %s, too large to be real; the header is corrupt", s.arr.shapeText())
-	}
-	if s.count > s.avail/size {
-		return s.loc.errorf("is truncated: it holds %d bytes of data, less than the %d of its shape %s",
-			s.avail, s.count*size, s.arr.shapeText())
-	}
-	return nil
-}
-
-// elements is the number of elements that the array's shape holds, or -1
-// when that overflows an int64.
-func (a *npyArray) elements() int64 {
-	n := int64(1)
-	for _, d := range a.shape {
-		if d != 0 && n > math.MaxInt64/d {
-			return -1
-		}
-		n *= d
-	}
-	return n
-}
-
-// dtypeName names the array's dtype for a message.
-func (a *npyArray) dtypeName() string {
 	switch {
-	case a.typ.kind != 0:
-		return a.typ.String()
-	case a.dtype == "|b1":
-		return "bool"
-	case a.dtype != "":
-		return a.dtype
+	case len(b.Shape) != 1:
+		return b.Errorf("has shape %s; sample IDs must be a 1-D array", b.ShapeText())
+	case b.Type.Kind == 0 && (b.Descr == "" || len(b.Descr) > 1 && strings.IndexByte("OUS", b.Descr[1]) >= 0):
+		// A structured array, objects, or strings too long to read.
+		return b.Errorf("%s", b.Problem)
+	case b.Type.Kind == 0 || b.Type.Kind == 'f':
+		return b.Errorf("has dtype %s; sample IDs must be integers or strings", b.DtypeName())
+	case b.Shape[0] != n:
+		return b.Errorf("has %d sample IDs, but "+rows, b.Shape[0], n)
 	}
-	return "of records (a structured array)"
+	if err := b.CheckData(); err != nil {
+		return err
+	}
+	r.tg.ids = b
+	r.tg.batchSize = input.BatchRows(r.tg.batchSize, b.Type.Size)
+	return nil
 }
 
 // openTargets opens a scipy.sparse .npz file, checks that it holds a CSR
 // matrix of as many rows as the predictions, and reads the start of indptr.
 func (r *NumPyRankings) openTargets(path, items string) error {
-	f, err := os.Open(path)
+	f, err := input.Open(path, "an .npz file", &r.meter)
 	if err != nil {
 		return err
 	}
-	r.files = append(r.files, f)
-	info, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if info.IsDir() {
-		return fmt.Errorf("%s: is a directory, not an .npz file", path)
-	}
-	r.size += info.Size()
+	r.closers = append(r.closers, f)
 	t := r.tg
-	whole := at{path: path}
-	zr, err := zip.NewReader(countingReaderAt{f, &r.read}, info.Size())
+	whole := input.Location{Path: path}
+	zr, err := zip.NewReader(f.ReaderAt(), f.Size())
 	if err != nil {
-		return &inputError{msg: fmt.Sprintf("%s: not an .npz file of scipy.sparse.save_npz: %v", path, err), cause: err}
+		return whole.Wrap(ErrBadInput, err, "not an .npz file of scipy.sparse.save_npz: %v", err)
 	}
 	members := map[string]*zip.File{}
 	for _, m := range zr.File {
 		members[m.Name] = m
 	}
-	open := func(name string) (*npyStream, error) {
+	open := func(name string) (*input.NPY, error) {
 		m := members[name+".npy"]
 		if m == nil {
-			return nil, whole.errorf("has no array %q; save the targets with scipy.sparse.save_npz", name)
+			return nil, whole.Errorf(ErrBadInput, "has no array %q; save the targets with scipy.sparse.save_npz", name)
 		}
+		at := whole.WithColumn(name)
+		at.ColumnNoun = "array"
 		rc, err := m.Open()
-		loc := at{path: path, kind: "array", name: name}
 		if err != nil {
-			return nil, zipError(loc, err)
+			return nil, input.ReadError(ErrBadInput, at, err)
 		}
 		r.closers = append(r.closers, rc)
-		header := &countingReader{rc, new(atomic.Int64)}
-		s := &npyStream{arr: &npyArray{name: name, rc: io.NopCloser(header)}, loc: loc}
-		if err := s.arr.readHeader(loc); err != nil {
-			return nil, err
-		}
-		s.arr.rc = rc
-		s.count = s.arr.elements()
-		s.avail = int64(min(m.UncompressedSize64, math.MaxInt64)) - header.n.Load()
-		return s, nil
+		return input.ReadNPY(rc, int64(min(m.UncompressedSize64, math.MaxInt64)), at, ErrBadInput)
 	}
 
 	format, err := open("format")
 	if err != nil {
 		return err
 	}
-	if k := format.arr.typ.kind; (k != 'U' && k != 'S') || format.count != 1 {
-		return format.loc.errorf("has dtype %s and shape %s; scipy.sparse.save_npz writes one string", format.arr.dtypeName(), format.arr.shapeText())
+	if k := format.Type.Kind; (k != 'U' && k != 'S') || format.Count != 1 {
+		return format.Errorf("has dtype %s and shape %s; scipy.sparse.save_npz writes one string", format.DtypeName(), format.ShapeText())
 	}
-	raw, err := format.next(1)
+	raw, err := format.Next(1)
 	if err != nil {
 		return err
 	}
-	if name := string(format.arr.text(nil, raw, 0)); name != "csr" {
-		return whole.errorf("holds a sparse matrix in %s format; only CSR is supported, so save targets.tocsr()", name)
+	if name := string(format.Type.AppendText(nil, raw, 0)); name != "csr" {
+		return whole.Errorf(ErrBadInput, "holds a sparse matrix in %s format; only CSR is supported, so save targets.tocsr()", name)
 	}
 
 	shape, err := open("shape")
 	if err != nil {
 		return err
 	}
-	if k := shape.arr.typ.kind; (k != 'i' && k != 'u') || shape.count != 2 {
-		return shape.loc.errorf("has dtype %s and shape %s; it must hold the matrix's two dimensions", shape.arr.dtypeName(), shape.arr.shapeText())
+	if k := shape.Type.Kind; (k != 'i' && k != 'u') || shape.Count != 2 {
+		return shape.Errorf("has dtype %s and shape %s; it must hold the matrix's two dimensions", shape.DtypeName(), shape.ShapeText())
 	}
-	if raw, err = shape.next(2); err != nil {
+	if raw, err = shape.Next(2); err != nil {
 		return err
 	}
-	rows, cols := shape.arr.signed(raw, 0), shape.arr.signed(raw, 1)
+	rows, cols := shape.Type.Int(raw, 0), shape.Type.Int(raw, 1)
+	if r.n < 0 {
+		r.n = rows // no predictions: the matrix sets the rows
+	}
 	switch {
 	case rows < 0 || cols < 0:
-		return shape.loc.errorf("holds the negative dimensions (%d, %d)", rows, cols)
+		return shape.Errorf("holds the negative dimensions (%d, %d)", rows, cols)
 	case cols > math.MaxInt32:
-		return whole.errorf("has %d columns; at most %d are supported", cols, math.MaxInt32)
+		return whole.Errorf(ErrBadInput, "has %d columns; at most %d are supported", cols, math.MaxInt32)
 	case rows != r.n:
-		return whole.errorf("has %d rows, but %s has %d", rows, items, r.n)
+		return whole.Errorf(ErrBadInput, "has %d rows, but %s has %d", rows, items, r.n)
 	}
 	t.cols = cols
 
@@ -360,72 +286,37 @@ func (r *NumPyRankings) openTargets(path, items string) error {
 	if t.data, err = open("data"); err != nil {
 		return err
 	}
-	for _, s := range []*npyStream{t.indptr, t.indices} {
-		if k := s.arr.typ.kind; (k != 'i' && k != 'u') || len(s.arr.shape) != 1 {
-			return s.loc.errorf("has dtype %s and shape %s; it must be a 1-D array of integers", s.arr.dtypeName(), s.arr.shapeText())
+	for _, a := range []*input.NPY{t.indptr, t.indices} {
+		if k := a.Type.Kind; (k != 'i' && k != 'u') || len(a.Shape) != 1 {
+			return a.Errorf("has dtype %s and shape %s; it must be a 1-D array of integers", a.DtypeName(), a.ShapeText())
 		}
 	}
-	if len(t.data.arr.shape) != 1 || (t.data.arr.typ.kind == 0 && t.data.arr.dtype != "|b1") || t.data.arr.typ.kind == 'U' || t.data.arr.typ.kind == 'S' {
-		return t.data.loc.errorf("has dtype %s and shape %s; it must be a 1-D array of numbers or booleans", t.data.arr.dtypeName(), t.data.arr.shapeText())
+	d := t.data
+	if len(d.Shape) != 1 || (d.Type.Kind == 0 && d.Descr != "|b1") || d.Type.Kind == 'U' || d.Type.Kind == 'S' {
+		return d.Errorf("has dtype %s and shape %s; it must be a 1-D array of numbers or booleans", d.DtypeName(), d.ShapeText())
 	}
-	if t.data.arr.typ.kind == 0 {
-		t.data.arr.typ = npyType{order: binary.LittleEndian, kind: 'b', size: 1}
+	if d.Type.Kind == 0 {
+		d.Type = input.NPYType{Order: binary.LittleEndian, Kind: 'b', Size: 1}
 	}
-	if t.indptr.count != r.n+1 {
-		return t.indptr.loc.errorf("has %d values; a matrix of %d rows needs %d", t.indptr.count, r.n, r.n+1)
+	if t.indptr.Count != r.n+1 {
+		return t.indptr.Errorf("has %d values; a matrix of %d rows needs %d", t.indptr.Count, r.n, r.n+1)
 	}
-	if t.indices.count != t.data.count {
-		return whole.errorf("arrays %q and %q differ in length: %d and %d", "indices", "data", t.indices.count, t.data.count)
+	if t.indices.Count != d.Count {
+		return whole.Errorf(ErrBadInput, "arrays %q and %q differ in length: %d and %d", "indices", "data", t.indices.Count, d.Count)
 	}
-	for _, s := range []*npyStream{t.indptr, t.indices, t.data} {
-		if err := s.checkData(); err != nil {
+	for _, a := range []*input.NPY{t.indptr, t.indices, d} {
+		if err := a.CheckData(); err != nil {
 			return err
 		}
 	}
-	t.nnz = t.indices.count
-	if raw, err = t.indptr.next(1); err != nil {
+	t.nnz = t.indices.Count
+	if raw, err = t.indptr.Next(1); err != nil {
 		return err
 	}
-	if p := t.indptr.arr.signed(raw, 0); p != 0 {
-		return t.indptr.loc.errorf("starts at %d instead of 0", p)
+	if p := t.indptr.Type.Int(raw, 0); p != 0 {
+		return t.indptr.Errorf("starts at %d instead of 0", p)
 	}
 	t.ptrBuf = append(t.ptrBuf, 0)
-	return nil
-}
-
-// next reads the next n elements of the array and returns their bytes,
-// valid until the following call.
-func (s *npyStream) next(n int) ([]byte, error) {
-	size := n * s.arr.typ.size
-	if cap(s.buf) < size {
-		s.buf = make([]byte, size)
-	}
-	buf := s.buf[:size]
-	if left := s.count - s.done; int64(n) > left {
-		panic("evaluate: reading past the end of an array")
-	}
-	got, err := io.ReadFull(s.arr.rc, buf)
-	if err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, s.loc.errorf("the file is truncated: it ends after %d of the array's %d values", s.done+int64(got/s.arr.typ.size), s.count)
-		}
-		return nil, zipError(s.loc, err)
-	}
-	s.done += int64(n)
-	return buf, nil
-}
-
-// finish checks that the array's data ends where its shape says, which also
-// makes the zip reader verify a member's checksum.
-func (s *npyStream) finish() error {
-	var one [1]byte
-	n, err := io.ReadFull(s.arr.rc, one[:])
-	switch {
-	case n > 0:
-		return s.loc.errorf("holds more data than its shape %s says", s.arr.shapeText())
-	case err != io.EOF:
-		return zipError(s.loc, err)
-	}
 	return nil
 }
 
@@ -452,9 +343,7 @@ func (r *NumPyRankings) Targets() *fingerprint.Set {
 
 // Progress reports the bytes read from the files and their total size;
 // compressed targets count as their compressed size.
-func (r *NumPyRankings) Progress() (done, total int64) {
-	return min(r.read.Load(), r.size), r.size
-}
+func (r *NumPyRankings) Progress() (done, total int64) { return r.meter.Progress() }
 
 // Close stops reading and closes the files. Next must not be called
 // afterwards.
@@ -468,13 +357,10 @@ func (r *NumPyRankings) Close() error {
 		r.stop = nil
 	}
 	var errs []error
-	for _, c := range r.closers {
-		errs = append(errs, c.Close())
+	for i := len(r.closers) - 1; i >= 0; i-- {
+		errs = append(errs, r.closers[i].Close())
 	}
-	for _, f := range r.files {
-		errs = append(errs, f.Close())
-	}
-	r.closers, r.files = nil, nil
+	r.closers = nil
 	return errors.Join(errs...)
 }
 
@@ -535,12 +421,12 @@ func (r *NumPyRankings) fill(b *Batch) error {
 		bad := -1
 		switch {
 		case r.raw32 && r.validate:
-			bad = r.checkedHits32(r.items.buf[4*i*r.k:4*(i*r.k+w)], hits)
+			bad = r.checkedHits32(r.itemRaw[4*i*r.k:4*(i*r.k+w)], hits)
 		case r.validate:
 			bad = r.checkedHits(r.itemBuf[i*w:(i+1)*w], hits)
 		case R == 0: // no hits
 		case r.raw32:
-			r.hits32(r.items.buf[4*i*r.k:4*(i*r.k+w)], hits)
+			r.hits32(r.itemRaw[4*i*r.k:4*(i*r.k+w)], hits)
 		default:
 			r.hits(r.itemBuf[i*w:(i+1)*w], hits)
 		}
@@ -556,14 +442,14 @@ func (r *NumPyRankings) fill(b *Batch) error {
 	r.row += int64(n)
 	switch {
 	case tr.err == io.EOF:
-		for _, s := range []*npyStream{r.items, r.scores} {
-			if s != nil {
-				if err := s.finish(); err != nil {
+		for _, a := range []*input.NPY{r.items, r.scores} {
+			if a != nil {
+				if err := a.Finish(); err != nil {
 					return err
 				}
 			}
 		}
-		r.read.Store(r.size)
+		r.meter.Finish()
 		return io.EOF
 	case tr.err != nil:
 		return tr.err
@@ -574,12 +460,13 @@ func (r *NumPyRankings) fill(b *Batch) error {
 // readPredictions reads the items, and the scores when they are validated,
 // of the next n rows.
 func (r *NumPyRankings) readPredictions(n int) error {
-	raw, err := r.items.next(n * r.k)
+	raw, err := r.items.Next(n * r.k)
 	if err != nil {
 		return err
 	}
+	r.itemRaw = raw
 	if r.scores != nil {
-		if _, err := r.scores.next(n * r.k); err != nil {
+		if r.scoreRaw, err = r.scores.Next(n * r.k); err != nil {
 			return err
 		}
 	}
@@ -594,8 +481,7 @@ func (r *NumPyRankings) readPredictions(n int) error {
 		r.itemBuf = make([]int32, n*w)
 	}
 	out := r.itemBuf[:n*w]
-	a := r.items.arr
-	if a.typ.kind == 'i' && a.typ.size == 8 && a.typ.order == binary.LittleEndian {
+	if t := r.items.Type; t.Kind == 'i' && t.Size == 8 && t.Order == binary.LittleEndian {
 		for i := range n {
 			src := raw[8*i*k : 8*(i*k+w)]
 			dst := out[i*w : (i+1)*w]
@@ -694,7 +580,7 @@ func (r *NumPyRankings) hits32(raw []byte, hits []bool) {
 // badItem reports the item at rank j+1 of batch row i, which is outside
 // the targets' columns or there twice.
 func (r *NumPyRankings) badItem(i, j int) error {
-	loc := r.at(r.items.loc.path, i)
+	loc := r.at(r.items.At.Path, i)
 	first := -1
 	for k := range j {
 		if r.item(i, k) == r.item(i, j) {
@@ -703,33 +589,29 @@ func (r *NumPyRankings) badItem(i, j int) error {
 		}
 	}
 	if first < 0 {
-		return loc.errorf("item %s at rank %d is outside the targets' %d columns", r.itemText(i, j), j+1, r.cols)
+		return loc.Errorf(ErrBadInput, "item %s at rank %d is outside the targets' %d columns", r.itemText(i, j), j+1, r.cols)
 	}
-	return loc.errorf("item %s appears twice, at rank %d and rank %d", r.itemText(i, j), first+1, j+1)
+	return loc.Errorf(ErrBadInput, "item %s appears twice, at rank %d and rank %d", r.itemText(i, j), first+1, j+1)
 }
 
 // item is the item at rank j+1 of batch row i, as int64; unsigned ones
 // above its range become -1.
 func (r *NumPyRankings) item(i, j int) int64 {
-	a := r.items.arr
+	t := r.items.Type
 	k := i*r.k + j
-	if a.typ.kind == 'u' {
-		u := a.unsigned(r.items.buf, k)
-		if u > math.MaxInt64 {
-			return -1
-		}
-		return int64(u)
+	if t.Kind == 'u' && t.Uint(r.itemRaw, k) > math.MaxInt64 {
+		return -1
 	}
-	return a.signed(r.items.buf, k)
+	return t.Int(r.itemRaw, k)
 }
 
 // checkScores validates the scores of batch row i, the first Width of
 // them: finite, and in descending order.
 func (r *NumPyRankings) checkScores(i int) error {
-	a := r.scores.arr
-	raw := r.scores.buf[i*r.k*a.typ.size:]
+	t := r.scores.Type
+	raw := r.scoreRaw[i*r.k*t.Size:]
 	w := r.width
-	if a.typ.order == binary.LittleEndian && a.typ.size == 4 {
+	if t.Order == binary.LittleEndian && t.Size == 4 {
 		// The common case, on the raw bytes: an exponent of all ones is
 		// NaN or ±Inf.
 		prev := float32(math.Inf(1))
@@ -756,33 +638,33 @@ func (r *NumPyRankings) checkScores(i int) error {
 
 // score is the score at rank j+1 of batch row i.
 func (r *NumPyRankings) score(i, j int) float64 {
-	a := r.scores.arr
+	t := r.scores.Type
 	k := i*r.k + j
-	if a.typ.size == 4 {
-		return float64(math.Float32frombits(a.typ.order.Uint32(r.scores.buf[4*k:])))
+	if t.Size == 4 {
+		return float64(math.Float32frombits(t.Order.Uint32(r.scoreRaw[4*k:])))
 	}
-	return math.Float64frombits(a.typ.order.Uint64(r.scores.buf[8*k:]))
+	return math.Float64frombits(t.Order.Uint64(r.scoreRaw[8*k:]))
 }
 
 // badScore reports the score at rank j+1 of batch row i, which is not
 // finite or greater than the one before.
 func (r *NumPyRankings) badScore(i, j int) error {
-	loc := r.at(r.scores.loc.path, i)
+	loc := r.at(r.scores.At.Path, i)
 	s := r.score(i, j)
 	if math.IsNaN(s) || math.IsInf(s, 0) {
-		return loc.errorf("the score at rank %d is %v; scores must be finite", j+1, s)
+		return loc.Errorf(ErrBadInput, "the score at rank %d is %v; scores must be finite", j+1, s)
 	}
-	return loc.errorf("the scores are not in descending order: rank %d has %s, rank %d has %s",
+	return loc.Errorf(ErrBadInput, "the scores are not in descending order: rank %d has %s, rank %d has %s",
 		j, r.scoreText(r.score(i, j-1)), j+1, r.scoreText(s))
 }
 
 func (r *NumPyRankings) scoreText(s float64) string {
-	return strconv.FormatFloat(s, 'g', -1, 8*r.scores.arr.typ.size)
+	return strconv.FormatFloat(s, 'g', -1, 8*r.scores.Type.Size)
 }
 
 // at locates batch row i in the file at path.
-func (r *NumPyRankings) at(path string, i int) rowAt {
-	return rowAt{path: path, row: r.row + int64(i), id: r.b.SampleIDs[i], hasID: true}
+func (r *NumPyRankings) at(path string, i int) input.Location {
+	return rowAt(path, r.row+int64(i), r.b.SampleIDs[i])
 }
 
 // csrReader reads the targets, a batch of rows at a time: the sample IDs
@@ -792,15 +674,15 @@ func (r *NumPyRankings) at(path string, i int) rowAt {
 type csrReader struct {
 	path      string
 	batchSize int
-	ids       *npyStream // nil without sample IDs
-	indptr    *npyStream
-	indices   *npyStream
-	data      *npyStream
+	ids       *input.NPY // nil without sample IDs
+	indptr    *input.NPY
+	indices   *input.NPY
+	data      *input.NPY
 	n         int64 // rows
 	cols      int64 // columns
 	nnz       int64 // stored values
 	row       int64 // rows read so far
-	lastID    string
+	idText    input.IDs
 
 	ptrBuf []int64 // indptr of the batch's rows and the one after; starts as [0]
 	colBuf []int64
@@ -881,8 +763,7 @@ func (t *csrReader) fill(tr *targetRows) {
 			if c < 0 || c >= t.cols {
 				id := tr.ids[i]
 				tr.ids, tr.cols = tr.ids[:i], tr.cols[:start]
-				tr.err = rowAt{path: t.path, row: t.row + int64(i), id: id, hasID: true}.
-					errorf("column %d is outside the matrix's %d columns", c, t.cols)
+				tr.err = rowAt(t.path, t.row+int64(i), id).Errorf(ErrBadInput, "column %d is outside the matrix's %d columns", c, t.cols)
 				return
 			}
 			if t.nzBuf[j] {
@@ -914,11 +795,11 @@ func (t *csrReader) fill(tr *targetRows) {
 // io.EOF when they are right.
 func (t *csrReader) finish() error {
 	if p := t.ptrBuf[0]; p != t.nnz {
-		return t.indptr.loc.errorf("ends at %d, but the matrix stores %d values", p, t.nnz)
+		return t.indptr.Errorf("ends at %d, but the matrix stores %d values", p, t.nnz)
 	}
-	for _, s := range []*npyStream{t.ids, t.indptr, t.indices, t.data} {
-		if s != nil {
-			if err := s.finish(); err != nil {
+	for _, a := range []*input.NPY{t.ids, t.indptr, t.indices, t.data} {
+		if a != nil {
+			if err := a.Finish(); err != nil {
 				return err
 			}
 		}
@@ -948,12 +829,11 @@ func (t *csrReader) readIDs(tr *targetRows, n int) error {
 		}
 		return nil
 	}
-	raw, err := t.ids.next(n)
+	raw, err := t.ids.Next(n)
 	if err != nil {
 		return err
 	}
-	t.lastID = t.ids.arr.decodeIDs(raw, t.lastID)
-	tr.ids = append(tr.ids, t.ids.arr.s...)
+	tr.ids = t.ids.Type.AppendIDs(tr.ids, raw, &t.idText)
 	return nil
 }
 
@@ -962,14 +842,14 @@ func (t *csrReader) readIDs(tr *targetRows, n int) error {
 // is wrong it reads the rows before it, and returns how many and the
 // problem.
 func (t *csrReader) readCSR(tr *targetRows, n int) (good int, problem error) {
-	raw, err := t.indptr.next(n)
+	raw, err := t.indptr.Next(n)
 	if err != nil {
 		return 0, err
 	}
-	a := t.indptr.arr
+	a := t.indptr.Type
 	for i := range n {
-		p := a.signed(raw, i)
-		if a.typ.kind == 'u' && p < 0 {
+		p := a.Int(raw, i)
+		if a.Kind == 'u' && p < 0 {
 			p = math.MaxInt64
 		}
 		if prev := t.ptrBuf[i]; p < prev || p > t.nnz {
@@ -977,7 +857,7 @@ func (t *csrReader) readCSR(tr *targetRows, n int) (good int, problem error) {
 			if p >= prev {
 				what = fmt.Sprintf("points to %d, past the %d stored values", p, t.nnz)
 			}
-			problem = rowAt{path: t.path, row: t.row + int64(i), id: tr.ids[i], hasID: true}.errorf("array %q %s", "indptr", what)
+			problem = rowAt(t.path, t.row+int64(i), tr.ids[i]).Errorf(ErrBadInput, "array %q %s", "indptr", what)
 			n = i
 			tr.ids = tr.ids[:n]
 			break
@@ -985,40 +865,40 @@ func (t *csrReader) readCSR(tr *targetRows, n int) (good int, problem error) {
 		t.ptrBuf = append(t.ptrBuf, p)
 	}
 	m := int(t.ptrBuf[n] - t.ptrBuf[0])
-	if raw, err = t.indices.next(m); err != nil {
+	if raw, err = t.indices.Next(m); err != nil {
 		return 0, err
 	}
 	t.colBuf = t.colBuf[:0]
-	a = t.indices.arr
-	if a.typ.size == 4 && a.typ.kind == 'i' && a.typ.order == binary.LittleEndian {
+	a = t.indices.Type
+	if a.Size == 4 && a.Kind == 'i' && a.Order == binary.LittleEndian {
 		for j := range m {
 			t.colBuf = append(t.colBuf, int64(int32(binary.LittleEndian.Uint32(raw[4*j:]))))
 		}
 	} else {
 		for j := range m {
-			c := a.signed(raw, j)
-			if a.typ.kind == 'u' && c < 0 {
+			c := a.Int(raw, j)
+			if a.Kind == 'u' && c < 0 {
 				c = math.MaxInt64
 			}
 			t.colBuf = append(t.colBuf, c)
 		}
 	}
-	if raw, err = t.data.next(m); err != nil {
+	if raw, err = t.data.Next(m); err != nil {
 		return 0, err
 	}
 	t.nzBuf = t.nzBuf[:0]
-	a = t.data.arr
+	a = t.data.Type
 	switch {
-	case a.typ.kind == 'f' && a.typ.size == 4:
+	case a.Kind == 'f' && a.Size == 4:
 		for j := range m {
-			t.nzBuf = append(t.nzBuf, math.Float32frombits(a.typ.order.Uint32(raw[4*j:])) != 0)
+			t.nzBuf = append(t.nzBuf, math.Float32frombits(a.Order.Uint32(raw[4*j:])) != 0)
 		}
-	case a.typ.kind == 'f':
+	case a.Kind == 'f':
 		for j := range m {
-			t.nzBuf = append(t.nzBuf, math.Float64frombits(a.typ.order.Uint64(raw[8*j:])) != 0)
+			t.nzBuf = append(t.nzBuf, math.Float64frombits(a.Order.Uint64(raw[8*j:])) != 0)
 		}
 	default: // integers and booleans: any byte set
-		size := a.typ.size
+		size := a.Size
 		for j := range m {
 			nz := false
 			for _, c := range raw[j*size : (j+1)*size] {
@@ -1032,10 +912,5 @@ func (t *csrReader) readCSR(tr *targetRows, n int) (good int, problem error) {
 
 // itemText formats the item at rank j+1 of batch row i as stored.
 func (r *NumPyRankings) itemText(i, j int) string {
-	a := r.items.arr
-	k := i*r.k + j
-	if a.typ.kind == 'u' {
-		return strconv.FormatUint(a.unsigned(r.items.buf, k), 10)
-	}
-	return strconv.FormatInt(a.signed(r.items.buf, k), 10)
+	return r.items.Type.IntText(r.itemRaw, i*r.k+j)
 }

@@ -324,6 +324,12 @@ func TestNumPyRankingsBad(t *testing.T) {
 			want:   "DIR/ids.npy: holds Python objects (dtype object), which only pickle can read; save it with .astype(str), or .astype(float) for numbers",
 		},
 		{
+			name:   "sample IDs whose dtype claims strings of a billion characters",
+			change: map[string][]byte{"ids.npy": npyArr{"'<U1000000000'", "(6,)", nil}.file()},
+			atOpen: true,
+			want:   "DIR/ids.npy: has dtype <U1000000000, strings longer than the 65536 bytes supported",
+		},
+		{
 			name:   "fewer sample IDs than rows",
 			change: map[string][]byte{"ids.npy": npyArr{"'<i8'", "(5,)", make([]byte, 40)}.file()},
 			atOpen: true,

@@ -1,24 +1,20 @@
 package evaluate
 
 import (
-	"bufio"
 	"cmp"
-	"compress/gzip"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/verdict-ml/verdict/fingerprint"
+	"github.com/verdict-ml/verdict/internal/input"
 )
 
 // TableRankings reads rankings from two long tables, in CSV, TSV (either
@@ -64,9 +60,8 @@ type TableRankings struct {
 	related  []int32          // the targets' items, sample after sample
 
 	pred    tableSource
-	file    *os.File
-	size    int64
-	read    atomic.Int64
+	file    *input.File
+	meter   input.Meter
 	seen    map[string]int64 // the row of each predicted sample
 	rec     tableRecord      // the first record of the next sample
 	recOK   bool             // rec holds a record
@@ -147,7 +142,7 @@ func OpenTableRankings(predictions, targets string, opts RankingOptions) (_ *Tab
 		}
 	}()
 	var cols tableColumns
-	r.pred, cols, r.file, r.size, err = openTable(predictions, &r.read, true)
+	r.pred, cols, r.file, err = openTable(predictions, &r.meter, true)
 	if err != nil {
 		return nil, err
 	}
@@ -177,54 +172,46 @@ type tableColumns struct {
 
 // openTable opens a long table, by its extension, and reads its header or
 // schema. Predictions need a rank or a score column as well as sample_id
-// and item.
-func openTable(path string, read *atomic.Int64, predictions bool) (src tableSource, cols tableColumns, f *os.File, size int64, err error) {
+// and item. The file's size goes on m, when it is not nil.
+func openTable(path string, m *input.Meter, predictions bool) (_ tableSource, cols tableColumns, _ *input.File, err error) {
 	name := strings.ToLower(filepath.Base(path))
 	base, gz := strings.CutSuffix(name, ".gz")
 	format := strings.TrimPrefix(filepath.Ext(base), ".")
 	if format != "csv" && format != "tsv" && (format != "parquet" || gz) {
-		return nil, cols, nil, 0, &tableFormatError{path: path}
+		return nil, cols, nil, &tableFormatError{path: path}
 	}
-	if f, err = os.Open(path); err != nil {
-		return nil, cols, nil, 0, err
+	f, err := input.Open(path, "a table", m)
+	if err != nil {
+		return nil, cols, nil, err
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
 		}
 	}()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, cols, nil, 0, err
-	}
-	if info.IsDir() {
-		return nil, cols, nil, 0, fmt.Errorf("%s: is a directory, not a table", path)
-	}
-	size = info.Size()
-	var names []string
+	var (
+		src   tableSource
+		names []string
+	)
+	where := input.Location{Path: path}
 	if format == "parquet" {
 		var ps *pqTable
-		ps, names, err = openPQTable(path, countingReaderAt{f, read}, size)
-		if err != nil {
-			return nil, cols, nil, 0, err
+		if ps, names, err = openPQTable(path, f.ReaderAt(), f.Size()); err != nil {
+			return nil, cols, nil, err
 		}
 		src = ps
 	} else {
 		var cs *csvTable
-		cs, names, err = openCSVTable(path, countingReader{f, read}, format == "tsv")
-		if err != nil {
-			return nil, cols, nil, 0, err
+		if cs, names, err = openCSVTable(path, f, format == "tsv"); err != nil {
+			return nil, cols, nil, err
 		}
 		src = cs
+		where.Pos = 1
 	}
 	has := func(c string) bool { return slices.Contains(names, c) }
-	where := at{path: path}
-	if format != "parquet" {
-		where = at{path: path, unit: "line", pos: 1}
-	}
 	for _, c := range []string{"sample_id", "item"} {
 		if !has(c) {
-			return nil, cols, nil, 0, where.errorf("no %q column among %s", c, quoteList(names))
+			return nil, cols, nil, where.Errorf(ErrBadInput, "no %q column among %s", c, input.QuoteList(names))
 		}
 	}
 	if predictions {
@@ -233,21 +220,21 @@ func openTable(path string, read *atomic.Int64, predictions bool) (src tableSour
 		} else if has("score") {
 			cols.score = "score"
 		} else {
-			return nil, cols, nil, 0, where.errorf("no %q or %q column among %s; the predictions need one to order each sample's items",
-				"rank", "score", quoteList(names))
+			return nil, cols, nil, where.Errorf(ErrBadInput, "no %q or %q column among %s; the predictions need one to order each sample's items",
+				"rank", "score", input.QuoteList(names))
 		}
 	}
 	key := cols.rank + cols.score
 	switch s := src.(type) {
 	case *csvTable:
-		err = s.bind(names, key)
+		s.bind(names, key)
 	case *pqTable:
 		err = s.bind(key)
 	}
 	if err != nil {
-		return nil, cols, nil, 0, err
+		return nil, cols, nil, err
 	}
-	return src, cols, f, size, nil
+	return src, cols, f, nil
 }
 
 // tableFormatError is the error of OpenTableRankings for a file that is
@@ -263,8 +250,7 @@ func (e *tableFormatError) Unwrap() error { return ErrUnknownFormat }
 // readTargets reads the targets table whole: interned items, grouped by
 // sample, sorted and distinct.
 func (r *TableRankings) readTargets(path string) error {
-	var read atomic.Int64
-	src, _, f, _, err := openTable(path, &read, false)
+	src, _, f, err := openTable(path, nil, false)
 	if err != nil {
 		return err
 	}
@@ -284,7 +270,8 @@ func (r *TableRankings) readTargets(path string) error {
 			return err
 		}
 		if problem != "" {
-			return rowAt{path: path, unit: src.unit(), line: rec.pos, row: -1, id: rec.id, hasID: rec.id != ""}.errorf("%s", problem)
+			at := input.Location{Path: path, Unit: src.unit(), Pos: rec.pos, Sample: rec.id, HasSample: rec.id != ""}
+			return at.Errorf(ErrBadInput, "%s", problem)
 		}
 		s, ok := r.bySamp[rec.id]
 		if !ok {
@@ -399,13 +386,15 @@ func (r *TableRankings) recordError(rec tableRecord, problem string) error {
 		row++
 	}
 	a := r.at(rec.pos, row, rec.id)
-	a.hasID = rec.id != ""
-	return a.errorf("%s", problem)
+	a.HasSample = rec.id != ""
+	return a.Errorf(ErrBadInput, "%s", problem)
 }
 
 // at locates a position of the predictions.
-func (r *TableRankings) at(pos, row int64, id string) rowAt {
-	return rowAt{path: r.predPath, unit: r.pred.unit(), line: pos, row: row, id: id, hasID: true}
+func (r *TableRankings) at(pos, row int64, id string) input.Location {
+	at := rowAt(r.predPath, row, id)
+	at.Unit, at.Pos = r.pred.unit(), pos
+	return at
 }
 
 // readGroup reads the predictions of the next sample, starting with r.rec,
@@ -415,7 +404,7 @@ func (r *TableRankings) readGroup() error {
 	g.id = r.rec.id
 	g.items, g.keys, g.pos = g.items[:0], g.keys[:0], g.pos[:0]
 	if first, ok := r.seen[g.id]; ok {
-		return r.at(r.rec.pos, r.row, g.id).errorf("sample %q already had its predictions at row %d; the predictions must be grouped by sample_id, so sort them by sample_id first", g.id, first)
+		return r.at(r.rec.pos, r.row, g.id).Errorf(ErrBadInput, "sample %q already had its predictions at row %d; the predictions must be grouped by sample_id, so sort them by sample_id first", g.id, first)
 	}
 	r.seen[g.id] = r.row
 	for r.recOK && r.rec.id == g.id {
@@ -441,9 +430,7 @@ func (r *TableRankings) MissingSamples() int { return r.missing }
 func (r *TableRankings) Targets() *fingerprint.Set { return r.fp }
 
 // Progress reports the bytes of the predictions read so far and their size.
-func (r *TableRankings) Progress() (done, total int64) {
-	return min(r.read.Load(), r.size), r.size
-}
+func (r *TableRankings) Progress() (done, total int64) { return r.meter.Progress() }
 
 // Close closes the predictions.
 func (r *TableRankings) Close() error {
@@ -475,7 +462,7 @@ func (r *TableRankings) Next() (*Batch, error) {
 	}
 	if b.Len() == 0 {
 		r.err = io.EOF
-		r.read.Store(r.size)
+		r.meter.Finish()
 		return nil, io.EOF
 	}
 	return b, nil
@@ -545,7 +532,7 @@ func (r *TableRankings) addGroup() error {
 func (r *TableRankings) checkGroup() error {
 	g := &r.group
 	if !r.capped && len(g.items) > r.width {
-		return r.at(g.pos[0], r.row, g.id).errorf("%d predictions, more than the %d of the first sample; set the width (the largest cutoff) to read only the top ones",
+		return r.at(g.pos[0], r.row, g.id).Errorf(ErrBadInput, "%d predictions, more than the %d of the first sample; set the width (the largest cutoff) to read only the top ones",
 			len(g.items), r.width)
 	}
 	if r.byRank {
@@ -553,7 +540,7 @@ func (r *TableRankings) checkGroup() error {
 			a, b := g.order[i-1], g.order[i]
 			if g.keys[a] == g.keys[b] {
 				first, second := min(g.pos[a], g.pos[b]), max(g.pos[a], g.pos[b])
-				return r.at(second, r.row, g.id).errorf("rank %v appears twice, on %ss %d and %d", g.keys[a], r.pred.unit(), first, second)
+				return r.at(second, r.row, g.id).Errorf(ErrBadInput, "rank %v appears twice, on %ss %d and %d", g.keys[a], r.pred.unit(), first, second)
 			}
 		}
 	}
@@ -564,7 +551,7 @@ func (r *TableRankings) checkGroup() error {
 			for _, j := range g.order {
 				if g.items[j] == g.items[i] && j != i {
 					first, second := min(g.pos[i], g.pos[j]), max(g.pos[i], g.pos[j])
-					return r.at(second, r.row, g.id).errorf("item %q appears twice, on %ss %d and %d", r.names[g.items[i]], r.pred.unit(), first, second)
+					return r.at(second, r.row, g.id).Errorf(ErrBadInput, "item %q appears twice, on %ss %d and %d", r.names[g.items[i]], r.pred.unit(), first, second)
 				}
 			}
 		}
@@ -605,83 +592,53 @@ func (r *TableRankings) addRow(id string, s *tableSample, g *tableGroup) {
 
 // csvTable reads a CSV or TSV long table with a header line.
 type csvTable struct {
-	path   string
-	r      *csv.Reader
-	gz     *gzip.Reader
-	nCols  int
+	r      *input.CSV
 	id     int
 	item   int
 	key    int // -1 without
 	keyCol string
-	line   int64
-	lastID string
+	ids    input.IDs
 }
 
-func openCSVTable(path string, r io.Reader, tsv bool) (*csvTable, []string, error) {
-	br := bufio.NewReaderSize(r, 1<<18)
-	t := &csvTable{path: path, key: -1}
-	var in io.Reader = br
-	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, nil, readError(at{path: path}, err)
-		}
-		t.gz = zr
-		in = bufio.NewReaderSize(zr, 1<<18)
+func openCSVTable(path string, f *input.File, tsv bool) (*csvTable, []string, error) {
+	text, err := f.Text(ErrBadInput)
+	if err != nil {
+		return nil, nil, err
 	}
-	cr := csv.NewReader(in)
+	comma := ','
 	if tsv {
-		cr.Comma = '\t'
-	} else {
-		cr.TrimLeadingSpace = true
+		comma = '\t'
 	}
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	t.r = cr
-	header, err := cr.Read()
+	r, err := input.NewCSV(path, text, comma, ErrBadInput)
 	if err == io.EOF {
-		return nil, nil, at{path: path}.errorf("the file is empty; it needs a header line naming its columns")
+		return nil, nil, input.Location{Path: path}.Errorf(ErrBadInput, "the file is empty; it needs a header line naming its columns")
 	}
 	if err != nil {
-		return nil, nil, t.readError(err)
+		return nil, nil, err
 	}
-	names := slices.Clone(header)
-	names[0] = strings.TrimPrefix(names[0], "\ufeff")
-	for i, n := range names {
-		names[i] = strings.TrimSpace(n)
-	}
-	line, _ := cr.FieldPos(0)
-	t.line = int64(line)
-	t.nCols = len(names)
-	return t, names, nil
+	return &csvTable{r: r, key: -1}, r.Header, nil
 }
 
 // bind finds the columns to read; key is "rank", "score" or "".
-func (t *csvTable) bind(names []string, key string) error {
+func (t *csvTable) bind(names []string, key string) {
 	t.id, t.item = slices.Index(names, "sample_id"), slices.Index(names, "item")
 	if key != "" {
 		t.key, t.keyCol = slices.Index(names, key), key
 	}
-	return nil
 }
 
 func (t *csvTable) next(rec *tableRecord) (string, error) {
 	fields, err := t.r.Read()
 	if err != nil {
-		if err == io.EOF {
-			return "", io.EOF
-		}
-		return "", t.readError(err)
+		return "", err
 	}
-	line, _ := t.r.FieldPos(0)
-	t.line = int64(line)
-	rec.pos = t.line
+	rec.pos = t.r.Line
 	rec.id = ""
-	if len(fields) != t.nCols {
+	if problem := t.r.Ragged(fields); problem != "" {
 		if t.id < len(fields) {
 			rec.id = t.sampleID(fields[t.id])
 		}
-		return fmt.Sprintf("%s, but the header has %d", fieldCount(len(fields), len(fields)), t.nCols), nil
+		return problem, nil
 	}
 	rec.id = t.sampleID(fields[t.id])
 	if rec.id == "" {
@@ -708,53 +665,32 @@ func (t *csvTable) next(rec *tableRecord) (string, error) {
 // sampleID returns the ID of a field, as the previous record's string when
 // it is the same.
 func (t *csvTable) sampleID(field string) string {
-	field = strings.TrimSpace(field)
-	if field != t.lastID {
-		t.lastID = strings.Clone(field)
-	}
-	return t.lastID
-}
-
-func (t *csvTable) readError(err error) error {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return at{path: t.path, unit: "line", pos: int64(pe.Line)}.errorf("%v at character %d", pe.Err, pe.Column)
-	}
-	return readError(at{path: t.path, unit: "line", pos: t.line + 1}, err)
+	return t.ids.From(strings.TrimSpace(field))
 }
 
 func (t *csvTable) unit() string { return "line" }
 
-func (t *csvTable) close() error {
-	if t.gz != nil {
-		return t.gz.Close()
-	}
-	return nil
-}
+func (t *csvTable) close() error { return nil }
 
-// pqTable reads a Parquet long table, row group by row group, a batch of
-// records at a time from each column.
+// pqTable reads a Parquet long table, a batch of records at a time from
+// each column (input.Batches).
 type pqTable struct {
-	path   string
-	file   *parquet.File
-	leafs  map[string]*parquet.Column
-	groups []parquet.RowGroup
-	group  int
-	left   int64
-	cols   []*pqColumn // id, item, and key when there is one
-	buf    []parquet.Value
-	batch  int
-	at     int
-	pos    int64
-	lastID string
+	path  string
+	file  *parquet.File
+	leafs map[string]*parquet.Column
+	rows  *input.Batches
+	cols  []*input.Column // id, item, and key when there is one
+	batch int
+	at    int
+	pos   int64
 }
 
 func openPQTable(path string, r io.ReaderAt, size int64) (*pqTable, []string, error) {
-	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true), parquet.ReadBufferSize(1<<16))
+	f, err := input.OpenParquet(path, r, size, ErrBadInput)
 	if err != nil {
-		return nil, nil, &inputError{msg: fmt.Sprintf("%s: not a readable Parquet file: %v", path, err), cause: err}
+		return nil, nil, err
 	}
-	t := &pqTable{path: path, file: f, leafs: map[string]*parquet.Column{}, groups: f.RowGroups(), buf: make([]parquet.Value, parquetBatch)}
+	t := &pqTable{path: path, file: f, leafs: map[string]*parquet.Column{}}
 	var names []string
 	for _, c := range f.Root().Columns() {
 		names = append(names, c.Name())
@@ -766,31 +702,32 @@ func openPQTable(path string, r io.ReaderAt, size int64) (*pqTable, []string, er
 // bind finds the columns to read and checks their types; key is "rank",
 // "score" or "".
 func (t *pqTable) bind(key string) error {
+	file := input.Location{Path: t.path, Unit: "record"}
 	for _, name := range []string{"sample_id", "item", key} {
 		if name == "" {
 			continue
 		}
-		c := t.leafs[name]
-		kind, ok := parquetKind(c.Type())
-		want := "a string or an integer"
+		want := input.WantID
 		if name == key {
-			ok, want = ok && kind != 's', "a number"
-		} else {
-			ok = ok && kind != 'f'
+			want = input.WantNumber
 		}
-		if !ok || !c.Leaf() || c.Repeated() {
-			return at{path: t.path, kind: "column", name: name}.errorf("has type %s; it must be %s", c.Type(), want)
+		c, err := input.NewColumn(t.leafs[name], want, file, ErrBadInput)
+		if err != nil {
+			return err
 		}
-		t.cols = append(t.cols, &pqColumn{name: name, leaf: c.Index(), kind: kind})
+		t.cols = append(t.cols, c)
 	}
+	t.rows = input.NewBatches(t.file, t.cols, file, ErrBadInput)
 	return nil
 }
 
 func (t *pqTable) next(rec *tableRecord) (string, error) {
 	for t.at >= t.batch {
-		if err := t.readBatch(); err != nil {
+		n, err := t.rows.Next()
+		if err != nil {
 			return "", err
 		}
+		t.batch, t.at = n, 0
 	}
 	i := t.at
 	t.at++
@@ -798,77 +735,29 @@ func (t *pqTable) next(rec *tableRecord) (string, error) {
 	rec.pos = t.pos
 	id, item := t.cols[0], t.cols[1]
 	rec.id = ""
-	if id.null[i] || id.s[i] == "" {
+	if id.Null[i] || id.S[i] == "" {
 		return "sample ID missing", nil
 	}
-	rec.id = id.s[i]
-	if item.null[i] || item.s[i] == "" {
+	rec.id = id.S[i]
+	if item.Null[i] || item.S[i] == "" {
 		return "item missing", nil
 	}
-	rec.item = item.s[i]
+	rec.item = item.S[i]
 	if len(t.cols) > 2 {
 		k := t.cols[2]
-		if k.null[i] {
-			return k.name + " missing", nil
+		if k.Null[i] {
+			return k.Name + " missing", nil
 		}
-		rec.key = k.f[i]
+		rec.key = k.F[i]
 	}
 	return "", nil
-}
-
-// readBatch decodes the next records of every column, opening the next row
-// group when the current one is done.
-func (t *pqTable) readBatch() error {
-	for t.left == 0 {
-		if t.group == len(t.groups) {
-			return io.EOF
-		}
-		t.close()
-		rg := t.groups[t.group]
-		t.group++
-		t.left = rg.NumRows()
-		chunks := rg.ColumnChunks()
-		for _, c := range t.cols {
-			c.reader = parquet.NewColumnChunkValueReader(chunks[c.leaf])
-		}
-	}
-	n := int(min(t.left, parquetBatch))
-	for k, c := range t.cols {
-		c.reset()
-		for got := 0; got < n; {
-			m, err := c.reader.ReadValues(t.buf[:n-got])
-			switch k {
-			case 0:
-				t.lastID = c.convertIDs(t.buf[:m], t.lastID)
-			case 1:
-				c.convertIDs(t.buf[:m], "")
-			default:
-				c.convert(t.buf[:m])
-			}
-			got += m
-			loc := at{path: t.path, unit: "record", pos: t.pos + int64(got) + 1, kind: "column", name: c.name}
-			if err == io.EOF && got < n {
-				return loc.errorf("the column ends early: its row group should have %d more records", t.left-int64(got))
-			}
-			if err != nil && err != io.EOF {
-				return &inputError{msg: fmt.Sprintf("%s: cannot decode: %v", loc, err), cause: err}
-			}
-		}
-	}
-	t.left -= int64(n)
-	t.batch, t.at = n, 0
-	return nil
 }
 
 func (t *pqTable) unit() string { return "record" }
 
 func (t *pqTable) close() error {
-	var errs []error
-	for _, c := range t.cols {
-		if c.reader != nil {
-			errs = append(errs, c.reader.Close())
-			c.reader = nil
-		}
+	if t.rows == nil {
+		return nil
 	}
-	return errors.Join(errs...)
+	return t.rows.Close()
 }

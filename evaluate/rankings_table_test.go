@@ -313,7 +313,7 @@ func TestTableRankingsBad(t *testing.T) {
 				}{{"a", "x", "1"}})
 			},
 			targets: targets,
-			want:    `DIR/predictions.parquet: column "rank": has type STRING; it must be a number`,
+			want:    `DIR/predictions.parquet: column "rank": has type STRING; it must be a float, double or integer`,
 		},
 
 		{

@@ -8,12 +8,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/verdict-ml/verdict/fingerprint"
+	"github.com/verdict-ml/verdict/internal/input"
 )
 
 // TRECRankings reads a TREC run and its qrels, the format of trec_eval:
@@ -56,9 +55,8 @@ type TRECRankings struct {
 	queries []*qrelsQuery    // in qrels order
 	byQuery map[string]*qrelsQuery
 
-	file    *os.File
-	size    int64
-	read    atomic.Int64
+	file    *input.File
+	meter   input.Meter
 	lines   lineReader
 	pending *runQuery // the next query of a grouped run, read ahead
 	whole   []*runQuery
@@ -134,26 +132,17 @@ func OpenTRECRankings(run, qrels string, opts RankingOptions) (_ *TRECRankings, 
 			r.Close()
 		}
 	}()
-	if r.file, err = os.Open(run); err != nil {
+	if r.file, err = input.Open(run, "a run file", &r.meter); err != nil {
 		return nil, err
 	}
-	info, err := r.file.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if info.IsDir() {
-		return nil, fmt.Errorf("%s: is a directory, not a run file", run)
-	}
-	r.size = info.Size()
 	most, grouped, err := r.scanRun()
 	if err != nil {
 		return nil, err
 	}
 	r.width, r.grouped = opts.width(most), grouped
-	if _, err := r.file.Seek(0, io.SeekStart); err != nil {
+	if r.lines, err = r.rewind(); err != nil {
 		return nil, err
 	}
-	r.lines = newLineReader(countingReader{r.file, &r.read})
 	if !grouped {
 		if err := r.readWholeRun(); err != nil {
 			return nil, err
@@ -164,12 +153,16 @@ func OpenTRECRankings(run, qrels string, opts RankingOptions) (_ *TRECRankings, 
 
 // readQrels reads the qrels file whole.
 func (r *TRECRankings) readQrels() error {
-	f, err := os.Open(r.qrelsPath)
+	f, err := input.Open(r.qrelsPath, "a qrels file", nil)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	lines := newLineReader(f)
+	text, err := f.Text(ErrBadInput)
+	if err != nil {
+		return err
+	}
+	lines := newLineReader(text)
 	var fields [5][]byte
 	for {
 		line, err := lines.next()
@@ -177,20 +170,20 @@ func (r *TRECRankings) readQrels() error {
 			break
 		}
 		if err != nil {
-			return readError(at{path: r.qrelsPath, unit: "line", pos: lines.n}, err)
+			return input.ReadError(ErrBadInput, input.Location{Path: r.qrelsPath, Pos: lines.n + 1}, err)
 		}
 		n := splitFields(line, fields[:])
 		if n == 0 {
 			continue
 		}
-		loc := rowAt{path: r.qrelsPath, line: lines.n, row: -1, noun: "query"}
+		loc := input.Location{Path: r.qrelsPath, Pos: lines.n, SampleNoun: "query"}
 		if n != 4 {
-			return loc.errorf("%s, but a qrels line has 4: query, iteration, document, relevance", fieldCount(n, len(fields)))
+			return loc.Errorf(ErrBadInput, "%s, but a qrels line has 4: query, iteration, document, relevance", fieldCount(n, len(fields)))
 		}
-		loc.id, loc.hasID = string(fields[0]), true
+		loc = loc.WithSample(string(fields[0]))
 		rel, err := strconv.ParseInt(string(fields[3]), 10, 64)
 		if err != nil {
-			return loc.errorf("relevance %q is not an integer", fields[3])
+			return loc.Errorf(ErrBadInput, "relevance %q is not an integer", fields[3])
 		}
 		q := r.byQuery[string(fields[0])]
 		if q == nil {
@@ -219,7 +212,10 @@ func (r *TRECRankings) readQrels() error {
 // scanRun reads the run once for the largest number of documents of a
 // query, and whether each query's lines are together.
 func (r *TRECRankings) scanRun() (most int, grouped bool, err error) {
-	lines := newLineReader(r.file)
+	lines, err := r.rewind()
+	if err != nil {
+		return 0, false, err
+	}
 	seen := map[string]bool{}
 	var (
 		cur    []byte
@@ -233,7 +229,7 @@ func (r *TRECRankings) scanRun() (most int, grouped bool, err error) {
 			break
 		}
 		if err != nil {
-			return 0, false, readError(at{path: r.runPath, unit: "line", pos: lines.n}, err)
+			return 0, false, r.readError(lines.n+1, err)
 		}
 		if splitFields(line, fields[:]) == 0 {
 			continue
@@ -252,10 +248,9 @@ func (r *TRECRankings) scanRun() (most int, grouped bool, err error) {
 	if !grouped {
 		// Count again, per query, over the whole run.
 		counts := map[string]int{}
-		if _, err := r.file.Seek(0, io.SeekStart); err != nil {
+		if lines, err = r.rewind(); err != nil {
 			return 0, false, err
 		}
-		lines = newLineReader(r.file)
 		most = 0
 		for {
 			line, err := lines.next()
@@ -263,7 +258,7 @@ func (r *TRECRankings) scanRun() (most int, grouped bool, err error) {
 				break
 			}
 			if err != nil {
-				return 0, false, readError(at{path: r.runPath, unit: "line", pos: lines.n}, err)
+				return 0, false, r.readError(lines.n+1, err)
 			}
 			if splitFields(line, fields[:]) > 0 {
 				counts[string(fields[0])]++
@@ -324,7 +319,7 @@ func (r *TRECRankings) readLine() (query string, l runLine, problem string, err 
 			if err == io.EOF {
 				return "", l, "", io.EOF
 			}
-			return "", l, "", readError(at{path: r.runPath, unit: "line", pos: r.lines.n}, err)
+			return "", l, "", r.readError(r.lines.n+1, err)
 		}
 		n := splitFields(line, fields[:])
 		if n == 0 {
@@ -352,7 +347,31 @@ func (r *TRECRankings) readLine() (query string, l runLine, problem string, err 
 
 // lineError reports a problem on a line of the run, in the given row.
 func (r *TRECRankings) lineError(query string, l runLine, row int64, problem string) error {
-	return rowAt{path: r.runPath, line: l.line, row: row, id: query, hasID: true, noun: "query"}.errorf("%s", problem)
+	return r.queryAt(l.line, row, query).Errorf(ErrBadInput, "%s", problem)
+}
+
+// rewind starts reading the run again from its beginning.
+func (r *TRECRankings) rewind() (lineReader, error) {
+	if err := r.file.Rewind(); err != nil {
+		return lineReader{}, err
+	}
+	text, err := r.file.Text(ErrBadInput)
+	if err != nil {
+		return lineReader{}, err
+	}
+	return newLineReader(text), nil
+}
+
+// readError reports a failure to read the run at line.
+func (r *TRECRankings) readError(line int64, err error) error {
+	return input.ReadError(ErrBadInput, input.Location{Path: r.runPath, Pos: line}, err)
+}
+
+// queryAt locates a query of the run: its line (0: none), its row and its ID.
+func (r *TRECRankings) queryAt(line, row int64, query string) input.Location {
+	at := rowAt(r.runPath, row, query)
+	at.Pos, at.SampleNoun = line, "query"
+	return at
 }
 
 // Width is the number of rank positions of each row's hits.
@@ -373,7 +392,7 @@ func (r *TRECRankings) Targets() *fingerprint.Set { return r.fp }
 // Progress reports the bytes of the run read in the streaming pass, and the
 // run's size.
 func (r *TRECRankings) Progress() (done, total int64) {
-	return min(r.read.Load(), r.size), r.size
+	return r.meter.Progress()
 }
 
 // Close closes the run file.
@@ -410,7 +429,7 @@ func (r *TRECRankings) Next() (*Batch, error) {
 	}
 	if b.Len() == 0 {
 		r.err = io.EOF
-		r.read.Store(r.size)
+		r.meter.Finish()
 		return nil, io.EOF
 	}
 	return b, nil
@@ -495,7 +514,7 @@ func (r *TRECRankings) nextRunQuery() (*runQuery, error) {
 func (r *TRECRankings) addRow(q *runQuery) error {
 	b := &r.b
 	row := r.row
-	loc := rowAt{path: r.runPath, row: row, id: q.id, hasID: true, noun: "query"}
+	loc := r.queryAt(0, row, q.id)
 	var relevant []int32
 	if qq := r.byQuery[q.id]; qq != nil {
 		qq.inRun = qq.inRun || len(q.docs) > 0
@@ -539,7 +558,7 @@ func (r *TRECRankings) addRow(q *runQuery) error {
 }
 
 // checkDuplicates reports a document that appears twice in a query.
-func (r *TRECRankings) checkDuplicates(q *runQuery, loc rowAt) error {
+func (r *TRECRankings) checkDuplicates(q *runQuery, loc input.Location) error {
 	order := r.order[:0]
 	for i := range q.docs {
 		order = append(order, int32(i))
@@ -554,8 +573,8 @@ func (r *TRECRankings) checkDuplicates(q *runQuery, loc rowAt) error {
 	for i := 1; i < len(order); i++ {
 		a, b := q.docs[order[i-1]], q.docs[order[i]]
 		if bytes.Equal(q.doc(int(order[i-1])), q.doc(int(order[i]))) {
-			loc.line = b.line
-			return loc.errorf("document %q appears twice, on lines %d and %d", q.doc(int(order[i])), a.line, b.line)
+			loc.Pos = b.line
+			return loc.Errorf(ErrBadInput, "document %q appears twice, on lines %d and %d", q.doc(int(order[i])), a.line, b.line)
 		}
 	}
 	return nil
@@ -570,7 +589,11 @@ type lineReader struct {
 }
 
 func newLineReader(r io.Reader) lineReader {
-	return lineReader{br: bufio.NewReaderSize(r, 1<<16)}
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, 1<<16)
+	}
+	return lineReader{br: br}
 }
 
 // next returns the next line, valid until the following call, or io.EOF.

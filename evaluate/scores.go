@@ -1,18 +1,15 @@
 package evaluate
 
 import (
-	"bufio"
-	"compress/flate"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
+
+	"github.com/verdict-ml/verdict/internal/input"
 )
 
 // ErrUnknownFormat is returned by OpenScores when the format argument names
@@ -55,12 +52,11 @@ const formatHelp = "the formats are csv, tsv, jsonl (also .ndjson), parquet and 
 // Scores is an open per-unit scores file. Exactly one of Wide and Long is
 // non-nil, depending on the file's columns. Close it when done.
 type Scores struct {
-	file *os.File
-	size int64
-	read atomic.Int64
-	wide *WideReader
-	long *LongReader
-	dec  decoder
+	file  *input.File
+	meter input.Meter
+	wide  *WideReader
+	long  *LongReader
+	dec   decoder
 }
 
 // OpenScores opens the per-unit scores file at path and reads its header,
@@ -78,25 +74,20 @@ type Scores struct {
 // (for example an empty file, no sample_id column, a duplicate column, no
 // metric column, a 2-D NumPy array), and the *os.PathError of os.Open when
 // the file cannot be opened.
-func OpenScores(path, format string) (*Scores, error) {
-	format, err := scoresFormat(path, format)
+func OpenScores(path, format string) (_ *Scores, err error) {
+	format, err = scoresFormat(path, format)
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
-	if err != nil {
+	s := &Scores{}
+	if s.file, err = input.Open(path, "a scores file", &s.meter); err != nil {
 		return nil, err
 	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if info.IsDir() {
-		f.Close()
-		return nil, fmt.Errorf("%s: is a directory, not a scores file", path)
-	}
-	s := &Scores{file: f, size: info.Size()}
+	defer func() {
+		if err != nil {
+			s.file.Close()
+		}
+	}()
 	var (
 		dec decoder
 		lay layout
@@ -104,7 +95,7 @@ func OpenScores(path, format string) (*Scores, error) {
 	switch format {
 	case "csv", "tsv":
 		var r io.Reader
-		if r, err = s.text(path); err == nil {
+		if r, err = s.file.Text(ErrBadInput); err == nil {
 			comma := ','
 			if format == "tsv" {
 				comma = '\t'
@@ -113,23 +104,22 @@ func OpenScores(path, format string) (*Scores, error) {
 		}
 	case "jsonl", "ndjson":
 		var r io.Reader
-		if r, err = s.text(path); err == nil {
+		if r, err = s.file.Text(ErrBadInput); err == nil {
 			dec, lay, err = openJSONL(path, r)
 		}
 	case "parquet":
-		dec, lay, err = openParquet(path, countingReaderAt{f, &s.read}, s.size)
+		dec, lay, err = openParquet(path, s.file.ReaderAt(), s.file.Size())
 	case "npz":
-		dec, lay, err = openNPZ(path, countingReaderAt{f, &s.read}, s.size)
+		dec, lay, err = openNPZ(path, s.file.ReaderAt(), s.file.Size())
 	}
 	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	s.dec = dec
-	c := cursor{path: path, unit: lay.unit, hasDraw: lay.hasDraw, dec: dec}
+	c := cursor{at: input.Location{Path: path, Unit: lay.unit}, hasDraw: lay.hasDraw, dec: dec}
 	// Parquet leaves its page indexes unread, so a finished file is
 	// marked done here.
-	c.atEnd = func() { s.read.Store(s.size) }
+	c.atEnd = s.meter.Finish
 	if lay.long {
 		s.long = &LongReader{cursor: c}
 	} else {
@@ -168,22 +158,6 @@ func scoresFormat(path, format string) (string, error) {
 	return "", fmt.Errorf("%s: %w %q: %s", path, ErrUnknownFormat, ext, formatHelp)
 }
 
-// text returns the file's text, decompressed when it starts with the gzip
-// magic bytes.
-func (s *Scores) text(path string) (io.Reader, error) {
-	br := bufio.NewReaderSize(countingReader{s.file, &s.read}, 1<<18)
-	magic, err := br.Peek(2)
-	if err != nil || magic[0] != 0x1f || magic[1] != 0x8b {
-		// A short or unreadable file is the format reader's to report.
-		return br, nil
-	}
-	zr, err := gzip.NewReader(br)
-	if err != nil {
-		return nil, readError(at{path: path}, err)
-	}
-	return bufio.NewReaderSize(zr, 1<<20), nil
-}
-
 // Wide returns the reader of a file in wide form, or nil when the file is in
 // long form.
 func (s *Scores) Wide() *WideReader { return s.wide }
@@ -196,9 +170,7 @@ func (s *Scores) Long() *LongReader { return s.long }
 // and the file's size, for a progress bar. For compressed input done counts
 // compressed bytes, so it still ends at total. It is cheap and safe to call
 // from another goroutine while a reader runs.
-func (s *Scores) Progress() (done, total int64) {
-	return min(s.read.Load(), s.size), s.size
-}
+func (s *Scores) Progress() (done, total int64) { return s.meter.Progress() }
 
 // Close releases the file. The readers must not be used afterwards.
 func (s *Scores) Close() error {
@@ -283,8 +255,7 @@ func (r *LongReader) Err() error { return r.err }
 // cursor is what WideReader and LongReader share: the decoder and the
 // current record.
 type cursor struct {
-	path    string
-	unit    string // "line" or "row"
+	at      input.Location // the file, and what a position counts
 	hasDraw bool
 	dec     decoder
 	rec     record
@@ -310,7 +281,9 @@ func (c *cursor) next() bool {
 }
 
 func (c *cursor) where(pos int64) string {
-	return c.path + ": " + c.unit + " " + strconv.FormatInt(pos, 10)
+	at := c.at
+	at.Pos = pos
+	return at.String()
 }
 
 // decoder reads the records of one file format.
@@ -347,30 +320,29 @@ type boundColumns[C any] struct {
 }
 
 // bindColumns asks use for each column the layout needs, saying what it must
-// hold ("string" for sample IDs, "integer", "text" or "number"), and returns
-// them by role with the layout they make.
-func bindColumns[C any](cols columns, names []string, use func(i int, want string) (C, error)) (b boundColumns[C], lay layout, err error) {
+// hold, and returns them by role with the layout they make.
+func bindColumns[C any](cols columns, names []string, use func(i int, want input.Want) (C, error)) (b boundColumns[C], lay layout, err error) {
 	lay = layout{unit: "row", long: cols.long, hasDraw: cols.draw >= 0}
-	if b.id, err = use(cols.id, "string"); err != nil {
+	if b.id, err = use(cols.id, input.WantID); err != nil {
 		return b, lay, err
 	}
 	if cols.draw >= 0 {
-		if b.draw, err = use(cols.draw, "integer"); err != nil {
+		if b.draw, err = use(cols.draw, input.WantInteger); err != nil {
 			return b, lay, err
 		}
 	}
 	if cols.long {
-		if b.metric, err = use(cols.metric, "text"); err != nil {
+		if b.metric, err = use(cols.metric, input.WantText); err != nil {
 			return b, lay, err
 		}
-		v, err := use(cols.value, "number")
+		v, err := use(cols.value, input.WantNumber)
 		if err != nil {
 			return b, lay, err
 		}
 		b.values = []C{v}
 	}
 	for _, i := range cols.metrics {
-		v, err := use(i, "number")
+		v, err := use(i, input.WantNumber)
 		if err != nil {
 			return b, lay, err
 		}
@@ -423,7 +395,7 @@ func findColumns(names []string, kind string) (columns, string) {
 		}
 	}
 	if c.id < 0 {
-		return c, fmt.Sprintf("no %q %s among %s", "sample_id", kind, quoteList(names))
+		return c, fmt.Sprintf("no %q %s among %s", "sample_id", kind, input.QuoteList(names))
 	}
 	special := 2 // sample_id, metric
 	if c.draw >= 0 {
@@ -444,108 +416,9 @@ func findColumns(names []string, kind string) (columns, string) {
 		}
 	}
 	if len(c.metrics) == 0 {
-		return c, fmt.Sprintf("no metric %ss besides %s", kind, quoteList(names))
+		return c, fmt.Sprintf("no metric %ss besides %s", kind, input.QuoteList(names))
 	}
 	return c, ""
-}
-
-// quoteList quotes up to six names for a message.
-func quoteList(names []string) string {
-	const most = 6
-	var b strings.Builder
-	for i, name := range names {
-		if i == most {
-			fmt.Fprintf(&b, " and %d more", len(names)-most)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Quote(name))
-	}
-	if len(names) == 0 {
-		return "none"
-	}
-	return b.String()
-}
-
-// at locates a data error: the file, the line or row when known, the sample
-// ID when known and the column.
-type at struct {
-	path      string
-	unit      string // "line" or "row"
-	pos       int64  // 0: the file as a whole
-	sample    string
-	hasSample bool
-	kind      string // "column", "key" or "array"
-	name      string // empty: no column
-}
-
-// errorf returns an error wrapping ErrBadInput whose message is the location
-// followed by the formatted problem.
-func (a at) errorf(format string, args ...any) error {
-	return &inputError{msg: a.String() + ": " + fmt.Sprintf(format, args...)}
-}
-
-// String formats the location, as in
-// `scores.csv: line 12 (sample "u0000011"), column "ndcg@10"`.
-func (a at) String() string {
-	var b strings.Builder
-	b.WriteString(a.path)
-	if a.pos > 0 {
-		fmt.Fprintf(&b, ": %s %d", a.unit, a.pos)
-	}
-	if a.hasSample {
-		fmt.Fprintf(&b, " (sample %q)", a.sample)
-	}
-	if a.name != "" {
-		if a.pos > 0 || a.hasSample {
-			b.WriteString(",")
-		} else {
-			b.WriteString(":")
-		}
-		fmt.Fprintf(&b, " %s %q", a.kind, a.name)
-	}
-	return b.String()
-}
-
-func (a at) withSample(id string) at {
-	a.sample, a.hasSample = id, true
-	return a
-}
-
-func (a at) column(name string) at {
-	a.name = name
-	return a
-}
-
-// inputError is an error in a scores file's content.
-type inputError struct {
-	msg   string
-	cause error
-}
-
-func (e *inputError) Error() string { return e.msg }
-
-func (e *inputError) Unwrap() []error {
-	if e.cause == nil {
-		return []error{ErrBadInput}
-	}
-	return []error{ErrBadInput, e.cause}
-}
-
-// readError reports a failure to read or decompress the file at a. A
-// corrupt or truncated compressed stream is bad input; any other failure
-// is passed on with its location.
-func readError(a at, err error) error {
-	var corrupt flate.CorruptInputError
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return &inputError{msg: a.String() + ": the file is truncated", cause: err}
-	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.As(err, &corrupt):
-		return &inputError{msg: a.String() + ": corrupt compressed data: " + err.Error(), cause: err}
-	}
-	return fmt.Errorf("%s: %w", a, err)
 }
 
 // parseValue parses a metric value written as text. NaN and infinities are
@@ -589,53 +462,4 @@ func parseDraw(s string) (int64, string) {
 		return 0, fmt.Sprintf("draw %q is not a whole number from 0 to %d", s, maxDraw)
 	}
 	return d, ""
-}
-
-// interner hands out one string per distinct metric name, so that records
-// of a long file share their names instead of each holding a copy.
-type interner map[string]string
-
-func (in interner) intern(b []byte) string {
-	if s, ok := in[string(b)]; ok {
-		return s
-	}
-	return in.add(string(b))
-}
-
-func (in interner) internString(s string) string {
-	if t, ok := in[s]; ok {
-		return t
-	}
-	return in.add(strings.Clone(s))
-}
-
-func (in interner) add(s string) string {
-	if len(in) < 10_000 {
-		in[s] = s
-	}
-	return s
-}
-
-// countingReader counts the bytes read from the file, for Progress.
-type countingReader struct {
-	r io.Reader
-	n *atomic.Int64
-}
-
-func (c countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n.Add(int64(n))
-	return n, err
-}
-
-// countingReaderAt counts the bytes read from the file, for Progress.
-type countingReaderAt struct {
-	r io.ReaderAt
-	n *atomic.Int64
-}
-
-func (c countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	n, err := c.r.ReadAt(p, off)
-	c.n.Add(int64(n))
-	return n, err
 }

@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/verdict-ml/verdict/internal/input"
 )
 
 // jsonlDecoder reads JSON Lines: one flat object per line, whose keys are
@@ -27,8 +29,8 @@ type jsonlDecoder struct {
 	vals   []jsonValue // the current line's members, in line order
 	byKey  []*jsonValue
 	held   bool // the first line is read but not yet decoded
-	lastID string
-	metric interner
+	ids    input.IDs
+	metric input.Interner
 }
 
 // jsonValue is one member of an object: its key and its value's literal.
@@ -58,10 +60,11 @@ func openJSONL(path string, r io.Reader) (*jsonlDecoder, layout, error) {
 	if !ok || br.Size() < 1<<16 {
 		br = bufio.NewReaderSize(r, 1<<20)
 	}
-	d := &jsonlDecoder{path: path, br: br, metric: interner{}}
+	d := &jsonlDecoder{path: path, br: br, metric: input.Interner{}}
 	line, err := d.readLine()
 	if err == io.EOF {
-		return nil, layout{}, at{path: path}.errorf("the file is empty; it needs one JSON object per line, with a sample_id key and one key per metric")
+		return nil, layout{}, input.Location{Path: path}.Errorf(ErrBadInput,
+			"the file is empty; it needs one JSON object per line, with a sample_id key and one key per metric")
 	}
 	if err != nil {
 		return nil, layout{}, err
@@ -77,7 +80,7 @@ func openJSONL(path string, r io.Reader) (*jsonlDecoder, layout, error) {
 	}
 	var problem string
 	if d.cols, problem = findColumns(d.keys, "key"); problem != "" {
-		return nil, layout{}, at{path: path, unit: "line", pos: d.line}.errorf("%s", problem)
+		return nil, layout{}, d.at().Errorf(ErrBadInput, "%s", problem)
 	}
 	for i, k := range d.keys {
 		d.slot[k] = i
@@ -107,7 +110,7 @@ func (d *jsonlDecoder) readLine() ([]byte, error) {
 			if err == io.EOF {
 				return nil, io.EOF
 			}
-			return nil, readError(at{path: d.path, unit: "line", pos: d.line + 1}, err)
+			return nil, input.ReadError(ErrBadInput, input.Location{Path: d.path, Pos: d.line + 1}, err)
 		}
 		d.line++
 		if d.line == 1 {
@@ -133,7 +136,8 @@ func (d *jsonlDecoder) decode(rec *record) error {
 		}
 	}
 	rec.pos = d.line
-	a := at{path: d.path, unit: "line", pos: d.line, kind: "key"}
+	a := d.at()
+	a.ColumnNoun = "key"
 
 	// Match the members to the first line's keys, in the common case by
 	// position alone.
@@ -151,7 +155,7 @@ func (d *jsonlDecoder) decode(rec *record) error {
 		case slot < 0:
 			extra = append(extra, string(v.key))
 		case d.byKey[slot] != nil:
-			return a.errorf("key %q appears twice", v.key)
+			return a.Errorf(ErrBadInput, "key %q appears twice", v.key)
 		default:
 			d.byKey[slot] = v
 		}
@@ -160,10 +164,10 @@ func (d *jsonlDecoder) decode(rec *record) error {
 	if v := d.byKey[d.cols.id]; v != nil {
 		id, problem := d.sampleID(v)
 		if problem != "" {
-			return a.column("sample_id").errorf("%s", problem)
+			return a.WithColumn("sample_id").Errorf(ErrBadInput, "%s", problem)
 		}
 		rec.id = id
-		a = a.withSample(id)
+		a = a.WithSample(id)
 	}
 	if len(extra) > 0 || len(d.vals)-len(extra) < len(d.keys) {
 		var missing []string
@@ -172,42 +176,45 @@ func (d *jsonlDecoder) decode(rec *record) error {
 				missing = append(missing, d.keys[i])
 			}
 		}
-		return a.errorf("%s", d.keyMismatch(missing, extra))
+		return a.Errorf(ErrBadInput, "%s", d.keyMismatch(missing, extra))
 	}
 
 	if d.cols.draw >= 0 {
 		v := d.byKey[d.cols.draw]
 		draw, problem := jsonDraw(v)
 		if problem != "" {
-			return a.column("draw").errorf("%s", problem)
+			return a.WithColumn("draw").Errorf(ErrBadInput, "%s", problem)
 		}
 		rec.draw = draw
 	}
 	if d.cols.long {
 		v := d.byKey[d.cols.metric]
 		if v.kind != kindString || len(v.raw) == 2 {
-			return a.column("metric").errorf("expected a metric name, got %s", describe(v))
+			return a.WithColumn("metric").Errorf(ErrBadInput, "expected a metric name, got %s", describe(v))
 		}
 		if bytes.IndexByte(v.raw, '\\') >= 0 {
-			rec.metric = d.metric.internString(unquote(v.raw))
+			rec.metric = d.metric.Intern(unquote(v.raw))
 		} else {
-			rec.metric = d.metric.intern(v.raw[1 : len(v.raw)-1])
+			rec.metric = d.metric.InternBytes(v.raw[1 : len(v.raw)-1])
 		}
 		var problem string
 		if rec.value, problem = jsonNumber(d.byKey[d.cols.value]); problem != "" {
-			return a.column("value").errorf("%s", problem)
+			return a.WithColumn("value").Errorf(ErrBadInput, "%s", problem)
 		}
 		return nil
 	}
 	for i, slot := range d.cols.metrics {
 		x, problem := jsonNumber(d.byKey[slot])
 		if problem != "" {
-			return a.column(d.keys[slot]).errorf("%s", problem)
+			return a.WithColumn(d.keys[slot]).Errorf(ErrBadInput, "%s", problem)
 		}
 		rec.values[i] = x
 	}
 	return nil
 }
+
+// at locates the line read last.
+func (d *jsonlDecoder) at() input.Location { return input.Location{Path: d.path, Pos: d.line} }
 
 // keyMismatch describes how a line's keys differ from the first line's.
 func (d *jsonlDecoder) keyMismatch(missing, extra []string) string {
@@ -226,7 +233,7 @@ func plural(noun string, names []string) string {
 	if len(names) == 1 {
 		return noun + " " + strconv.Quote(names[0])
 	}
-	return noun + "s " + quoteList(names)
+	return noun + "s " + input.QuoteList(names)
 }
 
 // sampleID converts a sample_id value: a string, or an integer kept as
@@ -234,21 +241,15 @@ func plural(noun string, names []string) string {
 func (d *jsonlDecoder) sampleID(v *jsonValue) (string, string) {
 	switch {
 	case v.kind == kindString && bytes.IndexByte(v.raw, '\\') >= 0:
-		d.lastID = unquote(v.raw)
+		return d.ids.From(unquote(v.raw)), ""
 	case v.kind == kindString:
-		if id := v.raw[1 : len(v.raw)-1]; string(id) != d.lastID || len(id) == 0 {
-			d.lastID = string(id)
-		}
+		return d.ids.FromBytes(v.raw[1 : len(v.raw)-1]), ""
 	case v.kind == kindNumber && v.int:
-		if string(v.raw) != d.lastID {
-			d.lastID = string(v.raw)
-		}
+		return d.ids.FromBytes(v.raw), ""
 	case v.kind == kindNull:
 		return "", "sample ID missing"
-	default:
-		return "", fmt.Sprintf("expected a string or an integer, got %s", describe(v))
 	}
-	return d.lastID, ""
+	return "", fmt.Sprintf("expected a string or an integer, got %s", describe(v))
 }
 
 // jsonDraw converts a draw value.
@@ -316,7 +317,7 @@ func (d *jsonlDecoder) scan(line []byte) ([]jsonValue, error) { return d.scanInt
 func (d *jsonlDecoder) scanInto(line []byte, vals []jsonValue) ([]jsonValue, error) {
 	s := jsonScanner{b: line}
 	bad := func(what string) error {
-		return at{path: d.path, unit: "line", pos: d.line}.errorf("invalid JSON at byte %d: %s", s.i+1, what)
+		return d.at().Errorf(ErrBadInput, "invalid JSON at byte %d: %s", s.i+1, what)
 	}
 	s.space()
 	if !s.eat('{') {

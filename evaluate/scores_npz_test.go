@@ -391,7 +391,7 @@ func TestNPZBad(t *testing.T) {
 			write: func(t *testing.T) string {
 				return writeNPZ(t, "scores.npz", zip.Deflate, ids, npzMember{"ndcg@10", npyFile(1, "'<f8'", "(2,)", float64s(0.5))})
 			},
-			wantErr: `scores.npz: row 2, array "ndcg@10": the array ends after 1 of its 2 values`,
+			wantErr: `scores.npz: array "ndcg@10": is truncated: it holds 8 bytes of data, less than the 16 of its shape (2,)`,
 		},
 		{
 			name: "data longer than the shape",
@@ -424,6 +424,6 @@ func TestNPZChecksum(t *testing.T) {
 	copy(b[i:], float64s(0.75)) // the stored CRC no longer matches
 	require.NoError(t, os.WriteFile(path, b, 0o644))
 	err = readAll(t, path, "")
-	require.EqualError(t, err, inDir(path, `scores.npz: row 2, array "ndcg@10": zip: checksum error`))
+	require.EqualError(t, err, inDir(path, `scores.npz: array "ndcg@10": zip: checksum error`))
 	require.ErrorIs(t, err, evaluate.ErrBadInput)
 }

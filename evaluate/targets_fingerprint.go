@@ -1,7 +1,6 @@
 package evaluate
 
 import (
-	"archive/zip"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -108,41 +107,23 @@ func (e *targetsFormatError) Error() string { return e.msg }
 func (e *targetsFormatError) Unwrap() error { return ErrUnknownFormat }
 
 // csrTargets fingerprints the CSR matrix at path as NumPyRankings does,
-// with its csrReader, a batch of rows at a time. The predictions that would
-// set the number of rows are missing, so the matrix's shape sets it.
+// with its csrReader, a batch of rows at a time. There are no predictions
+// to set the number of rows, so the matrix's shape sets it.
 func csrTargets(path, sampleIDs string) (*fingerprint.Set, error) {
 	r := &NumPyRankings{
-		n:  csrRows(path),
+		n:  -1,
 		tg: &csrReader{path: path, batchSize: defaultRankingBatch, fp: fingerprint.NewTargets()},
 	}
 	defer r.Close()
-	// When the shape could not be read, openTargets reports why before it
-	// compares the rows with r.n.
 	if err := r.openTargets(path, path); err != nil {
 		return nil, err
 	}
-	t := r.tg
 	if sampleIDs != "" {
-		var err error
-		if t.ids, err = r.openNpy(sampleIDs); err != nil {
-			return nil, err
-		}
-		// The checks of OpenNumPyRankings, against the matrix's rows.
-		b := t.ids.arr
-		switch {
-		case len(b.shape) != 1:
-			return nil, at{path: sampleIDs}.errorf("has shape %s; sample IDs must be a 1-D array", b.shapeText())
-		case b.typ.kind == 0 && (b.dtype == "" || strings.HasSuffix(b.dtype, "O")):
-			return nil, at{path: sampleIDs}.errorf("%s", b.descr)
-		case b.typ.kind == 0 || b.typ.kind == 'f':
-			return nil, at{path: sampleIDs}.errorf("has dtype %s; sample IDs must be integers or strings", b.dtypeName())
-		case b.shape[0] != r.n:
-			return nil, at{path: sampleIDs}.errorf("has %d sample IDs, but %s has %d rows", b.shape[0], path, r.n)
-		}
-		if err := t.ids.checkData(); err != nil {
+		if err := r.openSampleIDs(sampleIDs, r.n, path+" has %d rows"); err != nil {
 			return nil, err
 		}
 	}
+	t := r.tg
 	t.n = r.n
 	t.texts = make([]string, min(t.cols, maxColumnText))
 	var tr targetRows
@@ -155,43 +136,6 @@ func csrTargets(path, sampleIDs string) (*fingerprint.Set, error) {
 			return nil, tr.err
 		}
 	}
-}
-
-// csrRows reads the number of rows from the shape array of the .npz file at
-// path, or returns -1 when it cannot.
-func csrRows(path string) int64 {
-	zr, err := zip.OpenReader(path)
-	if err != nil {
-		return -1
-	}
-	defer zr.Close()
-	var m *zip.File
-	for _, f := range zr.File {
-		if f.Name == "shape.npy" {
-			m = f // the last, as openTargets takes it
-		}
-	}
-	if m == nil {
-		return -1
-	}
-	rc, err := m.Open()
-	if err != nil {
-		return -1
-	}
-	defer rc.Close()
-	s := &npyStream{arr: &npyArray{name: "shape", rc: rc}}
-	if s.arr.readHeader(at{path: path}) != nil {
-		return -1
-	}
-	s.count = s.arr.elements()
-	if k := s.arr.typ.kind; (k != 'i' && k != 'u') || s.count != 2 {
-		return -1
-	}
-	raw, err := s.next(2)
-	if err != nil {
-		return -1
-	}
-	return s.arr.signed(raw, 0)
 }
 
 // qrelsTargets fingerprints the qrels at path: every query with a relevant

@@ -1,0 +1,31 @@
+// Package input is the plumbing that verdict's file readers share: the
+// per-unit score readers of package scores and the ranking readers of
+// package evaluate open, decompress, split and decode their files through
+// it, so that the same bytes give the same sample IDs and the same messages
+// whichever command reads them.
+//
+// # What it holds
+//
+//   - Open: a file with its size, a Meter of the bytes read for a progress
+//     bar, and Text, which decompresses a file that starts with the gzip
+//     magic bytes whatever its name;
+//   - CSV: a CSV or TSV reader that reads the header line, drops a byte
+//     order mark and reports quoting errors at their line;
+//   - OpenParquet, Column and Batches: a Parquet file's columns decoded in
+//     step, a batch of rows at a time, row group by row group;
+//   - ReadNPY and NPY: a .npy array's header (dtype, shape, order) and its
+//     data, streamed a batch of elements at a time, with the size of an
+//     element bounded before anything is allocated for it;
+//   - IDs: the one conversion of a decoded sample or item ID to a string;
+//   - Location and Error: where a problem is (file, line or 1-based row or
+//     record, the 0-based row of a ranking reader, sample ID, column) and
+//     what it is, wrapping the sentinel of the package that reports it.
+//
+// # What it does not do
+//
+// It knows nothing of metrics, scores or rankings: which columns a file must
+// have and what they mean is for the packages that use it. It exports no
+// sentinel errors of its own; every error about a file's content wraps the
+// sentinel its caller passes (scores.ErrBadInput, evaluate.ErrBadInput), so
+// that each package keeps documenting the errors it returns.
+package input

@@ -1,0 +1,166 @@
+// Package inputtest writes the input files that the tests of verdict's
+// readers read: any file, gzipped by its name; .npy arrays and .npz
+// archives built byte by byte, so that a test can state every byte of a
+// header; and Parquet files. It is for tests only.
+package inputtest
+
+import (
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/require"
+)
+
+// WriteFile writes content to name in a fresh temporary directory and
+// returns its path. A name ending in .gz is gzipped.
+func WriteFile(t testing.TB, name string, content []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if filepath.Ext(name) == ".gz" {
+		content = Gzip(t, content)
+	}
+	require.NoError(t, os.WriteFile(path, content, 0o644))
+	return path
+}
+
+// Gzip compresses content.
+func Gzip(t testing.TB, content []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, err := zw.Write(content)
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	return buf.Bytes()
+}
+
+// NPY builds a .npy file by hand: format version major, the dtype descr and
+// the shape as Python writes them (such as "'<f8'" and "(3,)"), and the raw
+// data.
+func NPY(major byte, descr, shape string, data []byte) []byte {
+	dict := fmt.Sprintf("{'descr': %s, 'fortran_order': False, 'shape': %s, }", descr, shape)
+	prefix := 10
+	if major > 1 {
+		prefix = 12
+	}
+	pad := 64 - (prefix+len(dict)+1)%64
+	dict += strings.Repeat(" ", pad) + "\n"
+	b := append([]byte("\x93NUMPY"), major, 0)
+	if major > 1 {
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(dict)))
+	} else {
+		b = binary.LittleEndian.AppendUint16(b, uint16(len(dict)))
+	}
+	return append(append(b, dict...), data...)
+}
+
+// Member is one array of an .npz archive.
+type Member struct {
+	Name string // without .npy, which Zip adds unless the name has a dot
+	Data []byte // the whole .npy file
+}
+
+// Zip builds a zip archive of the members, each stored or deflated.
+func Zip(t testing.TB, method uint16, members ...Member) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, m := range members {
+		name := m.Name
+		if !strings.Contains(name, ".") {
+			name += ".npy"
+		}
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: method})
+		require.NoError(t, err)
+		_, err = w.Write(m.Data)
+		require.NoError(t, err)
+	}
+	require.NoError(t, zw.Close())
+	return buf.Bytes()
+}
+
+// WriteNPZ writes the members to name in a fresh temporary directory and
+// returns its path.
+func WriteNPZ(t testing.TB, name string, method uint16, members ...Member) string {
+	t.Helper()
+	return WriteFile(t, name, Zip(t, method, members...))
+}
+
+// Float64s encodes little-endian float64s.
+func Float64s(vs ...float64) []byte {
+	var b []byte
+	for _, v := range vs {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+	}
+	return b
+}
+
+// Float32s encodes little-endian float32s.
+func Float32s(vs ...float32) []byte {
+	b := make([]byte, 0, 4*len(vs))
+	for _, v := range vs {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+	}
+	return b
+}
+
+// Int32s encodes little-endian int32s.
+func Int32s(vs ...int32) []byte {
+	b := make([]byte, 0, 4*len(vs))
+	for _, v := range vs {
+		b = binary.LittleEndian.AppendUint32(b, uint32(v))
+	}
+	return b
+}
+
+// Int64s encodes little-endian int64s.
+func Int64s(vs ...int64) []byte {
+	b := make([]byte, 0, 8*len(vs))
+	for _, v := range vs {
+		b = binary.LittleEndian.AppendUint64(b, uint64(v))
+	}
+	return b
+}
+
+// Strings encodes NumPy '<U' strings of width characters.
+func Strings(width int, ss ...string) []byte {
+	var b []byte
+	for _, s := range ss {
+		n := 0
+		for _, r := range s {
+			b = binary.LittleEndian.AppendUint32(b, uint32(r))
+			n++
+		}
+		b = append(b, make([]byte, 4*(width-n))...)
+	}
+	return b
+}
+
+// WriteParquet writes rows to name in a fresh temporary directory and
+// returns its path.
+func WriteParquet[T any](t testing.TB, name string, rows []T, options ...parquet.WriterOption) string {
+	t.Helper()
+	return WriteParquetAt(t, filepath.Join(t.TempDir(), name), rows, options...)
+}
+
+// WriteParquetAt writes rows to the file at path and returns the path.
+func WriteParquetAt[T any](t testing.TB, path string, rows []T, options ...parquet.WriterOption) string {
+	t.Helper()
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	w := parquet.NewGenericWriter[T](f, options...)
+	_, err = w.Write(rows)
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	require.NoError(t, f.Close())
+	return path
+}
