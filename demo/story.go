@@ -1,0 +1,146 @@
+package demo
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+
+	"github.com/verdict-ml/verdict/compare"
+	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/store"
+)
+
+// The story's experiment and evaluation set, and its protocol: each user's
+// heldOut latest ratings are the targets, and each model ranks topK movies.
+const (
+	Experiment = "movielens-demo"
+	EvalSet    = "latest-10-ratings"
+	topK       = 20
+	heldOut    = 10
+)
+
+// Tell tells verdict's story on MovieLens, to w: it trains the three
+// models, evaluates each one's rankings per user and logs them to st (or
+// finds them already logged), compares two pairs user by user and records
+// the comparisons (a pair too close to call, and a clear winner), ranks all
+// three, and shows the history and what to try next. It calls the packages
+// a user's own job would: evaluate, store, compare and report.
+func Tell(ctx context.Context, st *store.Store, w io.Writer) error {
+	ratings, err := LoadMovieLens()
+	if err != nil {
+		return err
+	}
+	split := SplitLatest(ratings, heldOut)
+	fmt.Fprintf(w, "database: %s\n", st.URL())
+	fmt.Fprintf(w, "MovieLens latest-small: %s ratings by %d users; each user's %d latest ratings are the targets, %s earlier ones train the models.\n\n",
+		report.Thousands(int64(len(ratings))), len(split.Users), heldOut, report.Thousands(int64(len(split.TrainRatings))))
+
+	metrics, err := evaluate.ParseMetrics([]string{"ndcg@10,20", "recall@10,20", "hit_rate@10", "map@20"})
+	if err != nil {
+		return err
+	}
+	show := []string{"ndcg@10", "recall@20", "hit_rate@10", "map@20"}
+	t := report.Table{Header: append(append([]string{"MODEL"}, show...), "EVALUATION"), Right: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true}}
+	evals := map[string]*store.Evaluation{}
+	for _, m := range []Model{Popularity(split), RecentPopularity(split, 180), ItemKNN(split, 50, 100)} {
+		logged, means, err := logModel(ctx, st, split, m, metrics)
+		if err != nil {
+			return err
+		}
+		evals[m.Name] = &logged.Evaluation
+		row := []string{m.Name}
+		for _, k := range show {
+			row = append(row, strconv.FormatFloat(means[k], 'f', 4, 64))
+		}
+		note := fmt.Sprintf("%d", logged.ID)
+		if logged.Existing {
+			note += " (already logged)"
+		}
+		t.Add(append(row, note)...)
+	}
+	if err := t.Write(w, "table"); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nevery mean above is backed by %d per-user values in the database.\n", len(split.Users))
+
+	// Is the winner real? Pair the users and test, as 'verdict compare'
+	// does: a close pair, then a clearly different one.
+	for _, pair := range [][2]string{{"popularity", "item-knn"}, {"recent-popularity", "popularity"}} {
+		fmt.Fprintf(w, "\nverdict compare %s %s --metric ndcg@10 (paired by user, bootstrap + randomization):\n", pair[0], pair[1])
+		res, err := compare.Evaluations(ctx, st, evals[pair[0]], evals[pair[1]],
+			compare.Options{Metrics: []string{"ndcg@10"}, Record: true, Sentence: report.Verdict})
+		if err != nil {
+			return err
+		}
+		for _, r := range res.Metrics {
+			fmt.Fprintf(w, "  %s\n", r.Verdict)
+		}
+	}
+
+	// A third run joins: rank all three over the users they share.
+	fmt.Fprintf(w, "\nverdict rank popularity recent-popularity item-knn --metric ndcg@10 (Friedman, users as blocks):\n")
+	rk, err := compare.Rank(ctx, st, compare.RankQuery{Metric: "ndcg@10",
+		Evaluations: []*store.Evaluation{evals["popularity"], evals["recent-popularity"], evals["item-knn"]}})
+	if err != nil {
+		return err
+	}
+	for _, r := range rk.Runs {
+		fmt.Fprintf(w, "  %-18s average rank %.3f\n", r.Name, r.AvgRank)
+	}
+	fmt.Fprintf(w, "  %d users, Iman-Davenport p = %.3g, Nemenyi critical difference %.3f: runs closer than that cannot be told apart.\n",
+		rk.Units, rk.Friedman.ImanDavenportP, rk.Friedman.CD)
+
+	hist, err := st.History(ctx, store.HistoryFilter{Experiment: Experiment, Limit: 5})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nthe history keeps every comparison (newest %d):\n", len(hist))
+	for _, h := range hist {
+		winner := map[string]string{"baseline": h.BaselineRun, "candidate": h.CandidateRun, "": "none (not distinguishable)"}[h.Winner]
+		fmt.Fprintf(w, "  #%d %s: %s vs %s, winner: %s\n", h.ID, h.Metric, h.BaselineRun, h.CandidateRun, winner)
+	}
+	next := [][2]string{
+		{"verdict leaderboard -e " + Experiment + " --metric ndcg@10", "runs with intervals and paired differences"},
+		{"verdict diff -e " + Experiment + " --metric ndcg@10 popularity item-knn", "the users who moved most"},
+		{"verdict rank -e " + Experiment + " --metric recall@20 --plot cd.svg popularity recent-popularity item-knn", "a critical-difference diagram"},
+		{"verdict report -e " + Experiment + " --out " + Experiment + ".html", "all of it in one HTML file"},
+		{"verdict db psql", "then SELECT * FROM comparison_history;"},
+	}
+	fmt.Fprintln(w, "\nnext:")
+	for _, n := range next {
+		fmt.Fprintf(w, "  %s\n      %s\n", n[0], n[1])
+	}
+	return nil
+}
+
+// logModel ranks, evaluates and logs one model, the way `verdict
+// evaluate` does with files.
+func logModel(ctx context.Context, st *store.Store, split *Split, m Model, metrics []evaluate.Metric) (*store.Logged, map[string]float64, error) {
+	ids, ranked, targets := Rankings(split, m, topK)
+	src, err := evaluate.NewInMemoryRankings(ids, ranked, targets, topK)
+	if err != nil {
+		return nil, nil, err
+	}
+	ev, err := evaluate.NewEvaluator(metrics)
+	if err != nil {
+		return nil, nil, err
+	}
+	scoring := ev.Start(ctx, src, runtime.GOMAXPROCS(0))
+	defer scoring.Close()
+	logged, err := st.LogEvaluation(ctx, store.NewEvaluation{
+		Experiment: Experiment,
+		Run:        m.Name,
+		EvalSet:    EvalSet,
+		Params:     m.Params,
+		Tags:       []string{"demo"},
+		Metadata:   map[string]any{"data": "MovieLens latest-small", "held_out_per_user": heldOut},
+		Protocol:   store.Protocol{Cutoffs: []int{10, 20}, RequiredK: topK},
+	}, scoring)
+	if err != nil {
+		return nil, nil, err
+	}
+	return logged, scoring.Summary().Means(), nil
+}
