@@ -1,39 +1,8 @@
-// Package evaluate reads evaluation inputs and scores rankings. It reads the
-// per-user (per-sample) score files that a training job writes and
-// `verdict log` stores. It also reads a model's ranked predictions with the
-// test targets, computes ranking metrics for every sample, and fingerprints
-// the targets so that evaluations are compared only on the same set.
-//
-// # Score files
-//
-// OpenScores opens one file and tells from its columns whether it is in wide
-// form (one row per sample ID and draw, one column per metric) or in long form
-// (one sample_id, metric, value record per line). Wide returns a reader for the
-// first, Long one for the second; both stream, so memory stays flat however
-// large the file is.
-//
-// The formats are CSV and TSV (optionally gzipped), JSON Lines (optionally
-// gzipped), Parquet and NumPy .npz. Every format names its columns the same
-// way:
-//
-//   - sample_id: the unit's ID, a string or an integer (kept as its decimal
-//     text);
-//   - draw: optional, a whole number from 0 to 32767 for protocols that score
-//     one sample several times;
-//   - wide form: every other column is a metric, e.g. ndcg@10;
-//   - long form: exactly sample_id, metric and value, plus optional draw.
-//
-// A pandas index is refused in CSV, where to_csv without index=False writes
-// it as a first column with no name (or "Unnamed: 0" after a round trip),
-// and skipped in Parquet, where pandas stores it as __index_level_0__.
-//
-// The readers report what is wrong with a file's own syntax: a missing or
-// duplicate column, a ragged row, a cell that is not a number, a missing
-// value. Each such error wraps ErrBadInput and names the file, the line (text
-// formats) or the 1-based data row (Parquet, NumPy), the sample ID when it is
-// known and the column. Checks that do not depend on the format, such as empty
-// sample IDs, NaN and ±Inf, duplicate (sample ID, draw) pairs and an empty
-// input, are left to the store.
+// Package evaluate scores rankings. It reads a model's ranked predictions
+// with the test targets, computes ranking metrics for every sample, and
+// fingerprints the targets so that evaluations are compared only on the
+// same set. Reading per-unit score files computed elsewhere is package
+// scores' work.
 //
 // # Ranking inputs
 //
@@ -58,6 +27,9 @@
 //     by sample, and score ties are broken as in trec_eval. Targets are
 //     sample_id and item. A sample of the targets without predictions is a
 //     row with no hits (MissingSamples).
+//
+// Text inputs (TREC files and CSV or TSV tables) are decompressed whenever
+// they start with the gzip magic bytes, whatever their names.
 //
 // A sample without relevant items is a row without targets (R = 0).
 // RankingOptions sets the rank positions to read (Width, the largest cutoff), the batch size,
@@ -123,10 +95,9 @@
 //
 // # What it does not do
 //
-// The package does not touch the database. It hands score file rows to the
-// store as they are read, without aggregating them. It aggregates ranking
-// metrics only into means and counts, and it does not compare evaluations.
-// It does not guess a format from a file's content, except that CSV, TSV and
-// JSON Lines files are decompressed whenever they start with the gzip magic
-// bytes (TREC files are read as plain text).
+// The package does not touch the database: a Scoring is a row source that
+// the store reads. It aggregates ranking metrics only into means and counts,
+// and it does not compare evaluations. It does not read per-unit score
+// files (package scores does). It does not guess a format from a file's
+// content, except for gzip, as above.
 package evaluate

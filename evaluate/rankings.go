@@ -1,6 +1,10 @@
 package evaluate
 
-import "github.com/verdict-ml/verdict/internal/input"
+import (
+	"errors"
+
+	"github.com/verdict-ml/verdict/internal/input"
+)
 
 // The ranking readers turn a model's top-K predictions and the test targets
 // into Batches for the metrics, one reader per way that rankings are
@@ -19,6 +23,23 @@ import "github.com/verdict-ml/verdict/internal/input"
 // same targets give the same fingerprint whatever the input format: each
 // row's relevant items are fingerprinted by their IDs' text, and a NumPy
 // column index is an ID written in decimal.
+
+// ErrBadInput is wrapped by every error about the content of a ranking
+// input: the errors of OpenNumPyRankings, OpenTRECRankings,
+// OpenTableRankings and FingerprintTargets about a file's header, schema,
+// shape or records, of the readers' Next about a row, and of
+// NewInMemoryRankings. Callers use errors.Is(err, ErrBadInput) to tell a
+// user's data error from an I/O failure. The message never repeats this
+// sentinel's text; it names the file, the line or record, the row and the
+// sample ID where they apply, as in
+//
+//	items.npy: row 2 (sample "u2"): item 10 at rank 3 is outside the targets' 10 columns
+var ErrBadInput = errors.New("malformed ranking input")
+
+// ErrUnknownFormat is wrapped by the errors of OpenTableRankings and
+// FingerprintTargets for a file whose format they cannot tell from its name
+// or the format argument. The message names the file and the formats.
+var ErrUnknownFormat = errors.New("unknown input format")
 
 // defaultRankingBatch is the number of rows of a batch unless
 // RankingOptions.BatchSize says otherwise.

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/internal/input/inputtest"
 )
 
 // BenchmarkNumPyRankings reads items, scores and targets, validates them and
@@ -119,9 +120,9 @@ func writeBenchRankings(b *testing.B, dir string) {
 	}
 	shape := fmt.Sprintf("(%d, %d)", benchRankRows, k)
 	for name, arr := range map[string]npyArr{
-		"items.npy":    {"'<i4'", shape, int32s(itemRows...)},
-		"scores.npy":   {"'<f4'", shape, float32s(scoreRows...)},
-		"user_ids.npy": {"'<i8'", fmt.Sprintf("(%d,)", benchRankRows), int64s(ids...)},
+		"items.npy":    {"'<i4'", shape, inputtest.Int32s(itemRows...)},
+		"scores.npy":   {"'<f4'", shape, inputtest.Float32s(scoreRows...)},
+		"user_ids.npy": {"'<i8'", fmt.Sprintf("(%d,)", benchRankRows), inputtest.Int64s(ids...)},
 	} {
 		require.NoError(b, os.WriteFile(filepath.Join(dir, name), arr.file(), 0o644))
 	}
@@ -129,6 +130,6 @@ func writeBenchRankings(b *testing.B, dir string) {
 	for i := range data {
 		data[i] = 1
 	}
-	npz := csrNPZ(benchRankRows, items, int64s(indptr...), int32s(indices...), float32s(data...))
-	require.NoError(b, os.WriteFile(filepath.Join(dir, "targets.npz"), zipped(zip.Deflate, npz...), 0o644))
+	npz := csrNPZ(benchRankRows, items, inputtest.Int64s(indptr...), inputtest.Int32s(indices...), inputtest.Float32s(data...))
+	require.NoError(b, os.WriteFile(filepath.Join(dir, "targets.npz"), inputtest.Zip(zip.Deflate, npz...), 0o644))
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/internal/input/inputtest"
 )
 
 // npyArr is an array to write as a .npy file: its dtype descr and shape as
@@ -24,61 +25,18 @@ type npyArr struct {
 }
 
 // file returns the whole .npy file.
-func (a npyArr) file() []byte { return npyFile(1, a.descr, a.shape, a.data) }
-
-func int32s(vs ...int32) []byte {
-	b := make([]byte, 0, 4*len(vs))
-	for _, v := range vs {
-		b = binary.LittleEndian.AppendUint32(b, uint32(v))
-	}
-	return b
-}
-
-func int64s(vs ...int64) []byte {
-	b := make([]byte, 0, 8*len(vs))
-	for _, v := range vs {
-		b = binary.LittleEndian.AppendUint64(b, uint64(v))
-	}
-	return b
-}
-
-func float32s(vs ...float32) []byte {
-	b := make([]byte, 0, 4*len(vs))
-	for _, v := range vs {
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
-	}
-	return b
-}
+func (a npyArr) file() []byte { return inputtest.NPY(1, a.descr, a.shape, a.data) }
 
 // csrNPZ returns the members that scipy.sparse.save_npz writes for a CSR
 // matrix, in its order: indices, indptr, format, shape, data.
-func csrNPZ(rows, cols int, indptr, indices, data []byte) []npzMember {
-	return []npzMember{
-		{"indices", npyArr{"'<i4'", fmt.Sprintf("(%d,)", len(indices)/4), indices}.file()},
-		{"indptr", npyArr{"'<i8'", fmt.Sprintf("(%d,)", len(indptr)/8), indptr}.file()},
-		{"format", npyArr{"'|S3'", "()", []byte("csr")}.file()},
-		{"shape", npyArr{"'<i8'", "(2,)", int64s(int64(rows), int64(cols))}.file()},
-		{"data", npyArr{"'<f4'", fmt.Sprintf("(%d,)", len(data)/4), data}.file()},
+func csrNPZ(rows, cols int, indptr, indices, data []byte) []inputtest.Member {
+	return []inputtest.Member{
+		inputtest.Array("indices", npyArr{"'<i4'", fmt.Sprintf("(%d,)", len(indices)/4), indices}.file()),
+		inputtest.Array("indptr", npyArr{"'<i8'", fmt.Sprintf("(%d,)", len(indptr)/8), indptr}.file()),
+		inputtest.Array("format", npyArr{"'|S3'", "()", []byte("csr")}.file()),
+		inputtest.Array("shape", npyArr{"'<i8'", "(2,)", inputtest.Int64s(int64(rows), int64(cols))}.file()),
+		inputtest.Array("data", npyArr{"'<f4'", fmt.Sprintf("(%d,)", len(data)/4), data}.file()),
 	}
-}
-
-// zipped returns an archive of the members, each stored or deflated.
-func zipped(method uint16, members ...npzMember) []byte {
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, m := range members {
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: m.name + ".npy", Method: method})
-		if err == nil {
-			_, err = w.Write(m.data)
-		}
-		if err != nil {
-			panic(err) // writing to memory
-		}
-	}
-	if err := zw.Close(); err != nil {
-		panic(err)
-	}
-	return buf.Bytes()
 }
 
 // numpyRows are the rows of the fixtures written by
@@ -196,31 +154,31 @@ func TestNumPyRankings(t *testing.T) {
 // (stored) and ids.npy. Their rows are numpyRows.
 func numpyFiles() map[string][]byte {
 	return map[string][]byte{
-		"items.npy":   npyArr{"'<i4'", "(6, 4)", int32s(3, 1, 4, 0, 2, 5, 7, 9, 0, 6, 8, 2, 9, 8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4)}.file(),
-		"scores.npy":  npyArr{"'<f4'", "(6, 4)", float32s(0.9, 0.8, 0.8, 0.1, 4, 3, 2, 1, 1, 0.5, 0.25, 0, -1, -2, -3, -4, 0.5, 0.5, 0.5, 0.5, 3, 2, 1, 0)}.file(),
-		"targets.npz": numpyTargets(int64s(0, 2, 2, 5, 8, 9, 10), int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2)),
-		"ids.npy":     npyArr{"'<U2'", "(6,)", npyStrings(2, "u0", "u1", "u2", "u3", "u4", "u5")}.file(),
+		"items.npy":   npyArr{"'<i4'", "(6, 4)", inputtest.Int32s(3, 1, 4, 0, 2, 5, 7, 9, 0, 6, 8, 2, 9, 8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4)}.file(),
+		"scores.npy":  npyArr{"'<f4'", "(6, 4)", inputtest.Float32s(0.9, 0.8, 0.8, 0.1, 4, 3, 2, 1, 1, 0.5, 0.25, 0, -1, -2, -3, -4, 0.5, 0.5, 0.5, 0.5, 3, 2, 1, 0)}.file(),
+		"targets.npz": numpyTargets(inputtest.Int64s(0, 2, 2, 5, 8, 9, 10), inputtest.Int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2)),
+		"ids.npy":     npyArr{"'<U2'", "(6,)", inputtest.Strings(2, "u0", "u1", "u2", "u3", "u4", "u5")}.file(),
 	}
 }
 
 // numpyData is the data of the fixtures' targets, with its explicit zeros.
-var numpyData = float32s(1, 1, 1, 2, 0, 1, 1, 1, 1, 0)
+var numpyData = inputtest.Float32s(1, 1, 1, 2, 0, 1, 1, 1, 1, 0)
 
 // numpyTargets returns a stored targets .npz of 6 rows and 10 columns with
 // the given indptr and 10 indices, and the fixtures' data.
 func numpyTargets(indptr, indices []byte) []byte {
-	return zipped(zip.Store, csrNPZ(6, 10, indptr, indices, numpyData)...)
+	return inputtest.Zip(zip.Store, csrNPZ(6, 10, indptr, indices, numpyData)...)
 }
 
 // replaceMember returns the members with the one named like m replaced by
 // m, or without it when m has no data.
-func replaceMember(members []npzMember, m npzMember) []npzMember {
-	var out []npzMember
+func replaceMember(members []inputtest.Member, m inputtest.Member) []inputtest.Member {
+	var out []inputtest.Member
 	for _, old := range members {
 		switch {
-		case old.name != m.name:
+		case old.Name != m.Name:
 			out = append(out, old)
-		case m.data != nil:
+		case m.Data != nil:
 			out = append(out, m)
 		}
 	}
@@ -229,9 +187,9 @@ func replaceMember(members []npzMember, m npzMember) []npzMember {
 
 // withMember returns the default targets with one member replaced, or left
 // out when m has no data.
-func withMember(m npzMember) []byte {
-	members := csrNPZ(6, 10, int64s(0, 2, 2, 5, 8, 9, 10), int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2), numpyData)
-	return zipped(zip.Store, replaceMember(members, m)...)
+func withMember(m inputtest.Member) []byte {
+	members := csrNPZ(6, 10, inputtest.Int64s(0, 2, 2, 5, 8, 9, 10), inputtest.Int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2), numpyData)
+	return inputtest.Zip(zip.Store, replaceMember(members, m)...)
 }
 
 func TestNumPyRankingsBad(t *testing.T) {
@@ -239,12 +197,12 @@ func TestNumPyRankingsBad(t *testing.T) {
 	itemsWith := func(row, rank int, item int32) []byte {
 		v := []int32{3, 1, 4, 0, 2, 5, 7, 9, 0, 6, 8, 2, 9, 8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4}
 		v[4*row+rank-1] = item
-		return npyArr{"'<i4'", "(6, 4)", int32s(v...)}.file()
+		return npyArr{"'<i4'", "(6, 4)", inputtest.Int32s(v...)}.file()
 	}
 	scoresWith := func(row, rank int, s float32) []byte {
 		v := []float32{0.9, 0.8, 0.8, 0.1, 4, 3, 2, 1, 1, 0.5, 0.25, 0, -1, -2, -3, -4, 0.5, 0.5, 0.5, 0.5, 3, 2, 1, 0}
 		v[4*row+rank-1] = s
-		return npyArr{"'<f4'", "(6, 4)", float32s(v...)}.file()
+		return npyArr{"'<f4'", "(6, 4)", inputtest.Float32s(v...)}.file()
 	}
 	fortran := func(b []byte) []byte {
 		return bytes.Replace(b, []byte("'fortran_order': False"), []byte("'fortran_order': True "), 1)
@@ -259,7 +217,7 @@ func TestNumPyRankingsBad(t *testing.T) {
 		// The shapes and types of the arrays, checked by OpenNumPyRankings.
 		{
 			name:   "items 1-D",
-			change: map[string][]byte{"items.npy": npyArr{"'<i4'", "(6,)", int32s(1, 2, 3, 4, 5, 6)}.file()},
+			change: map[string][]byte{"items.npy": npyArr{"'<i4'", "(6,)", inputtest.Int32s(1, 2, 3, 4, 5, 6)}.file()},
 			atOpen: true,
 			want:   "DIR/items.npy: has shape (6,); the predictions must be a 2-D array, one row of item indices per sample",
 		},
@@ -355,73 +313,73 @@ func TestNumPyRankingsBad(t *testing.T) {
 		},
 		{
 			name:   "targets without indptr",
-			change: map[string][]byte{"targets.npz": withMember(npzMember{name: "indptr"})},
+			change: map[string][]byte{"targets.npz": withMember(inputtest.Member{Name: "indptr"})},
 			atOpen: true,
 			want:   `DIR/targets.npz: has no array "indptr"; save the targets with scipy.sparse.save_npz`,
 		},
 		{
 			name:   "targets without format",
-			change: map[string][]byte{"targets.npz": withMember(npzMember{name: "format"})},
+			change: map[string][]byte{"targets.npz": withMember(inputtest.Member{Name: "format"})},
 			atOpen: true,
 			want:   `DIR/targets.npz: has no array "format"; save the targets with scipy.sparse.save_npz`,
 		},
 		{
 			name:   "format not a string",
-			change: map[string][]byte{"targets.npz": withMember(npzMember{"format", npyArr{"'<i8'", "()", int64s(1)}.file()})},
+			change: map[string][]byte{"targets.npz": withMember(inputtest.Array("format", npyArr{"'<i8'", "()", inputtest.Int64s(1)}.file()))},
 			atOpen: true,
 			want:   `DIR/targets.npz: array "format": has dtype int64 and shape (); scipy.sparse.save_npz writes one string`,
 		},
 		{
 			name:   "shape of one dimension",
-			change: map[string][]byte{"targets.npz": withMember(npzMember{"shape", npyArr{"'<i8'", "(1,)", int64s(6)}.file()})},
+			change: map[string][]byte{"targets.npz": withMember(inputtest.Array("shape", npyArr{"'<i8'", "(1,)", inputtest.Int64s(6)}.file()))},
 			atOpen: true,
 			want:   `DIR/targets.npz: array "shape": has dtype int64 and shape (1,); it must hold the matrix's two dimensions`,
 		},
 		{
 			name:   "targets of fewer rows",
-			change: map[string][]byte{"targets.npz": withMember(npzMember{"shape", npyArr{"'<i8'", "(2,)", int64s(5, 10)}.file()})},
+			change: map[string][]byte{"targets.npz": withMember(inputtest.Array("shape", npyArr{"'<i8'", "(2,)", inputtest.Int64s(5, 10)}.file()))},
 			atOpen: true,
 			want:   "DIR/targets.npz: has 5 rows, but DIR/items.npy has 6",
 		},
 		{
 			name:   "negative dimensions",
-			change: map[string][]byte{"targets.npz": withMember(npzMember{"shape", npyArr{"'<i8'", "(2,)", int64s(6, -1)}.file()})},
+			change: map[string][]byte{"targets.npz": withMember(inputtest.Array("shape", npyArr{"'<i8'", "(2,)", inputtest.Int64s(6, -1)}.file()))},
 			atOpen: true,
 			want:   `DIR/targets.npz: array "shape": holds the negative dimensions (6, -1)`,
 		},
 		{
 			name:   "too many columns",
-			change: map[string][]byte{"targets.npz": withMember(npzMember{"shape", npyArr{"'<i8'", "(2,)", int64s(6, 1<<31)}.file()})},
+			change: map[string][]byte{"targets.npz": withMember(inputtest.Array("shape", npyArr{"'<i8'", "(2,)", inputtest.Int64s(6, 1<<31)}.file()))},
 			atOpen: true,
 			want:   "DIR/targets.npz: has 2147483648 columns; at most 2147483647 are supported",
 		},
 		{
 			name:   "indptr of floats",
-			change: map[string][]byte{"targets.npz": withMember(npzMember{"indptr", npyArr{"'<f8'", "(7,)", make([]byte, 56)}.file()})},
+			change: map[string][]byte{"targets.npz": withMember(inputtest.Array("indptr", npyArr{"'<f8'", "(7,)", make([]byte, 56)}.file()))},
 			atOpen: true,
 			want:   `DIR/targets.npz: array "indptr": has dtype float64 and shape (7,); it must be a 1-D array of integers`,
 		},
 		{
 			name:   "data of strings",
-			change: map[string][]byte{"targets.npz": withMember(npzMember{"data", npyArr{"'|S1'", "(10,)", make([]byte, 10)}.file()})},
+			change: map[string][]byte{"targets.npz": withMember(inputtest.Array("data", npyArr{"'|S1'", "(10,)", make([]byte, 10)}.file()))},
 			atOpen: true,
 			want:   `DIR/targets.npz: array "data": has dtype |S1 and shape (10,); it must be a 1-D array of numbers or booleans`,
 		},
 		{
 			name:   "indptr too short",
-			change: map[string][]byte{"targets.npz": withMember(npzMember{"indptr", npyArr{"'<i8'", "(6,)", int64s(0, 2, 2, 5, 8, 9)}.file()})},
+			change: map[string][]byte{"targets.npz": withMember(inputtest.Array("indptr", npyArr{"'<i8'", "(6,)", inputtest.Int64s(0, 2, 2, 5, 8, 9)}.file()))},
 			atOpen: true,
 			want:   `DIR/targets.npz: array "indptr": has 6 values; a matrix of 6 rows needs 7`,
 		},
 		{
 			name:   "indices and data of different lengths",
-			change: map[string][]byte{"targets.npz": withMember(npzMember{"data", npyArr{"'<f4'", "(9,)", make([]byte, 36)}.file()})},
+			change: map[string][]byte{"targets.npz": withMember(inputtest.Array("data", npyArr{"'<f4'", "(9,)", make([]byte, 36)}.file()))},
 			atOpen: true,
 			want:   `DIR/targets.npz: arrays "indices" and "data" differ in length: 10 and 9`,
 		},
 		{
 			name:   "indptr not starting at 0",
-			change: map[string][]byte{"targets.npz": withMember(npzMember{"indptr", npyArr{"'<i8'", "(7,)", int64s(1, 2, 2, 5, 8, 9, 10)}.file()})},
+			change: map[string][]byte{"targets.npz": withMember(inputtest.Array("indptr", npyArr{"'<i8'", "(7,)", inputtest.Int64s(1, 2, 2, 5, 8, 9, 10)}.file()))},
 			atOpen: true,
 			want:   `DIR/targets.npz: array "indptr": starts at 1 instead of 0`,
 		},
@@ -439,7 +397,7 @@ func TestNumPyRankingsBad(t *testing.T) {
 		},
 		{
 			name: "int64 item beyond int32",
-			change: map[string][]byte{"items.npy": npyArr{"'<i8'", "(6, 4)", int64s(
+			change: map[string][]byte{"items.npy": npyArr{"'<i8'", "(6, 4)", inputtest.Int64s(
 				3, 1, 4, 0, 2, 5, 7, 9, 0, 6, 8, 2, 9, 8, 7, 6, 5, 4, 1<<32+3, 2, 1, 2, 3, 4)}.file()},
 			want: `DIR/items.npy: row 4 (sample "u4"): item 4294967299 at rank 3 is outside the targets' 10 columns`,
 		},
@@ -482,33 +440,33 @@ func TestNumPyRankingsBad(t *testing.T) {
 		},
 		{
 			name: "float64 scores not descending",
-			change: map[string][]byte{"scores.npy": npyArr{"'<f8'", "(6, 4)", float64s(
+			change: map[string][]byte{"scores.npy": npyArr{"'<f8'", "(6, 4)", inputtest.Float64s(
 				0.9, 0.8, 0.8, 0.1, 4, 3, 2, 1, 1, 0.5, 0.25, 0, -1, -2, -3, -4, 0.5, 0.5, 0.5, 0.5, 3, 2, 1, 1.1)}.file()},
 			want: `DIR/scores.npy: row 5 (sample "u5"): the scores are not in descending order: rank 3 has 1, rank 4 has 1.1`,
 		},
 		{
 			name:   "target column above the columns",
-			change: map[string][]byte{"targets.npz": numpyTargets(int64s(0, 2, 2, 5, 8, 9, 10), int32s(1, 4, 8, 2, 3, 6, 1, 6, 12, 2))},
+			change: map[string][]byte{"targets.npz": numpyTargets(inputtest.Int64s(0, 2, 2, 5, 8, 9, 10), inputtest.Int32s(1, 4, 8, 2, 3, 6, 1, 6, 12, 2))},
 			want:   `DIR/targets.npz: row 4 (sample "u4"): column 12 is outside the matrix's 10 columns`,
 		},
 		{
 			name:   "negative target column",
-			change: map[string][]byte{"targets.npz": numpyTargets(int64s(0, 2, 2, 5, 8, 9, 10), int32s(-1, 4, 8, 2, 3, 6, 1, 6, 5, 2))},
+			change: map[string][]byte{"targets.npz": numpyTargets(inputtest.Int64s(0, 2, 2, 5, 8, 9, 10), inputtest.Int32s(-1, 4, 8, 2, 3, 6, 1, 6, 5, 2))},
 			want:   `DIR/targets.npz: row 0 (sample "u0"): column -1 is outside the matrix's 10 columns`,
 		},
 		{
 			name:   "indptr decreasing",
-			change: map[string][]byte{"targets.npz": numpyTargets(int64s(0, 2, 2, 5, 3, 9, 10), int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2))},
+			change: map[string][]byte{"targets.npz": numpyTargets(inputtest.Int64s(0, 2, 2, 5, 3, 9, 10), inputtest.Int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2))},
 			want:   `DIR/targets.npz: row 3 (sample "u3"): array "indptr" decreases from 5 to 3`,
 		},
 		{
 			name:   "indptr past the values",
-			change: map[string][]byte{"targets.npz": numpyTargets(int64s(0, 2, 2, 5, 8, 11, 11), int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2))},
+			change: map[string][]byte{"targets.npz": numpyTargets(inputtest.Int64s(0, 2, 2, 5, 8, 11, 11), inputtest.Int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2))},
 			want:   `DIR/targets.npz: row 4 (sample "u4"): array "indptr" points to 11, past the 10 stored values`,
 		},
 		{
 			name:   "indptr ending early",
-			change: map[string][]byte{"targets.npz": numpyTargets(int64s(0, 2, 2, 5, 8, 9, 9), int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2))},
+			change: map[string][]byte{"targets.npz": numpyTargets(inputtest.Int64s(0, 2, 2, 5, 8, 9, 9), inputtest.Int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2))},
 			want:   `DIR/targets.npz: array "indptr": ends at 9, but the matrix stores 10 values`,
 		},
 		{
@@ -525,23 +483,23 @@ func TestNumPyRankingsBad(t *testing.T) {
 		},
 		{
 			name: "indices claiming more values than the member holds",
-			change: map[string][]byte{"targets.npz": withMember(npzMember{"indices", npyArr{"'<i4'", "(1000000000,)",
-				int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2)}.file()})},
+			change: map[string][]byte{"targets.npz": withMember(inputtest.Array("indices", npyArr{"'<i4'", "(1000000000,)",
+				inputtest.Int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2)}.file()))},
 			atOpen: true,
 			want:   `DIR/targets.npz: arrays "indices" and "data" differ in length: 1000000000 and 10`,
 		},
 		{
 			name: "indices and data claiming more values than their members hold",
-			change: map[string][]byte{"targets.npz": zipped(zip.Deflate, replaceMember(replaceMember(
-				csrNPZ(6, 10, int64s(0, 2, 2, 5, 8, 9, 10), int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2), numpyData),
-				npzMember{"indices", npyArr{"'<i4'", "(1000000000,)", int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2)}.file()}),
-				npzMember{"data", npyArr{"'<f4'", "(1000000000,)", numpyData}.file()})...)},
+			change: map[string][]byte{"targets.npz": inputtest.Zip(zip.Deflate, replaceMember(replaceMember(
+				csrNPZ(6, 10, inputtest.Int64s(0, 2, 2, 5, 8, 9, 10), inputtest.Int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2), numpyData),
+				inputtest.Array("indices", npyArr{"'<i4'", "(1000000000,)", inputtest.Int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2)}.file())),
+				inputtest.Array("data", npyArr{"'<f4'", "(1000000000,)", numpyData}.file()))...)},
 			atOpen: true,
 			want:   `DIR/targets.npz: array "indices": is truncated: it holds 40 bytes of data, less than the 4000000000 of its shape (1000000000,)`,
 		},
 		{
 			name:   "indptr truncated in a compressed member",
-			change: map[string][]byte{"targets.npz": zipped(zip.Deflate, replaceMember(csrNPZ(6, 10, int64s(0, 2, 2, 5, 8, 9, 10), int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2), numpyData), npzMember{"indptr", npyArr{"'<i8'", "(7,)", int64s(0, 2, 2, 5, 8, 9)}.file()})...)},
+			change: map[string][]byte{"targets.npz": inputtest.Zip(zip.Deflate, replaceMember(csrNPZ(6, 10, inputtest.Int64s(0, 2, 2, 5, 8, 9, 10), inputtest.Int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2), numpyData), inputtest.Array("indptr", npyArr{"'<i8'", "(7,)", inputtest.Int64s(0, 2, 2, 5, 8, 9)}.file()))...)},
 			atOpen: true,
 			want:   `DIR/targets.npz: array "indptr": is truncated: it holds 48 bytes of data, less than the 56 of its shape (7,)`,
 		},
@@ -560,7 +518,7 @@ func TestNumPyRankingsBad(t *testing.T) {
 			name: "the first bad row wins, whichever file it is in",
 			change: map[string][]byte{
 				"items.npy":   itemsWith(3, 4, 8),
-				"targets.npz": numpyTargets(int64s(0, 2, 2, 5, 8, 9, 10), int32s(1, 4, 8, 2, 3, 6, 1, 6, 12, 2)),
+				"targets.npz": numpyTargets(inputtest.Int64s(0, 2, 2, 5, 8, 9, 10), inputtest.Int32s(1, 4, 8, 2, 3, 6, 1, 6, 12, 2)),
 			},
 			want: `DIR/items.npy: row 3 (sample "u3"): item 8 appears twice, at rank 2 and rank 4`,
 		},
@@ -568,7 +526,7 @@ func TestNumPyRankingsBad(t *testing.T) {
 			name: "without validation, target columns are still checked",
 			change: map[string][]byte{
 				"items.npy":   itemsWith(0, 1, 99),
-				"targets.npz": numpyTargets(int64s(0, 2, 2, 5, 8, 9, 10), int32s(1, 4, 8, 2, 3, 6, 1, 6, 12, 2)),
+				"targets.npz": numpyTargets(inputtest.Int64s(0, 2, 2, 5, 8, 9, 10), inputtest.Int32s(1, 4, 8, 2, 3, 6, 1, 6, 12, 2)),
 			},
 			opts: evaluate.RankingOptions{SkipValidation: true},
 			want: `DIR/targets.npz: row 4 (sample "u4"): column 12 is outside the matrix's 10 columns`,
@@ -618,7 +576,7 @@ func TestNumPyRankingsVariants(t *testing.T) {
 	}{
 		{
 			name: "without validation: an item outside the columns is no hit, a repeated one counts twice",
-			change: map[string][]byte{"items.npy": npyArr{"'<i4'", "(6, 4)", int32s(
+			change: map[string][]byte{"items.npy": npyArr{"'<i4'", "(6, 4)", inputtest.Int32s(
 				1, 1, 4, 99, 2, 5, 7, 9, 0, 6, 8, 2, 9, 8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4)}.file()},
 			opts: evaluate.RankingOptions{SkipValidation: true},
 			want: []rankedRow{
@@ -628,7 +586,7 @@ func TestNumPyRankingsVariants(t *testing.T) {
 		},
 		{
 			name: "only the first Width positions are validated",
-			change: map[string][]byte{"items.npy": npyArr{"'<i4'", "(6, 4)", int32s(
+			change: map[string][]byte{"items.npy": npyArr{"'<i4'", "(6, 4)", inputtest.Int32s(
 				3, 1, 3, 99, 2, 5, 7, 9, 0, 6, 8, 2, 9, 8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4)}.file()},
 			opts: evaluate.RankingOptions{Width: 2},
 			want: []rankedRow{
@@ -639,12 +597,12 @@ func TestNumPyRankingsVariants(t *testing.T) {
 		{
 			name: "boolean data, int32 indptr, int64 indices, bytes IDs",
 			change: map[string][]byte{
-				"targets.npz": zipped(zip.Deflate,
-					npzMember{indices, npyArr{"'<i8'", "(10,)", int64s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2)}.file()},
-					npzMember{indptr, npyArr{"'<i4'", "(7,)", int32s(0, 2, 2, 5, 8, 9, 10)}.file()},
-					npzMember{"format", npyArr{"'<U3'", "()", npyStrings(3, "csr")}.file()},
-					npzMember{"shape", npyArr{"'<i8'", "(2,)", int64s(6, 10)}.file()},
-					npzMember{"data", npyArr{"'|b1'", "(10,)", []byte{1, 1, 1, 1, 0, 1, 1, 1, 1, 0}}.file()},
+				"targets.npz": inputtest.Zip(zip.Deflate,
+					inputtest.Array(indices, npyArr{"'<i8'", "(10,)", inputtest.Int64s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2)}.file()),
+					inputtest.Array(indptr, npyArr{"'<i4'", "(7,)", inputtest.Int32s(0, 2, 2, 5, 8, 9, 10)}.file()),
+					inputtest.Array("format", npyArr{"'<U3'", "()", inputtest.Strings(3, "csr")}.file()),
+					inputtest.Array("shape", npyArr{"'<i8'", "(2,)", inputtest.Int64s(6, 10)}.file()),
+					inputtest.Array("data", npyArr{"'|b1'", "(10,)", []byte{1, 1, 1, 1, 0, 1, 1, 1, 1, 0}}.file()),
 				),
 				"ids.npy": npyArr{"'|S2'", "(6,)", []byte("a\x00b\x00c\x00d\x00e\x00ff")}.file(),
 			},
@@ -656,12 +614,12 @@ func TestNumPyRankingsVariants(t *testing.T) {
 		{
 			name: "integer data with explicit zeros, unsigned big-endian items",
 			change: map[string][]byte{
-				"targets.npz": zipped(zip.Store,
-					npzMember{indices, npyArr{"'<i4'", "(10,)", int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2)}.file()},
-					npzMember{indptr, npyArr{"'<i8'", "(7,)", int64s(0, 2, 2, 5, 8, 9, 10)}.file()},
-					npzMember{"format", npyArr{"'|S3'", "()", []byte("csr")}.file()},
-					npzMember{"shape", npyArr{"'<i8'", "(2,)", int64s(6, 10)}.file()},
-					npzMember{"data", npyArr{"'<i2'", "(10,)", []byte{1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0}}.file()},
+				"targets.npz": inputtest.Zip(zip.Store,
+					inputtest.Array(indices, npyArr{"'<i4'", "(10,)", inputtest.Int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2)}.file()),
+					inputtest.Array(indptr, npyArr{"'<i8'", "(7,)", inputtest.Int64s(0, 2, 2, 5, 8, 9, 10)}.file()),
+					inputtest.Array("format", npyArr{"'|S3'", "()", []byte("csr")}.file()),
+					inputtest.Array("shape", npyArr{"'<i8'", "(2,)", inputtest.Int64s(6, 10)}.file()),
+					inputtest.Array("data", npyArr{"'<i2'", "(10,)", []byte{1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0}}.file()),
 				),
 				"items.npy": npyArr{"'>u4'", "(6, 4)", bigEndian32(3, 1, 4, 0, 2, 5, 7, 9, 0, 6, 8, 2, 9, 8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4)}.file(),
 			},
@@ -676,7 +634,7 @@ func TestNumPyRankingsVariants(t *testing.T) {
 				"items.npy":   npyArr{"'<i4'", "(0, 4)", nil}.file(),
 				"scores.npy":  npyArr{"'<f4'", "(0, 4)", nil}.file(),
 				"ids.npy":     npyArr{"'<U2'", "(0,)", nil}.file(),
-				"targets.npz": zipped(zip.Store, csrNPZ(0, 10, int64s(0), nil, nil)...),
+				"targets.npz": inputtest.Zip(zip.Store, csrNPZ(0, 10, inputtest.Int64s(0), nil, nil)...),
 			},
 		},
 	}
@@ -729,8 +687,8 @@ func TestNumPyRankingsMany(t *testing.T) {
 		ones[i] = 1
 	}
 	dir := writeFiles(t, map[string][]byte{
-		"items.npy":   npyArr{"'<i4'", fmt.Sprintf("(%d, 3)", n), int32s(items...)}.file(),
-		"targets.npz": zipped(zip.Deflate, csrNPZ(n, cols, int64s(indptr...), int32s(indices...), float32s(ones...))...),
+		"items.npy":   npyArr{"'<i4'", fmt.Sprintf("(%d, 3)", n), inputtest.Int32s(items...)}.file(),
+		"targets.npz": inputtest.Zip(zip.Deflate, csrNPZ(n, cols, inputtest.Int64s(indptr...), inputtest.Int32s(indices...), inputtest.Float32s(ones...))...),
 	})
 	r, err := evaluate.OpenNumPyRankings(filepath.Join(dir, "items.npy"), "", filepath.Join(dir, "targets.npz"), "", evaluate.RankingOptions{})
 	require.NoError(t, err)

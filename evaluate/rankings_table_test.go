@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/internal/input/inputtest"
 )
 
 var _ evaluate.Rankings = (*evaluate.TableRankings)(nil)
@@ -121,11 +122,11 @@ func tableParquet(t *testing.T, scored bool) (predictions, targets string) {
 	}
 	small := []parquet.WriterOption{parquet.MaxRowsPerRowGroup(5), parquet.PageBufferSize(64)}
 	if scored {
-		predictions = writeParquet(t, "predictions.parquet", scoredPreds, small...)
+		predictions = inputtest.WriteParquet(t, "predictions.parquet", scoredPreds, small...)
 	} else {
-		predictions = writeParquet(t, "predictions.parquet", preds, small...)
+		predictions = inputtest.WriteParquet(t, "predictions.parquet", preds, small...)
 	}
-	return predictions, writeParquet(t, "targets.parquet", tgts, small...)
+	return predictions, inputtest.WriteParquet(t, "targets.parquet", tgts, small...)
 }
 
 func TestTableRankings(t *testing.T) {
@@ -161,8 +162,8 @@ func TestTableRankings(t *testing.T) {
 			files: func(t *testing.T) (string, string) {
 				tsv := strings.ReplaceAll(strings.ReplaceAll(tablePredictionsRank, ",", "\t"), "\n", "\t-1\t x \r\n")
 				tsv = strings.Replace(tsv, "\t-1\t x \r\n", "\tscore\tnote\r\n", 1)
-				p := writeFile(t, "predictions.tsv.gz", []byte(tsv))
-				tg := writeFile(t, "targets.csv", []byte(strings.ReplaceAll(tableTargets, ",", ", ")))
+				p := inputtest.WriteFile(t, "predictions.tsv.gz", []byte(tsv))
+				tg := inputtest.WriteFile(t, "targets.csv", []byte(strings.ReplaceAll(tableTargets, ",", ", ")))
 				return p, tg
 			},
 			rows: tableRows, firsts: []int64{0}, width: 4, missing: 1, print: tablePrint,
@@ -306,7 +307,7 @@ func TestTableRankingsBad(t *testing.T) {
 		{
 			name: "rank column of strings in Parquet",
 			parquet: func(t *testing.T, path string) {
-				writeParquetAt(t, path, []struct {
+				inputtest.WriteParquetAt(t, path, []struct {
 					SampleID string `parquet:"sample_id"`
 					Item     string `parquet:"item"`
 					Rank     string `parquet:"rank"`
@@ -335,7 +336,7 @@ func TestTableRankingsBad(t *testing.T) {
 		{
 			name: "item column of floats in Parquet",
 			parquet: func(t *testing.T, path string) {
-				writeParquetAt(t, path, []struct {
+				inputtest.WriteParquetAt(t, path, []struct {
 					SampleID string  `parquet:"sample_id"`
 					Item     float64 `parquet:"item"`
 					Rank     int64   `parquet:"rank"`
@@ -376,7 +377,7 @@ func TestTableRankingsBad(t *testing.T) {
 		{
 			name: "Parquet: item twice, by record",
 			parquet: func(t *testing.T, path string) {
-				writeParquetAt(t, path, []struct {
+				inputtest.WriteParquetAt(t, path, []struct {
 					SampleID string `parquet:"sample_id"`
 					Item     string `parquet:"item"`
 					Rank     int64  `parquet:"rank"`
@@ -403,18 +404,6 @@ func TestTableRankingsBad(t *testing.T) {
 			require.Equal(t, tt.want, badInput(t, dir, err))
 		})
 	}
-}
-
-// writeParquetAt writes rows as a Parquet file at path.
-func writeParquetAt[T any](t *testing.T, path string, rows []T) {
-	t.Helper()
-	f, err := os.Create(path)
-	require.NoError(t, err)
-	w := parquet.NewGenericWriter[T](f)
-	_, err = w.Write(rows)
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
-	require.NoError(t, f.Close())
 }
 
 func TestTableRankingsFiles(t *testing.T) {
@@ -460,7 +449,7 @@ func TestTableRankingsParquetNulls(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := writeFiles(t, map[string][]byte{"targets.csv": []byte("sample_id,item\na,1\n")})
-			writeParquetAt(t, filepath.Join(dir, "predictions.parquet"), tt.rows)
+			inputtest.WriteParquetAt(t, filepath.Join(dir, "predictions.parquet"), tt.rows)
 			r, err := evaluate.OpenTableRankings(filepath.Join(dir, "predictions.parquet"), filepath.Join(dir, "targets.csv"), evaluate.RankingOptions{})
 			if err == nil {
 				defer r.Close()

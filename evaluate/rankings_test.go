@@ -13,6 +13,7 @@ import (
 
 	"github.com/verdict-ml/verdict/evaluate"
 	"github.com/verdict-ml/verdict/fingerprint"
+	"github.com/verdict-ml/verdict/internal/input/inputtest"
 )
 
 var _ evaluate.Rankings = (*evaluate.NumPyRankings)(nil)
@@ -135,7 +136,7 @@ func TestRankingsSameTargetsSamePrint(t *testing.T) {
 		"run":             []byte(run.String()),
 	})
 	pqPath := filepath.Join(files, "targets.parquet")
-	writeParquetAt(t, pqPath, pqTargets)
+	inputtest.WriteParquetAt(t, pqPath, pqTargets)
 	path := func(name string) string { return filepath.Join(files, name) }
 
 	readers := map[string]func() (evaluate.Rankings, error){

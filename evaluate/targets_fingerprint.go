@@ -99,7 +99,7 @@ func targetsFormat(path, format string) (string, error) {
 }
 
 // targetsFormatError is the error of FingerprintTargets for a format it
-// does not know. It wraps ErrUnknownFormat, whose text is about scores.
+// does not know. It wraps ErrUnknownFormat.
 type targetsFormatError struct{ msg string }
 
 func (e *targetsFormatError) Error() string { return e.msg }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/internal/input/inputtest"
 )
 
 // targetsInput is a targets file for FingerprintTargets, and a ranking
@@ -56,7 +57,7 @@ func tableInput(targets, format string) targetsInput {
 // ends in .gz, next to the predictions of the table tests, and returns its
 // path.
 func writeTable(t *testing.T, name string, content []byte) string {
-	path := writeFile(t, name, content)
+	path := inputtest.WriteFile(t, name, content)
 	require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(path), "predictions.csv"), []byte(tablePredictionsRank), 0o644))
 	return path
 }
@@ -83,7 +84,7 @@ func TestFingerprintTargets(t *testing.T) {
 			name: "CSR under another name, by format",
 			setup: func(t *testing.T) targetsInput {
 				in := numpyInput("targets.npz", "ids_str.npy")(t)
-				in.targets, in.format = writeFile(t, "targets.bin", fixtureBytes(t, "targets.npz")), "npz"
+				in.targets, in.format = inputtest.WriteFile(t, "targets.bin", fixtureBytes(t, "targets.npz")), "npz"
 				return in
 			},
 			print: numpyPrint(byStr), samples: 4,
@@ -108,8 +109,8 @@ func TestFingerprintTargets(t *testing.T) {
 					ones[i] = 1
 				}
 				dir := writeFiles(t, map[string][]byte{
-					"items.npy":   npyArr{"'<i4'", fmt.Sprintf("(%d, 3)", n), int32s(items...)}.file(),
-					"targets.npz": zipped(zip.Deflate, csrNPZ(n, 31, int64s(indptr...), int32s(indices...), float32s(ones...))...),
+					"items.npy":   npyArr{"'<i4'", fmt.Sprintf("(%d, 3)", n), inputtest.Int32s(items...)}.file(),
+					"targets.npz": inputtest.Zip(zip.Deflate, csrNPZ(n, 31, inputtest.Int64s(indptr...), inputtest.Int32s(indices...), inputtest.Float32s(ones...))...),
 				})
 				return targetsInput{
 					targets: filepath.Join(dir, "targets.npz"),
@@ -322,7 +323,7 @@ func TestFingerprintTargetsBad(t *testing.T) {
 		{
 			name: "a target column above the columns, read while streaming",
 			files: map[string][]byte{
-				"targets.npz": numpyTargets(int64s(0, 2, 2, 5, 8, 9, 10), int32s(1, 4, 8, 2, 3, 6, 1, 6, 12, 2)),
+				"targets.npz": numpyTargets(inputtest.Int64s(0, 2, 2, 5, 8, 9, 10), inputtest.Int32s(1, 4, 8, 2, 3, 6, 1, 6, 12, 2)),
 				"ids.npy":     numpyFiles()["ids.npy"],
 			},
 			targets: "targets.npz", sampleIDs: "ids.npy", reader: numpy("targets.npz", "ids.npy"),
@@ -331,7 +332,7 @@ func TestFingerprintTargetsBad(t *testing.T) {
 		},
 		{
 			name:    "indptr decreasing",
-			files:   map[string][]byte{"targets.npz": numpyTargets(int64s(0, 2, 2, 5, 3, 9, 10), int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2))},
+			files:   map[string][]byte{"targets.npz": numpyTargets(inputtest.Int64s(0, 2, 2, 5, 3, 9, 10), inputtest.Int32s(1, 4, 8, 2, 3, 6, 1, 6, 5, 2))},
 			targets: "targets.npz", reader: numpy("targets.npz", ""),
 			is:   evaluate.ErrBadInput,
 			want: `DIR/targets.npz: row 3 (sample "3"): array "indptr" decreases from 5 to 3`,

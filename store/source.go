@@ -1,7 +1,7 @@
 package store
 
 // Rows is a stream of per-unit values in wide form: one row per (sample ID, draw)
-// with one value per metric. The readers in package evaluate implement it for CSV,
+// with one value per metric. The readers in package scores implement it for CSV,
 // TSV, JSON Lines, Parquet and NumPy inputs; a Go program can implement it over
 // anything it holds.
 //

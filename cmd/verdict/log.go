@@ -17,7 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/scores"
 	"github.com/verdict-ml/verdict/store"
 )
 
@@ -90,11 +90,11 @@ func runLog(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	scores, err := evaluate.OpenScores(path, inFormat)
+	in, err := scores.OpenScores(path, inFormat)
 	if err != nil {
 		return cli.Exit(err.Error(), exitError)
 	}
-	defer scores.Close()
+	defer in.Close()
 
 	ev.Connections = c.Int("connections")
 	if f := c.String("labels"); f != "" {
@@ -102,10 +102,10 @@ func runLog(c *cli.Context) error {
 			return err
 		}
 	}
-	bar := newProgress(c.App.ErrWriter, scores)
+	bar := newProgress(c.App.ErrWriter, in)
 	if bar != nil {
 		ev.Progress = func(int64) {
-			done, _ := scores.Progress()
+			done, _ := in.Progress()
 			_ = bar.Set64(done)
 		}
 	}
@@ -116,10 +116,10 @@ func runLog(c *cli.Context) error {
 	defer st.Close()
 
 	var logged *store.Logged
-	if long := scores.Long(); long != nil {
+	if long := in.Long(); long != nil {
 		logged, err = st.LogEvaluationLong(c.Context, ev, long)
 	} else {
-		logged, err = st.LogEvaluation(c.Context, ev, scores.Wide())
+		logged, err = st.LogEvaluation(c.Context, ev, in.Wide())
 	}
 	if bar != nil {
 		_ = bar.Finish()
@@ -130,7 +130,7 @@ func runLog(c *cli.Context) error {
 		err = locateDuplicate(path, inFormat, dup)
 	}
 	if err != nil {
-		if isBadInput(err) {
+		if isBadInput(err) || errors.Is(err, scores.ErrBadInput) {
 			return cli.Exit(err.Error(), exitError)
 		}
 		return err
@@ -210,15 +210,15 @@ func gitHead() string {
 
 // newProgress returns a byte progress bar on a terminal for files large enough
 // to take a moment, else nil.
-func newProgress(w io.Writer, scores *evaluate.Scores) *progressbar.ProgressBar {
+func newProgress(w io.Writer, in *scores.Scores) *progressbar.ProgressBar {
 	f, ok := w.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
-	if _, total := scores.Progress(); total < 32<<20 {
+	_, total := in.Progress()
+	if total < 32<<20 {
 		return nil
 	}
-	_, total := scores.Progress()
 	return progressbar.NewOptions64(total,
 		progressbar.OptionSetWriter(w),
 		progressbar.OptionSetDescription("loading"),
@@ -232,13 +232,13 @@ func newProgress(w io.Writer, scores *evaluate.Scores) *progressbar.ProgressBar 
 // locateDuplicate rereads the input to name the lines of a duplicate the
 // database found.
 func locateDuplicate(path, format string, dup *store.DuplicateError) error {
-	scores, err := evaluate.OpenScores(path, format)
+	in, err := scores.OpenScores(path, format)
 	if err != nil {
 		return dup
 	}
-	defer scores.Close()
+	defer in.Close()
 	var where []string
-	if r := scores.Wide(); r != nil {
+	if r := in.Wide(); r != nil {
 		for r.Next() && len(where) < 2 {
 			if r.SampleID() == dup.SampleID && r.Draw() == dup.Draw {
 				where = append(where, r.Where())

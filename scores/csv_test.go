@@ -1,4 +1,4 @@
-package evaluate_test
+package scores_test
 
 import (
 	"fmt"
@@ -10,7 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/internal/input/inputtest"
+	"github.com/verdict-ml/verdict/scores"
 )
 
 func TestCSVWide(t *testing.T) {
@@ -112,7 +113,7 @@ func TestCSVWide(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			path := writeFile(t, tt.file, []byte(tt.content))
+			path := inputtest.WriteFile(t, tt.file, []byte(tt.content))
 			got, err := readWide(t, path, "")
 			require.NoError(t, err)
 			requireWide(t, tt.want.in(path), got)
@@ -159,7 +160,7 @@ func TestCSVLong(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			path := writeFile(t, tt.file, []byte(tt.content))
+			path := inputtest.WriteFile(t, tt.file, []byte(tt.content))
 			got, err := readLong(t, path, "")
 			require.NoError(t, err)
 			requireLong(t, tt.want.in(path), got)
@@ -295,10 +296,10 @@ func TestCSVBad(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			path := writeFile(t, tt.file, []byte(tt.content))
+			path := inputtest.WriteFile(t, tt.file, []byte(tt.content))
 			err := readAll(t, path, "")
 			require.EqualError(t, err, inDir(path, tt.wantErr))
-			require.ErrorIs(t, err, evaluate.ErrBadInput)
+			require.ErrorIs(t, err, scores.ErrBadInput)
 		})
 	}
 }
@@ -310,7 +311,7 @@ func TestCSVBadGzip(t *testing.T) {
 	for i := range 100_000 {
 		content = fmt.Appendf(content, "u%d,%d\n", i, i)
 	}
-	gz, err := os.ReadFile(writeFile(t, "full.csv.gz", content))
+	gz, err := os.ReadFile(inputtest.WriteFile(t, "full.csv.gz", content))
 	require.NoError(t, err)
 	tests := []struct {
 		name    string
@@ -335,7 +336,7 @@ func TestCSVBadGzip(t *testing.T) {
 		_, err := readWide(t, path, "")
 		// Where the stream breaks depends on the compressor.
 		require.Regexp(t, `^`+regexp.QuoteMeta(path)+`: line \d+: the file is truncated$`, err)
-		require.ErrorIs(t, err, evaluate.ErrBadInput)
+		require.ErrorIs(t, err, scores.ErrBadInput)
 	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -344,7 +345,7 @@ func TestCSVBadGzip(t *testing.T) {
 			require.NoError(t, os.WriteFile(path, tt.content, 0o644))
 			_, err := readWide(t, path, "")
 			require.EqualError(t, err, inDir(path, tt.wantErr))
-			require.ErrorIs(t, err, evaluate.ErrBadInput)
+			require.ErrorIs(t, err, scores.ErrBadInput)
 		})
 	}
 }

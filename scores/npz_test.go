@@ -1,4 +1,4 @@
-package evaluate_test
+package scores_test
 
 import (
 	"archive/zip"
@@ -8,89 +8,21 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"codeberg.org/sbinet/npyio/npy"
 	"github.com/stretchr/testify/require"
 
-	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/internal/input/inputtest"
+	"github.com/verdict-ml/verdict/scores"
 )
 
-// npzMember is one array of an .npz file written by writeNPZ.
-type npzMember struct {
-	name string // without .npy
-	data []byte // the whole .npy file
-}
-
-// npyFile builds a .npy file by hand: format version major, the dtype
-// descr, the shape as Python writes it, and the raw data.
-func npyFile(major byte, descr, shape string, data []byte) []byte {
-	dict := fmt.Sprintf("{'descr': %s, 'fortran_order': False, 'shape': %s, }", descr, shape)
-	prefix := 10
-	if major > 1 {
-		prefix = 12
-	}
-	pad := 64 - (prefix+len(dict)+1)%64
-	dict += strings.Repeat(" ", pad) + "\n"
-	b := append([]byte("\x93NUMPY"), major, 0)
-	if major > 1 {
-		b = binary.LittleEndian.AppendUint32(b, uint32(len(dict)))
-	} else {
-		b = binary.LittleEndian.AppendUint16(b, uint16(len(dict)))
-	}
-	return append(append(b, dict...), data...)
-}
-
-// float64s encodes little-endian float64s.
-func float64s(vs ...float64) []byte {
-	var b []byte
-	for _, v := range vs {
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
-	}
-	return b
-}
-
-// npyStrings encodes NumPy '<U' strings of width chars.
-func npyStrings(width int, ss ...string) []byte {
-	var b []byte
-	for _, s := range ss {
-		n := 0
-		for _, r := range s {
-			b = binary.LittleEndian.AppendUint32(b, uint32(r))
-			n++
-		}
-		b = append(b, make([]byte, 4*(width-n))...)
-	}
-	return b
-}
-
-// writeNPZ writes the members to name in a fresh temporary directory, each
-// stored or deflated, and returns its path.
-func writeNPZ(t testing.TB, name string, method uint16, members ...npzMember) string {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, m := range members {
-		name := m.name
-		if !strings.Contains(name, ".") {
-			name += ".npy"
-		}
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: method})
-		require.NoError(t, err)
-		_, err = w.Write(m.data)
-		require.NoError(t, err)
-	}
-	require.NoError(t, zw.Close())
-	return writeFile(t, name, buf.Bytes())
-}
-
 // npyioArray writes v with npyio, an independent .npy writer.
-func npyioArray(t testing.TB, name string, v any) npzMember {
+func npyioArray(t testing.TB, name string, v any) inputtest.Member {
 	t.Helper()
 	var buf bytes.Buffer
 	require.NoError(t, npy.Write(&buf, v))
-	return npzMember{name: name, data: buf.Bytes()}
+	return inputtest.Member{Name: name, Data: buf.Bytes()}
 }
 
 // fixture copies a committed fixture from testdata, written by
@@ -99,19 +31,19 @@ func fixture(t *testing.T, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	require.NoError(t, err)
-	return writeFile(t, name, b)
+	return inputtest.WriteFile(t, name, b)
 }
 
 func TestNPZWide(t *testing.T) {
 	t.Parallel()
 	const n = 20_000 // several read batches
 	ids := make([]string, n)
-	scores := make([]float64, n)
+	values := make([]float64, n)
 	var manyWant []wideRow
 	for i := range n {
 		ids[i] = fmt.Sprintf("u%05d", i)
-		scores[i] = float64(i) / 4
-		manyWant = append(manyWant, wideRow{ID: ids[i], Values: []float64{scores[i], float64(i % 3)}, Where: fmt.Sprintf("scores.npz: row %d", i+1)})
+		values[i] = float64(i) / 4
+		manyWant = append(manyWant, wideRow{ID: ids[i], Values: []float64{values[i], float64(i % 3)}, Where: fmt.Sprintf("scores.npz: row %d", i+1)})
 	}
 	hits := make([]int32, n)
 	for i := range hits {
@@ -143,9 +75,9 @@ func TestNPZWide(t *testing.T) {
 		{
 			name: "many rows, stored",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Store,
-					npzMember{"sample_id", npyFile(1, "'<U6'", fmt.Sprintf("(%d,)", n), npyStrings(6, ids...))},
-					npyioArray(t, "ndcg@10", scores),
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store,
+					inputtest.Array("sample_id", inputtest.NPY(1, "'<U6'", fmt.Sprintf("(%d,)", n), inputtest.Strings(6, ids...))),
+					npyioArray(t, "ndcg@10", values),
 					npyioArray(t, "hits@10", hits))
 			},
 			want: wideFile{Metrics: []string{"ndcg@10", "hits@10"}, Rows: manyWant},
@@ -153,9 +85,9 @@ func TestNPZWide(t *testing.T) {
 		{
 			name: "many rows, deflated",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Deflate,
-					npzMember{"sample_id", npyFile(1, "'<U6'", fmt.Sprintf("(%d,)", n), npyStrings(6, ids...))},
-					npyioArray(t, "ndcg@10", scores),
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Deflate,
+					inputtest.Array("sample_id", inputtest.NPY(1, "'<U6'", fmt.Sprintf("(%d,)", n), inputtest.Strings(6, ids...))),
+					npyioArray(t, "ndcg@10", values),
 					npyioArray(t, "hits@10", hits))
 			},
 			want: wideFile{Metrics: []string{"ndcg@10", "hits@10"}, Rows: manyWant},
@@ -163,12 +95,12 @@ func TestNPZWide(t *testing.T) {
 		{
 			name: "format version 2, bytes IDs with padding, unsigned and small integers, Python 2 shape",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Deflate,
-					npzMember{"sample_id", npyFile(2, "'|S3'", "(2L,)", []byte("ab\x00xyz"))},
-					npzMember{"draw", npyFile(2, "'>u2'", "(2,)", []byte{0, 1, 0x7f, 0xff})},
-					npzMember{"a", npyFile(2, "'|i1'", "(2,)", []byte{0xff, 0x7f})},
-					npzMember{"b", npyFile(2, "'>f4'", "(2,)", []byte{0x3f, 0x00, 0x00, 0x00, 0xbf, 0x80, 0x00, 0x00})},
-					npzMember{"c", npyFile(2, "'<u8'", "(2,)", binary.LittleEndian.AppendUint64(make([]byte, 8), math.MaxUint64))})
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Deflate,
+					inputtest.Array("sample_id", inputtest.NPY(2, "'|S3'", "(2L,)", []byte("ab\x00xyz"))),
+					inputtest.Array("draw", inputtest.NPY(2, "'>u2'", "(2,)", []byte{0, 1, 0x7f, 0xff})),
+					inputtest.Array("a", inputtest.NPY(2, "'|i1'", "(2,)", []byte{0xff, 0x7f})),
+					inputtest.Array("b", inputtest.NPY(2, "'>f4'", "(2,)", []byte{0x3f, 0x00, 0x00, 0x00, 0xbf, 0x80, 0x00, 0x00})),
+					inputtest.Array("c", inputtest.NPY(2, "'<u8'", "(2,)", binary.LittleEndian.AppendUint64(make([]byte, 8), math.MaxUint64))))
 			},
 			want: wideFile{Metrics: []string{"a", "b", "c"}, HasDraw: true, Rows: []wideRow{
 				{ID: "ab", Draw: 1, Values: []float64{-1, 0.5, 0}, Where: "scores.npz: row 1"},
@@ -178,9 +110,9 @@ func TestNPZWide(t *testing.T) {
 		{
 			name: "empty arrays",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Store,
-					npzMember{"sample_id", npyFile(1, "'<U1'", "(0,)", nil)},
-					npzMember{"a", npyFile(1, "'<f8'", "(0,)", nil)})
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store,
+					inputtest.Array("sample_id", inputtest.NPY(1, "'<U1'", "(0,)", nil)),
+					inputtest.Array("a", inputtest.NPY(1, "'<f8'", "(0,)", nil)))
 			},
 			want: wideFile{Metrics: []string{"a"}},
 		},
@@ -211,8 +143,8 @@ func TestNPZLong(t *testing.T) {
 
 func TestNPZBad(t *testing.T) {
 	t.Parallel()
-	ids := npzMember{"sample_id", npyFile(1, "'<U2'", "(2,)", npyStrings(2, "u1", "u2"))}
-	scores := npzMember{"ndcg@10", npyFile(1, "'<f8'", "(2,)", float64s(0.5, 0.25))}
+	ids := inputtest.Array("sample_id", inputtest.NPY(1, "'<U2'", "(2,)", inputtest.Strings(2, "u1", "u2")))
+	ndcg := inputtest.Array("ndcg@10", inputtest.NPY(1, "'<f8'", "(2,)", inputtest.Float64s(0.5, 0.25)))
 	tests := []struct {
 		name    string
 		write   func(t *testing.T) string
@@ -239,133 +171,135 @@ func TestNPZBad(t *testing.T) {
 			wantErr: `positional.npz: no "sample_id" array among "arr_0", "arr_1"; save the arrays by name, as np.savez(path, sample_id=ids, **metrics)`,
 		},
 		{
-			name:    "not a zip file",
-			write:   func(t *testing.T) string { return writeFile(t, "scores.npz", npyFile(1, "'<f8'", "(1,)", float64s(1))) },
+			name: "not a zip file",
+			write: func(t *testing.T) string {
+				return inputtest.WriteFile(t, "scores.npz", inputtest.NPY(1, "'<f8'", "(1,)", inputtest.Float64s(1)))
+			},
 			wantErr: `scores.npz: not a NumPy .npz file: zip: not a valid zip file`,
 		},
 		{
 			name:    "an empty archive",
-			write:   func(t *testing.T) string { return writeNPZ(t, "scores.npz", zip.Store) },
+			write:   func(t *testing.T) string { return inputtest.WriteNPZ(t, "scores.npz", zip.Store) },
 			wantErr: `scores.npz: the archive holds no arrays`,
 		},
 		{
 			name: "a member that is not .npy",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Store, ids, npzMember{"notes.txt", []byte("hello")})
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store, ids, inputtest.Array("notes.txt", []byte("hello")))
 			},
 			wantErr: `scores.npz: member "notes.txt" is not a .npy array`,
 		},
 		{
 			name: "a member without the magic string",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Store, ids, npzMember{"ndcg@10", []byte("0.5,0.25\n")})
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store, ids, inputtest.Array("ndcg@10", []byte("0.5,0.25\n")))
 			},
 			wantErr: `scores.npz: array "ndcg@10": not a .npy array: it does not start with the NumPy magic string`,
 		},
 		{
 			name: "a member too short for a header",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Store, ids, npzMember{"ndcg@10", []byte("\x93NU")})
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store, ids, inputtest.Array("ndcg@10", []byte("\x93NU")))
 			},
 			wantErr: `scores.npz: array "ndcg@10": not a .npy array: the member is too short`,
 		},
 		{
 			name: "a truncated header",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Store, ids, npzMember{"ndcg@10", npyFile(1, "'<f8'", "(2,)", nil)[:20]})
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store, ids, inputtest.Array("ndcg@10", inputtest.NPY(1, "'<f8'", "(2,)", nil)[:20]))
 			},
 			wantErr: `scores.npz: array "ndcg@10": the .npy header is truncated`,
 		},
 		{
 			name: "an unknown format version",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Store, ids, npzMember{"ndcg@10", []byte("\x93NUMPY\x04\x00\x00\x00")})
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store, ids, inputtest.Array("ndcg@10", []byte("\x93NUMPY\x04\x00\x00\x00")))
 			},
 			wantErr: `scores.npz: array "ndcg@10": .npy format version 4.0 is not supported`,
 		},
 		{
 			name: "an unreadable header",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Store, ids, npzMember{"ndcg@10", npyFile(1, "'<f8'", "[2]", nil)})
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store, ids, inputtest.Array("ndcg@10", inputtest.NPY(1, "'<f8'", "[2]", nil)))
 			},
 			wantErr: `scores.npz: array "ndcg@10": the .npy header has no shape`,
 		},
 		{
 			name: "a header that is no dict",
 			write: func(t *testing.T) string {
-				b := npyFile(1, "'<f8'", "(2,)", nil)
+				b := inputtest.NPY(1, "'<f8'", "(2,)", nil)
 				b[10] = '('
-				return writeNPZ(t, "scores.npz", zip.Store, ids, npzMember{"ndcg@10", b})
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store, ids, inputtest.Array("ndcg@10", b))
 			},
 			wantErr: `scores.npz: array "ndcg@10": unreadable .npy header "('descr': '<f8', 'fortran_order': False, 'shape': (2,), }": expected '{'`,
 		},
 		{
 			name: "a structured array",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Store, ids, npzMember{"ndcg@10", npyFile(1, "[('a', '<f8'), ('b', '<i4')]", "(2,)", nil)})
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store, ids, inputtest.Array("ndcg@10", inputtest.NPY(1, "[('a', '<f8'), ('b', '<i4')]", "(2,)", nil)))
 			},
 			wantErr: `scores.npz: array "ndcg@10": is a structured array (a record dtype); save each field as its own array`,
 		},
 		{
 			name: "booleans",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Store, ids, npzMember{"hit@10", npyFile(1, "'|b1'", "(2,)", []byte{1, 0})})
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store, ids, inputtest.Array("hit@10", inputtest.NPY(1, "'|b1'", "(2,)", []byte{1, 0})))
 			},
 			wantErr: `scores.npz: array "hit@10": has dtype bool, which is not supported; save it with .astype(float)`,
 		},
 		{
 			name: "float16",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Store, ids, npzMember{"ndcg@10", npyFile(1, "'<f2'", "(2,)", make([]byte, 4))})
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store, ids, inputtest.Array("ndcg@10", inputtest.NPY(1, "'<f2'", "(2,)", make([]byte, 4))))
 			},
 			wantErr: `scores.npz: array "ndcg@10": has dtype float16, which is not supported; save it with .astype('float32')`,
 		},
 		{
 			name: "complex numbers",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Store, ids, npzMember{"ndcg@10", npyFile(1, "'<c16'", "(2,)", make([]byte, 32))})
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store, ids, inputtest.Array("ndcg@10", inputtest.NPY(1, "'<c16'", "(2,)", make([]byte, 32))))
 			},
 			wantErr: `scores.npz: array "ndcg@10": has dtype <c16, which is not supported`,
 		},
 		{
 			name: "strings as metric",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Store, ids, npzMember{"ndcg@10", npyFile(1, "'<U3'", "(2,)", npyStrings(3, "0.5", "0.2"))})
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store, ids, inputtest.Array("ndcg@10", inputtest.NPY(1, "'<U3'", "(2,)", inputtest.Strings(3, "0.5", "0.2"))))
 			},
 			wantErr: `scores.npz: array "ndcg@10": has dtype <U3; it must be floats or integers`,
 		},
 		{
 			name: "float sample IDs",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Store, npzMember{"sample_id", npyFile(1, "'<f8'", "(2,)", float64s(1, 2))}, scores)
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store, inputtest.Array("sample_id", inputtest.NPY(1, "'<f8'", "(2,)", inputtest.Float64s(1, 2))), ndcg)
 			},
 			wantErr: `scores.npz: array "sample_id": has dtype float64; it must be strings or integers`,
 		},
 		{
 			name: "float draw",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Store, ids, npzMember{"draw", npyFile(1, "'<f8'", "(2,)", float64s(1, 2))}, scores)
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store, ids, inputtest.Array("draw", inputtest.NPY(1, "'<f8'", "(2,)", inputtest.Float64s(1, 2))), ndcg)
 			},
 			wantErr: `scores.npz: array "draw": has dtype float64; it must be integers`,
 		},
 		{
 			name: "a scalar",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Store, ids, npzMember{"k", npyFile(1, "'<i8'", "()", make([]byte, 8))})
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store, ids, inputtest.Array("k", inputtest.NPY(1, "'<i8'", "()", make([]byte, 8))))
 			},
 			wantErr: `scores.npz: array "k": has shape (); only 1-D arrays are supported, so save one array per metric`,
 		},
 		{
 			name: "duplicate arrays",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Store, ids, scores, scores)
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store, ids, ndcg, ndcg)
 			},
 			wantErr: `scores.npz: array "ndcg@10" appears twice (arrays 2 and 3)`,
 		},
 		{
 			name: "draw out of range",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Store, ids, scores, npzMember{"draw", npyFile(1, "'<i4'", "(2,)", []byte{0, 0, 0, 0, 0, 0x80, 0, 0})})
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store, ids, ndcg, inputtest.Array("draw", inputtest.NPY(1, "'<i4'", "(2,)", []byte{0, 0, 0, 0, 0, 0x80, 0, 0})))
 			},
 			wantErr: `scores.npz: row 2 (sample "u2"), array "draw": draw 32768 is not a whole number from 0 to 32767`,
 		},
@@ -373,30 +307,30 @@ func TestNPZBad(t *testing.T) {
 			name: "draw above the int64 range",
 			write: func(t *testing.T) string {
 				big := bytes.Repeat([]byte{0xff}, 16)
-				return writeNPZ(t, "scores.npz", zip.Store, ids, scores, npzMember{"draw", npyFile(1, "'<u8'", "(2,)", big)})
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store, ids, ndcg, inputtest.Array("draw", inputtest.NPY(1, "'<u8'", "(2,)", big)))
 			},
 			wantErr: `scores.npz: row 1 (sample "u1"), array "draw": draw above 2^63 is not a whole number from 0 to 32767`,
 		},
 		{
 			name: "long form: empty metric name",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Store, ids,
-					npzMember{"metric", npyFile(1, "'<U1'", "(2,)", npyStrings(1, "a", ""))},
-					npzMember{"value", npyFile(1, "'<f8'", "(2,)", float64s(1, 2))})
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store, ids,
+					inputtest.Array("metric", inputtest.NPY(1, "'<U1'", "(2,)", inputtest.Strings(1, "a", ""))),
+					inputtest.Array("value", inputtest.NPY(1, "'<f8'", "(2,)", inputtest.Float64s(1, 2))))
 			},
 			wantErr: `scores.npz: row 2 (sample "u2"), array "metric": metric name missing`,
 		},
 		{
 			name: "data shorter than the shape",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Deflate, ids, npzMember{"ndcg@10", npyFile(1, "'<f8'", "(2,)", float64s(0.5))})
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Deflate, ids, inputtest.Array("ndcg@10", inputtest.NPY(1, "'<f8'", "(2,)", inputtest.Float64s(0.5))))
 			},
 			wantErr: `scores.npz: array "ndcg@10": is truncated: it holds 8 bytes of data, less than the 16 of its shape (2,)`,
 		},
 		{
 			name: "data longer than the shape",
 			write: func(t *testing.T) string {
-				return writeNPZ(t, "scores.npz", zip.Store, ids, npzMember{"ndcg@10", npyFile(1, "'<f8'", "(2,)", float64s(0.5, 0.25, 1))})
+				return inputtest.WriteNPZ(t, "scores.npz", zip.Store, ids, inputtest.Array("ndcg@10", inputtest.NPY(1, "'<f8'", "(2,)", inputtest.Float64s(0.5, 0.25, 1))))
 			},
 			wantErr: `scores.npz: array "ndcg@10": holds more data than its shape (2,) says`,
 		},
@@ -407,23 +341,23 @@ func TestNPZBad(t *testing.T) {
 			path := tt.write(t)
 			err := readAll(t, path, "")
 			require.EqualError(t, err, inDir(path, tt.wantErr))
-			require.ErrorIs(t, err, evaluate.ErrBadInput)
+			require.ErrorIs(t, err, scores.ErrBadInput)
 		})
 	}
 }
 
 func TestNPZChecksum(t *testing.T) {
 	t.Parallel()
-	path := writeNPZ(t, "scores.npz", zip.Store,
-		npzMember{"sample_id", npyFile(1, "'<U2'", "(2,)", npyStrings(2, "u1", "u2"))},
-		npzMember{"ndcg@10", npyFile(1, "'<f8'", "(2,)", float64s(0.5, 0.25))})
+	path := inputtest.WriteNPZ(t, "scores.npz", zip.Store,
+		inputtest.Array("sample_id", inputtest.NPY(1, "'<U2'", "(2,)", inputtest.Strings(2, "u1", "u2"))),
+		inputtest.Array("ndcg@10", inputtest.NPY(1, "'<f8'", "(2,)", inputtest.Float64s(0.5, 0.25))))
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
-	i := bytes.Index(b, float64s(0.25))
+	i := bytes.Index(b, inputtest.Float64s(0.25))
 	require.Positive(t, i)
-	copy(b[i:], float64s(0.75)) // the stored CRC no longer matches
+	copy(b[i:], inputtest.Float64s(0.75)) // the stored CRC no longer matches
 	require.NoError(t, os.WriteFile(path, b, 0o644))
 	err = readAll(t, path, "")
 	require.EqualError(t, err, inDir(path, `scores.npz: array "ndcg@10": zip: checksum error`))
-	require.ErrorIs(t, err, evaluate.ErrBadInput)
+	require.ErrorIs(t, err, scores.ErrBadInput)
 }

@@ -1,32 +1,17 @@
-package evaluate_test
+package scores_test
 
 import (
 	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/require"
 
-	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/internal/input/inputtest"
+	"github.com/verdict-ml/verdict/scores"
 )
-
-// writeParquet writes rows to name in a fresh temporary directory, in row
-// groups of at most rowsPerGroup rows, and returns its path.
-func writeParquet[T any](t testing.TB, name string, rows []T, options ...parquet.WriterOption) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	f, err := os.Create(path)
-	require.NoError(t, err)
-	w := parquet.NewGenericWriter[T](f, options...)
-	_, err = w.Write(rows)
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
-	require.NoError(t, f.Close())
-	return path
-}
 
 type pqWide struct {
 	SampleID string  `parquet:"sample_id"`
@@ -88,14 +73,14 @@ func TestParquetWide(t *testing.T) {
 		{
 			name: "many rows in several row groups and pages",
 			write: func(t *testing.T) string {
-				return writeParquet(t, "scores.parquet", many, parquet.MaxRowsPerRowGroup(3000), parquet.PageBufferSize(1024))
+				return inputtest.WriteParquet(t, "scores.parquet", many, parquet.MaxRowsPerRowGroup(3000), parquet.PageBufferSize(1024))
 			},
 			want: wideFile{Metrics: []string{"ndcg@10", "recall@10", "hits@10"}, Rows: manyWant},
 		},
 		{
 			name: "integer sample IDs and draw",
 			write: func(t *testing.T) string {
-				return writeParquet(t, "scores.parquet", []pqWideDraw{
+				return inputtest.WriteParquet(t, "scores.parquet", []pqWideDraw{
 					{SampleID: -5, Draw: 0, Hits: 3},
 					{SampleID: -5, Draw: 32767, Hits: 1 << 40},
 				})
@@ -108,7 +93,7 @@ func TestParquetWide(t *testing.T) {
 		{
 			name: "unsigned sample IDs and draw",
 			write: func(t *testing.T) string {
-				return writeParquet(t, "scores.parquet", []pqUnsignedIDs{{SampleID: 4_000_000_000, Draw: 200, NDCG: 0.25}})
+				return inputtest.WriteParquet(t, "scores.parquet", []pqUnsignedIDs{{SampleID: 4_000_000_000, Draw: 200, NDCG: 0.25}})
 			},
 			want: wideFile{Metrics: []string{"ndcg@10"}, HasDraw: true, Rows: []wideRow{
 				{ID: "4000000000", Draw: 200, Values: []float64{0.25}, Where: "scores.parquet: row 1"},
@@ -117,7 +102,7 @@ func TestParquetWide(t *testing.T) {
 		{
 			name: "byte array IDs, dictionary encoded; a pandas index is skipped",
 			write: func(t *testing.T) string {
-				return writeParquet(t, "scores.parquet", []pqPandas{
+				return inputtest.WriteParquet(t, "scores.parquet", []pqPandas{
 					{SampleID: []byte("u1"), NDCG: 0.5, Index: 10},
 					{SampleID: []byte("u2"), NDCG: 0.25, Index: 11},
 				})
@@ -130,7 +115,7 @@ func TestParquetWide(t *testing.T) {
 		{
 			name: "optional columns without nulls",
 			write: func(t *testing.T) string {
-				return writeParquet(t, "scores.parquet", []pqOptional{{SampleID: ptr("u1"), Draw: i32(1), NDCG: f64(0.5)}})
+				return inputtest.WriteParquet(t, "scores.parquet", []pqOptional{{SampleID: ptr("u1"), Draw: i32(1), NDCG: f64(0.5)}})
 			},
 			want: wideFile{Metrics: []string{"ndcg@10"}, HasDraw: true, Rows: []wideRow{
 				{ID: "u1", Draw: 1, Values: []float64{0.5}, Where: "scores.parquet: row 1"},
@@ -139,7 +124,7 @@ func TestParquetWide(t *testing.T) {
 		{
 			name: "no rows",
 			write: func(t *testing.T) string {
-				return writeParquet(t, "scores.parquet", []pqWide{})
+				return inputtest.WriteParquet(t, "scores.parquet", []pqWide{})
 			},
 			want: wideFile{Metrics: []string{"ndcg@10", "recall@10", "hits@10"}},
 		},
@@ -157,7 +142,7 @@ func TestParquetWide(t *testing.T) {
 
 func TestParquetLong(t *testing.T) {
 	t.Parallel()
-	path := writeParquet(t, "scores.parquet", []pqLong{
+	path := inputtest.WriteParquet(t, "scores.parquet", []pqLong{
 		{SampleID: "u1", Draw: 0, Metric: "ndcg@10", Value: 0.5},
 		{SampleID: "u1", Draw: 0, Metric: "recall@10", Value: 1},
 		{SampleID: "u1", Draw: 1, Metric: "ndcg@10", Value: 0.25},
@@ -185,14 +170,14 @@ func TestParquetBad(t *testing.T) {
 		{
 			name: "not parquet",
 			write: func(t *testing.T) string {
-				return writeFile(t, "scores.parquet", []byte("sample_id,ndcg@10\nu1,0.5\n"))
+				return inputtest.WriteFile(t, "scores.parquet", []byte("sample_id,ndcg@10\nu1,0.5\n"))
 			},
 			wantErr: `scores.parquet: not a readable Parquet file: invalid magic header of parquet file: "samp"`,
 		},
 		{
 			name: "empty file",
 			write: func(t *testing.T) string {
-				return writeFile(t, "scores.parquet", nil)
+				return inputtest.WriteFile(t, "scores.parquet", nil)
 			},
 			wantErr: `scores.parquet: not a readable Parquet file: reading magic header of parquet file: EOF`,
 		},
@@ -203,7 +188,7 @@ func TestParquetBad(t *testing.T) {
 					User string  `parquet:"user"`
 					NDCG float64 `parquet:"ndcg@10"`
 				}
-				return writeParquet(t, "scores.parquet", []row{{"u1", 0.5}})
+				return inputtest.WriteParquet(t, "scores.parquet", []row{{"u1", 0.5}})
 			},
 			wantErr: `scores.parquet: no "sample_id" column among "user", "ndcg@10"`,
 		},
@@ -213,7 +198,7 @@ func TestParquetBad(t *testing.T) {
 				type row struct {
 					SampleID string `parquet:"sample_id"`
 				}
-				return writeParquet(t, "scores.parquet", []row{{"u1"}})
+				return inputtest.WriteParquet(t, "scores.parquet", []row{{"u1"}})
 			},
 			wantErr: `scores.parquet: no metric columns besides "sample_id"`,
 		},
@@ -224,7 +209,7 @@ func TestParquetBad(t *testing.T) {
 					SampleID string `parquet:"sample_id"`
 					Hit      bool   `parquet:"hit@10"`
 				}
-				return writeParquet(t, "scores.parquet", []row{{"u1", true}})
+				return inputtest.WriteParquet(t, "scores.parquet", []row{{"u1", true}})
 			},
 			wantErr: `scores.parquet: column "hit@10": has type BOOLEAN; it must be a float, double or integer`,
 		},
@@ -235,7 +220,7 @@ func TestParquetBad(t *testing.T) {
 					SampleID string `parquet:"sample_id"`
 					NDCG     string `parquet:"ndcg@10"`
 				}
-				return writeParquet(t, "scores.parquet", []row{{"u1", "0.5"}})
+				return inputtest.WriteParquet(t, "scores.parquet", []row{{"u1", "0.5"}})
 			},
 			wantErr: `scores.parquet: column "ndcg@10": has type STRING; it must be a float, double or integer`,
 		},
@@ -246,7 +231,7 @@ func TestParquetBad(t *testing.T) {
 					SampleID float64 `parquet:"sample_id"`
 					NDCG     float64 `parquet:"ndcg@10"`
 				}
-				return writeParquet(t, "scores.parquet", []row{{1, 0.5}})
+				return inputtest.WriteParquet(t, "scores.parquet", []row{{1, 0.5}})
 			},
 			wantErr: `scores.parquet: column "sample_id": has type DOUBLE; it must be a string or an integer`,
 		},
@@ -258,7 +243,7 @@ func TestParquetBad(t *testing.T) {
 					Draw     float64 `parquet:"draw"`
 					NDCG     float64 `parquet:"ndcg@10"`
 				}
-				return writeParquet(t, "scores.parquet", []row{{"u1", 1, 0.5}})
+				return inputtest.WriteParquet(t, "scores.parquet", []row{{"u1", 1, 0.5}})
 			},
 			wantErr: `scores.parquet: column "draw": has type DOUBLE; it must be an integer`,
 		},
@@ -269,7 +254,7 @@ func TestParquetBad(t *testing.T) {
 					SampleID string    `parquet:"sample_id"`
 					NDCG     []float64 `parquet:"ndcg"`
 				}
-				return writeParquet(t, "scores.parquet", []row{{"u1", []float64{0.5}}})
+				return inputtest.WriteParquet(t, "scores.parquet", []row{{"u1", []float64{0.5}}})
 			},
 			wantErr: `scores.parquet: column "ndcg": is nested (a group, list or map); only flat columns of numbers and strings are supported`,
 		},
@@ -283,14 +268,14 @@ func TestParquetBad(t *testing.T) {
 					SampleID string `parquet:"sample_id"`
 					NDCG     at     `parquet:"ndcg"`
 				}
-				return writeParquet(t, "scores.parquet", []row{{"u1", at{0.5}}})
+				return inputtest.WriteParquet(t, "scores.parquet", []row{{"u1", at{0.5}}})
 			},
 			wantErr: `scores.parquet: column "ndcg": is nested (a group, list or map); only flat columns of numbers and strings are supported`,
 		},
 		{
 			name: "a null value",
 			write: func(t *testing.T) string {
-				return writeParquet(t, "scores.parquet", []pqOptional{
+				return inputtest.WriteParquet(t, "scores.parquet", []pqOptional{
 					{SampleID: ptr("u1"), Draw: i32(0), NDCG: f64(0.5)},
 					{SampleID: ptr("u2"), Draw: i32(0)},
 				})
@@ -300,21 +285,21 @@ func TestParquetBad(t *testing.T) {
 		{
 			name: "a null sample ID",
 			write: func(t *testing.T) string {
-				return writeParquet(t, "scores.parquet", []pqOptional{{Draw: i32(0), NDCG: f64(0.5)}})
+				return inputtest.WriteParquet(t, "scores.parquet", []pqOptional{{Draw: i32(0), NDCG: f64(0.5)}})
 			},
 			wantErr: `scores.parquet: row 1, column "sample_id": sample ID missing`,
 		},
 		{
 			name: "a null draw",
 			write: func(t *testing.T) string {
-				return writeParquet(t, "scores.parquet", []pqOptional{{SampleID: ptr("u1"), NDCG: f64(0.5)}})
+				return inputtest.WriteParquet(t, "scores.parquet", []pqOptional{{SampleID: ptr("u1"), NDCG: f64(0.5)}})
 			},
 			wantErr: `scores.parquet: row 1 (sample "u1"), column "draw": draw missing`,
 		},
 		{
 			name: "draw out of range",
 			write: func(t *testing.T) string {
-				return writeParquet(t, "scores.parquet", []pqLong{
+				return inputtest.WriteParquet(t, "scores.parquet", []pqLong{
 					{SampleID: "u1", Draw: 1, Metric: "a", Value: 1},
 					{SampleID: "u1", Draw: -1, Metric: "a", Value: 1},
 				})
@@ -329,14 +314,14 @@ func TestParquetBad(t *testing.T) {
 					Draw     uint64  `parquet:"draw"`
 					NDCG     float64 `parquet:"ndcg@10"`
 				}
-				return writeParquet(t, "scores.parquet", []row{{"u1", 1 << 63, 0.5}})
+				return inputtest.WriteParquet(t, "scores.parquet", []row{{"u1", 1 << 63, 0.5}})
 			},
 			wantErr: `scores.parquet: row 1 (sample "u1"), column "draw": draw 9223372036854775808 is not a whole number from 0 to 32767`,
 		},
 		{
 			name: "long form: empty metric",
 			write: func(t *testing.T) string {
-				return writeParquet(t, "scores.parquet", []pqLong{{SampleID: "u1", Metric: "", Value: 1}})
+				return inputtest.WriteParquet(t, "scores.parquet", []pqLong{{SampleID: "u1", Metric: "", Value: 1}})
 			},
 			wantErr: `scores.parquet: row 1 (sample "u1"), column "metric": metric name missing`,
 		},
@@ -348,7 +333,7 @@ func TestParquetBad(t *testing.T) {
 					Metric   int32   `parquet:"metric"`
 					Value    float64 `parquet:"value"`
 				}
-				return writeParquet(t, "scores.parquet", []row{{"u1", 10, 0.5}})
+				return inputtest.WriteParquet(t, "scores.parquet", []row{{"u1", 10, 0.5}})
 			},
 			wantErr: `scores.parquet: column "metric": has type INT(32,true); it must be a string`,
 		},
@@ -359,7 +344,7 @@ func TestParquetBad(t *testing.T) {
 			path := tt.write(t)
 			err := readAll(t, path, "")
 			require.EqualError(t, err, inDir(path, tt.wantErr))
-			require.ErrorIs(t, err, evaluate.ErrBadInput)
+			require.ErrorIs(t, err, scores.ErrBadInput)
 		})
 	}
 }
@@ -368,19 +353,19 @@ func TestParquetCorrupt(t *testing.T) {
 	t.Parallel()
 	t.Run("truncated", func(t *testing.T) {
 		t.Parallel()
-		path := writeParquet(t, "scores.parquet", []pqWide{{SampleID: "u1"}})
+		path := inputtest.WriteParquet(t, "scores.parquet", []pqWide{{SampleID: "u1"}})
 		b, err := os.ReadFile(path)
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(path, b[:len(b)-20], 0o644))
 		err = readAll(t, path, "")
-		require.ErrorIs(t, err, evaluate.ErrBadInput)
+		require.ErrorIs(t, err, scores.ErrBadInput)
 		require.ErrorContains(t, err, inDir(path, `scores.parquet: not a readable Parquet file: `))
 	})
 	var rows []pqWide
 	for i := range 1000 {
 		rows = append(rows, pqWide{SampleID: fmt.Sprintf("u%04d", i), NDCG: float64(i)})
 	}
-	path := writeParquet(t, "scores.parquet", rows)
+	path := inputtest.WriteParquet(t, "scores.parquet", rows)
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	// Overwrite the zstd-compressed ndcg@10 page data after its header.
@@ -389,6 +374,6 @@ func TestParquetCorrupt(t *testing.T) {
 	copy(b[i:i+64], bytes.Repeat([]byte{0xff}, 64))
 	require.NoError(t, os.WriteFile(path, b, 0o644))
 	err = readAll(t, path, "")
-	require.ErrorIs(t, err, evaluate.ErrBadInput)
+	require.ErrorIs(t, err, scores.ErrBadInput)
 	require.ErrorContains(t, err, inDir(path, `scores.parquet: row 1, column "ndcg@10": cannot decode: `))
 }

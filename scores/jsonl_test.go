@@ -1,4 +1,4 @@
-package evaluate_test
+package scores_test
 
 import (
 	"math"
@@ -7,7 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/internal/input/inputtest"
+	"github.com/verdict-ml/verdict/scores"
 )
 
 func TestJSONLWide(t *testing.T) {
@@ -77,7 +78,7 @@ func TestJSONLWide(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			path := writeFile(t, tt.file, []byte(tt.content))
+			path := inputtest.WriteFile(t, tt.file, []byte(tt.content))
 			got, err := readWide(t, path, "")
 			require.NoError(t, err)
 			requireWide(t, tt.want.in(path), got)
@@ -114,7 +115,7 @@ func TestJSONLLong(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			path := writeFile(t, "scores.jsonl", []byte(tt.content))
+			path := inputtest.WriteFile(t, "scores.jsonl", []byte(tt.content))
 			got, err := readLong(t, path, "")
 			require.NoError(t, err)
 			requireLong(t, tt.want.in(path), got)
@@ -266,10 +267,10 @@ func TestJSONLBad(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			path := writeFile(t, "scores.jsonl", []byte(tt.content))
+			path := inputtest.WriteFile(t, "scores.jsonl", []byte(tt.content))
 			err := readAll(t, path, "")
 			require.EqualError(t, err, inDir(path, tt.wantErr))
-			require.ErrorIs(t, err, evaluate.ErrBadInput)
+			require.ErrorIs(t, err, scores.ErrBadInput)
 		})
 	}
 }

@@ -1,6 +1,6 @@
-"""Write the NumPy fixtures of scores_npz_test.go with NumPy itself.
+"""Write the NumPy fixtures of npz_test.go with NumPy itself.
 
-    /usr/bin/python3 evaluate/testdata/gen_npz.py
+    /usr/bin/python3 scores/testdata/gen_npz.py
 
 The files are committed; tests do not need Python. Values are short binary
 fractions, so the tests can state them exactly.

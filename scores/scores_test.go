@@ -1,9 +1,8 @@
-package evaluate_test
+package scores_test
 
 import (
 	"archive/zip"
 	"bytes"
-	"compress/gzip"
 	"fmt"
 	"math"
 	"os"
@@ -12,13 +11,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/internal/input/inputtest"
+	"github.com/verdict-ml/verdict/scores"
 	"github.com/verdict-ml/verdict/store"
 )
 
 var (
-	_ store.Rows     = (*evaluate.WideReader)(nil)
-	_ store.LongRows = (*evaluate.LongReader)(nil)
+	_ store.Rows     = (*scores.WideReader)(nil)
+	_ store.LongRows = (*scores.LongReader)(nil)
 )
 
 // tol is the tolerance for values that went through a decimal or binary
@@ -79,23 +79,6 @@ func (f longFile) in(path string) longFile {
 	return f
 }
 
-// writeFile writes content to name in a fresh temporary directory and
-// returns its path. A name ending in .gz is gzipped.
-func writeFile(t testing.TB, name string, content []byte) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if filepath.Ext(name) == ".gz" {
-		var buf bytes.Buffer
-		zw := gzip.NewWriter(&buf)
-		_, err := zw.Write(content)
-		require.NoError(t, err)
-		require.NoError(t, zw.Close())
-		content = buf.Bytes()
-	}
-	require.NoError(t, os.WriteFile(path, content, 0o644))
-	return path
-}
-
 // inDir prefixes an expected message, which starts with a file's base name,
 // with the directory of path, since messages name files as given.
 func inDir(path, msg string) string {
@@ -105,7 +88,7 @@ func inDir(path, msg string) string {
 // readWide opens path and reads it to the end as a wide file.
 func readWide(t *testing.T, path, format string) (wideFile, error) {
 	t.Helper()
-	s, err := evaluate.OpenScores(path, format)
+	s, err := scores.OpenScores(path, format)
 	if err != nil {
 		return wideFile{}, err
 	}
@@ -125,7 +108,7 @@ func readWide(t *testing.T, path, format string) (wideFile, error) {
 // readLong opens path and reads it to the end as a long file.
 func readLong(t *testing.T, path, format string) (longFile, error) {
 	t.Helper()
-	s, err := evaluate.OpenScores(path, format)
+	s, err := scores.OpenScores(path, format)
 	if err != nil {
 		return longFile{}, err
 	}
@@ -146,7 +129,7 @@ func readLong(t *testing.T, path, format string) (longFile, error) {
 // returning the first error.
 func readAll(t *testing.T, path, format string) error {
 	t.Helper()
-	s, err := evaluate.OpenScores(path, format)
+	s, err := scores.OpenScores(path, format)
 	if err != nil {
 		return err
 	}
@@ -245,11 +228,11 @@ func TestOpenScoresFormat(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			path := writeFile(t, tt.file, []byte(csv))
-			s, err := evaluate.OpenScores(path, tt.format)
+			path := inputtest.WriteFile(t, tt.file, []byte(csv))
+			s, err := scores.OpenScores(path, tt.format)
 			if tt.wantErr != "" {
 				require.EqualError(t, err, inDir(path, tt.wantErr))
-				require.ErrorIs(t, err, evaluate.ErrUnknownFormat)
+				require.ErrorIs(t, err, scores.ErrUnknownFormat)
 				return
 			}
 			require.NoError(t, err)
@@ -266,40 +249,40 @@ func TestOpenScoresFormat(t *testing.T) {
 func TestOpenScoresMissingFile(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "absent.csv")
-	_, err := evaluate.OpenScores(path, "")
+	_, err := scores.OpenScores(path, "")
 	require.ErrorIs(t, err, os.ErrNotExist)
-	require.NotErrorIs(t, err, evaluate.ErrBadInput)
+	require.NotErrorIs(t, err, scores.ErrBadInput)
 }
 
 func TestScoresProgress(t *testing.T) {
 	t.Parallel()
 	const n = 200_000
 	ids := make([]string, n)
-	scores := make([]float64, n)
+	values := make([]float64, n)
 	var csv bytes.Buffer
 	csv.WriteString("sample_id,ndcg@10\n")
 	for i := range n {
 		ids[i] = fmt.Sprintf("u%07d", i)
-		scores[i] = float64(i) / n
-		fmt.Fprintf(&csv, "%s,%g\n", ids[i], scores[i])
+		values[i] = float64(i) / n
+		fmt.Fprintf(&csv, "%s,%g\n", ids[i], values[i])
 	}
 	tests := []struct {
 		name  string
 		write func(t *testing.T) string
 	}{
-		{name: "csv", write: func(t *testing.T) string { return writeFile(t, "scores.csv", csv.Bytes()) }},
-		{name: "gzipped csv", write: func(t *testing.T) string { return writeFile(t, "scores.csv.gz", csv.Bytes()) }},
+		{name: "csv", write: func(t *testing.T) string { return inputtest.WriteFile(t, "scores.csv", csv.Bytes()) }},
+		{name: "gzipped csv", write: func(t *testing.T) string { return inputtest.WriteFile(t, "scores.csv.gz", csv.Bytes()) }},
 		{name: "parquet", write: func(t *testing.T) string {
 			rows := make([]pqWide, n)
 			for i := range rows {
-				rows[i] = pqWide{SampleID: ids[i], NDCG: scores[i]}
+				rows[i] = pqWide{SampleID: ids[i], NDCG: values[i]}
 			}
-			return writeParquet(t, "scores.parquet", rows)
+			return inputtest.WriteParquet(t, "scores.parquet", rows)
 		}},
 		{name: "npz", write: func(t *testing.T) string {
-			return writeNPZ(t, "scores.npz", zip.Deflate,
-				npzMember{"sample_id", npyFile(1, "'<U8'", fmt.Sprintf("(%d,)", n), npyStrings(8, ids...))},
-				npyioArray(t, "ndcg@10", scores))
+			return inputtest.WriteNPZ(t, "scores.npz", zip.Deflate,
+				inputtest.Array("sample_id", inputtest.NPY(1, "'<U8'", fmt.Sprintf("(%d,)", n), inputtest.Strings(8, ids...))),
+				npyioArray(t, "ndcg@10", values))
 		}},
 	}
 	for _, tt := range tests {
@@ -308,7 +291,7 @@ func TestScoresProgress(t *testing.T) {
 			path := tt.write(t)
 			info, err := os.Stat(path)
 			require.NoError(t, err)
-			s, err := evaluate.OpenScores(path, "")
+			s, err := scores.OpenScores(path, "")
 			require.NoError(t, err)
 			defer s.Close()
 			done, total := s.Progress()
@@ -344,7 +327,7 @@ func ExampleOpenScores() {
 		panic(err)
 	}
 
-	s, err := evaluate.OpenScores(path, "")
+	s, err := scores.OpenScores(path, "")
 	if err != nil {
 		panic(err)
 	}

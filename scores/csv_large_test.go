@@ -1,4 +1,4 @@
-package evaluate_test
+package scores_test
 
 import (
 	"bytes"
@@ -11,7 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/internal/input/inputtest"
+	"github.com/verdict-ml/verdict/scores"
 )
 
 // bigCSV is a wide CSV of n rows, larger than the readers' buffers: row i
@@ -42,7 +43,7 @@ func TestCSVLargeKeepsOrderAndLines(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%s %q", tt.name, tt.lineEnd), func(t *testing.T) {
 			t.Parallel()
-			path := writeFile(t, tt.name, bigCSV(n, tt.lineEnd, nil))
+			path := inputtest.WriteFile(t, tt.name, bigCSV(n, tt.lineEnd, nil))
 			got, err := readWide(t, path, "")
 			require.NoError(t, err)
 			require.Equal(t, []string{"a", "b"}, got.Metrics)
@@ -77,7 +78,7 @@ func assertRow(t *testing.T, want, got wideRow) bool {
 func TestCSVLargeQuoteLater(t *testing.T) {
 	t.Parallel()
 	const n, q = 50_000, 40_000
-	path := writeFile(t, "scores.csv", bigCSV(n, "\n", map[int]string{q: "\"u,40000\nnext\",1,2"}))
+	path := inputtest.WriteFile(t, "scores.csv", bigCSV(n, "\n", map[int]string{q: "\"u,40000\nnext\",1,2"}))
 	got, err := readWide(t, path, "")
 	require.NoError(t, err)
 	require.Len(t, got.Rows, n)
@@ -103,9 +104,9 @@ func TestCSVLargeProblemLater(t *testing.T) {
 	} {
 		t.Run(line, func(t *testing.T) {
 			t.Parallel()
-			short := writeFile(t, "scores.csv", []byte("sample_id,a,b\n"+line+"\n"))
+			short := inputtest.WriteFile(t, "scores.csv", []byte("sample_id,a,b\n"+line+"\n"))
 			_, wantErr := readWide(t, short, "")
-			path := writeFile(t, "scores.csv", bigCSV(n, "\n", map[int]string{bad: line}))
+			path := inputtest.WriteFile(t, "scores.csv", bigCSV(n, "\n", map[int]string{bad: line}))
 			got, err := readWide(t, path, "")
 			if wantErr == nil {
 				require.NoError(t, err)
@@ -114,7 +115,7 @@ func TestCSVLargeProblemLater(t *testing.T) {
 				return
 			}
 			require.Error(t, err)
-			require.ErrorIs(t, err, evaluate.ErrBadInput)
+			require.ErrorIs(t, err, scores.ErrBadInput)
 			want := strings.Replace(wantErr.Error(), short, path, 1)
 			// The short file's problem is on line 2 (or at its end, line 3).
 			want = strings.Replace(want, ": line 2", ": line 45002", 1)
@@ -129,9 +130,9 @@ func TestCSVLargeProblemLater(t *testing.T) {
 // reports it at the file's end.
 func TestCSVLargeUnclosedQuote(t *testing.T) {
 	t.Parallel()
-	path := writeFile(t, "scores.csv", bigCSV(60_000, "\n", map[int]string{45_000: "u0045000,\"1,2"}))
+	path := inputtest.WriteFile(t, "scores.csv", bigCSV(60_000, "\n", map[int]string{45_000: "u0045000,\"1,2"}))
 	got, err := readWide(t, path, "")
-	require.ErrorIs(t, err, evaluate.ErrBadInput)
+	require.ErrorIs(t, err, scores.ErrBadInput)
 	require.Equal(t, path+`: line 60001: extraneous or missing " in quoted-field at character 21`, err.Error())
 	require.Len(t, got.Rows, 45_000)
 }
@@ -146,10 +147,10 @@ func TestCSVLargeTruncatedGzip(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, zw.Close())
 	data := buf.Bytes()
-	path := writeFile(t, "scores.csv", data[:len(data)/2]) // gzip magic, so read as gzip
+	path := inputtest.WriteFile(t, "scores.csv", data[:len(data)/2]) // gzip magic, so read as gzip
 	got, err := readWide(t, path, "csv")
 	require.Error(t, err)
-	require.ErrorIs(t, err, evaluate.ErrBadInput)
+	require.ErrorIs(t, err, scores.ErrBadInput)
 	require.NotEmpty(t, got.Rows)
 	require.Equal(t, fmt.Sprintf("%s: line %d: the file is truncated", path, len(got.Rows)+2), err.Error())
 	require.Equal(t, fmt.Sprintf("u%07d", len(got.Rows)-1), got.Rows[len(got.Rows)-1].ID)

@@ -1,4 +1,4 @@
-package evaluate_test
+package scores_test
 
 import (
 	"archive/zip"
@@ -15,7 +15,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/require"
 
-	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/internal/input/inputtest"
+	"github.com/verdict-ml/verdict/scores"
 )
 
 // The benchmark input mirrors /work/shared/bench/gen_scores.py: benchUnits
@@ -182,9 +183,9 @@ func writeBenchNPZ(w io.Writer) error {
 	ids := make([]byte, 0, 32*benchUnits)
 	cols := make([][]byte, len(benchMetrics))
 	err := benchRows(func(_ int, id string, vals []float64) error {
-		ids = append(ids, npyStrings(8, id)...)
+		ids = append(ids, inputtest.Strings(8, id)...)
 		for j, v := range vals {
-			cols[j] = append(cols[j], float64s(v)...)
+			cols[j] = append(cols[j], inputtest.Float64s(v)...)
 		}
 		return nil
 	})
@@ -193,16 +194,16 @@ func writeBenchNPZ(w io.Writer) error {
 	}
 	zw := zip.NewWriter(w)
 	shape := fmt.Sprintf("(%d,)", benchUnits)
-	members := []npzMember{{"sample_id", npyFile(1, "'<U8'", shape, ids)}}
+	members := []inputtest.Member{inputtest.Array("sample_id", inputtest.NPY(1, "'<U8'", shape, ids))}
 	for j, m := range benchMetrics {
-		members = append(members, npzMember{m, npyFile(1, "'<f8'", shape, cols[j])})
+		members = append(members, inputtest.Array(m, inputtest.NPY(1, "'<f8'", shape, cols[j])))
 	}
 	for _, m := range members {
-		mw, err := zw.CreateHeader(&zip.FileHeader{Name: m.name + ".npy", Method: zip.Store})
+		mw, err := zw.CreateHeader(&zip.FileHeader{Name: m.Name + ".npy", Method: zip.Store})
 		if err != nil {
 			return err
 		}
-		if _, err := mw.Write(m.data); err != nil {
+		if _, err := mw.Write(m.Data); err != nil {
 			return err
 		}
 	}
@@ -228,7 +229,7 @@ func BenchmarkScores(b *testing.B) {
 			b.SetBytes(info.Size())
 			b.ReportAllocs()
 			for b.Loop() {
-				s, err := evaluate.OpenScores(path, "")
+				s, err := scores.OpenScores(path, "")
 				require.NoError(b, err)
 				r := s.Wide()
 				n := 0

@@ -1,0 +1,43 @@
+// Package scores reads and writes per-unit score files: one value per
+// sample ID (and draw) and metric, computed by a training job and stored by
+// `verdict log`, or written by `verdict evaluate --per-user-out`.
+//
+// # Reading
+//
+// OpenScores opens one file and tells from its columns whether it is in wide
+// form (one row per sample ID and draw, one column per metric) or in long form
+// (one sample_id, metric, value record per line). Wide returns a reader for the
+// first, Long one for the second; both stream, so memory stays flat however
+// large the file is.
+//
+// The formats are CSV and TSV (optionally gzipped), JSON Lines (optionally
+// gzipped), Parquet and NumPy .npz. Every format names its columns the same
+// way:
+//
+//   - sample_id: the unit's ID, a string or an integer (kept as its decimal
+//     text);
+//   - draw: optional, a whole number from 0 to 32767 for protocols that score
+//     one sample several times;
+//   - wide form: every other column is a metric, e.g. ndcg@10;
+//   - long form: exactly sample_id, metric and value, plus optional draw.
+//
+// A pandas index is refused in CSV, where to_csv without index=False writes
+// it as a first column with no name (or "Unnamed: 0" after a round trip),
+// and skipped in Parquet, where pandas stores it as __index_level_0__.
+//
+// The readers report what is wrong with a file's own syntax: a missing or
+// duplicate column, a ragged row, a cell that is not a number, a missing
+// value. Each such error wraps ErrBadInput and names the file, the line (text
+// formats) or the 1-based data row (Parquet, NumPy), the sample ID when it is
+// known and the column. Checks that do not depend on the format, such as empty
+// sample IDs, NaN and ±Inf, duplicate (sample ID, draw) pairs and an empty
+// input, are left to the store.
+//
+// # What it does not do
+//
+// It does not compute metrics: package evaluate scores rankings. It does
+// not aggregate: the readers hand rows to the store as they are read, and
+// the store sums them. It does not guess a format from a file's content,
+// except that CSV, TSV and JSON Lines files are decompressed whenever they
+// start with the gzip magic bytes.
+package scores
