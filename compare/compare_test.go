@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/report"
@@ -324,4 +326,48 @@ func TestParseMethodListsEveryMethod(t *testing.T) {
 	for _, m := range compare.Methods() {
 		require.Contains(t, err.Error(), string(m))
 	}
+}
+
+// TestNullRejectionRate compares 2000 datasets of 30 units whose two sides
+// have the same mean (a shared base score per unit plus independent noise,
+// so the sides are exchangeable): a decision must then find a winner at
+// most at rate alpha = 0.05. The randomisation p alone rejects at rate
+// 100/2001 (with continuous data the Monte Carlo test is exact), inside the
+// 99.9 % band of Binomial(2000, 0.05); requiring the interval to exclude
+// zero too can only lower it. Each dataset gets its own seed, so that
+// rejections are independent draws.
+func TestNullRejectionRate(t *testing.T) {
+	t.Parallel()
+	const datasets, n, alpha = 2000, 30, 0.05
+	rng := rand.New(rand.NewPCG(2026, 11))
+	rejected, distinguishable := 0, 0
+	for d := range datasets {
+		left, right := map[string]float64{}, map[string]float64{}
+		for i := range n {
+			id := fmt.Sprintf("u%02d", i)
+			base := rng.Float64()
+			left[id] = base + 0.2*rng.NormFloat64()
+			right[id] = base + 0.2*rng.NormFloat64()
+		}
+		c, err := compare.Scores("m", compare.HigherIsBetter, compare.Named{Scores: left}, compare.Named{Scores: right},
+			compare.Options{Alpha: alpha, Seed: uint64(d)})
+		require.NoError(t, err)
+		r := c.Metrics[0]
+		if r.PValue < alpha {
+			rejected++
+		}
+		if r.Distinguishable {
+			distinguishable++
+		}
+	}
+	x := distuv.Binomial{N: datasets, P: alpha}
+	lo, hi := 0, datasets
+	for ; x.CDF(float64(lo)) <= 0.0005; lo++ {
+	}
+	for ; x.Survival(float64(hi-1)) <= 0.0005; hi-- {
+	}
+	t.Logf("rejected %d, distinguishable %d of %d; 99.9 %% band [%d, %d]", rejected, distinguishable, datasets, lo, hi)
+	require.True(t, lo <= rejected && rejected <= hi, "randomization rejected %d of %d, band [%d, %d]", rejected, datasets, lo, hi)
+	require.LessOrEqual(t, distinguishable, rejected)
+	require.LessOrEqual(t, distinguishable, hi, "compare distinguished %d of %d", distinguishable, datasets)
 }

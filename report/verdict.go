@@ -43,20 +43,24 @@ func Verdict(c *compare.Comparison, r *compare.MetricResult) string {
 	if r.Distinguishable {
 		g := r.Gap()
 		dec := verdictDecimals(g.Estimate, g.Low, g.High)
-		fmt.Fprintf(&b, "%s beats %s%s by %s (%s%s CI %s to %s, %s, n = %d): the interval excludes zero and p is below alpha %g.",
+		fmt.Fprintf(&b, "%s beats %s%s by %s (%s%s CI %s to %s, %s, n = %s): the interval excludes zero and p is below alpha %g.",
 			r.Name(r.Winner), r.Name(r.Loser()), on, verdictNumber(g.Estimate, dec, false), direction, level,
-			verdictNumber(g.Low, dec, false), verdictNumber(g.High, dec, false), p, r.N, r.Alpha)
+			verdictNumber(g.Low, dec, false), verdictNumber(g.High, dec, false), p, Thousands(int64(r.N)), r.Alpha)
 		writeMethod(&b, r)
 		if r.DeLong == nil {
+			better, worse := r.CandidateBetter, r.CandidateWorse
+			if r.Winner == compare.Baseline {
+				better, worse = worse, better
+			}
 			fmt.Fprintf(&b, " %s is better for %s, worse for %s and the same for %s.",
-				r.Candidate, units(r.CandidateBetter), Thousands(int64(r.CandidateWorse)), Thousands(int64(r.Same)))
+				r.Name(r.Winner), units(better), Thousands(int64(worse)), Thousands(int64(r.Same)))
 		}
 		return b.String()
 	}
 	d := r.Difference
 	dec := verdictDecimals(d.Estimate, d.Low, d.High)
-	fmt.Fprintf(&b, "%s and %s are not distinguishable%s (%sn = %d): the difference %s − %s is %s, with a %s CI of %s to %s, ",
-		r.Baseline, r.Candidate, on, direction, r.N, r.Baseline, r.Candidate, verdictNumber(d.Estimate, dec, true), level,
+	fmt.Fprintf(&b, "%s and %s are not distinguishable%s (%sn = %s): the difference %s − %s is %s, with a %s CI of %s to %s, ",
+		r.Baseline, r.Candidate, on, direction, Thousands(int64(r.N)), r.Baseline, r.Candidate, verdictNumber(d.Estimate, dec, true), level,
 		verdictNumber(d.Low, dec, true), verdictNumber(d.High, dec, true))
 	switch {
 	case r.IntervalExcludesZero: // then p failed

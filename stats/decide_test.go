@@ -69,19 +69,3 @@ func TestDecisionJSON(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, `{"distinguishable": false, "p_below_alpha": false, "interval_excludes_zero": true}`, string(b))
 }
-
-// CompareUnits decides with Decide: its Distinguishable is Decide's on its
-// own p-value, alpha and interval, across winners and non-winners.
-func TestCompareUnitsDecides(t *testing.T) {
-	t.Parallel()
-	for name, pair := range map[string][2]map[string]float64{
-		"left wins":      {twentyOf(false), twentyOf(true)},
-		"right wins":     {twentyOf(true), twentyOf(false)},
-		"equal":          {twentyOf(false), twentyOf(false)},
-		"indistinct gap": {idScores(1, 1, 0, 1, 0.5, 1, 0, 1), idScores(0, 1, 0, 1, 0, 1, 0, 0.5)},
-	} {
-		c, err := stats.Compare(pair[0], pair[1], stats.CompareOptions{})
-		require.NoError(t, err, name)
-		require.Equal(t, stats.Decide(c.PValue, c.Alpha, c.Difference).Distinguishable, c.Distinguishable, name)
-	}
-}

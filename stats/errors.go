@@ -18,9 +18,6 @@ var (
 	// 0 and 1.
 	ErrNotBinary = errors.New("value is not 0 or 1")
 
-	// ErrNoOverlap is returned when two keyed samples share no key.
-	ErrNoOverlap = errors.New("no identifiers in common")
-
 	// ErrBadParameter is returned for a parameter outside its range, such as
 	// a confidence of 1 or a negative number of resamples.
 	ErrBadParameter = errors.New("bad parameter")

@@ -278,7 +278,7 @@ func TestCompareLowerIsBetterAndMissingUnits(t *testing.T) {
 	// by a positive lead, and the counts call the candidate's higher losses
 	// worse.
 	require.Contains(t, r.Verdict, "base beats cand on a by 0.0829 (lower is better; 95% CI 0.0666 to 0.0992")
-	require.Contains(t, r.Verdict, "cand is better for 0 units, worse for 66 and the same for 133.")
+	require.Contains(t, r.Verdict, "base is better for 66 units, worse for 0 and the same for 133.")
 	require.Equal(t, 66, r.CandidateWorse)
 	require.Equal(t, 0, r.CandidateBetter)
 }
