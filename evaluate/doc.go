@@ -31,6 +31,15 @@
 // Text inputs (TREC files and CSV or TSV tables) are decompressed whenever
 // they start with the gzip magic bytes, whatever their names.
 //
+// Every reader takes a sample ID (a TREC query) as its text without the
+// white space around it (spaces, tabs, no-break spaces), and so do the table
+// readers for an item ID: " u1" in a CSV table, "u1 " in a NumPy array of
+// IDs and u1 in a TREC run are the same sample, in the rows and in the
+// fingerprint. An ID of white space alone is missing. Package scores reads
+// the sample IDs of per-unit score files by the same rule, through the same
+// code (internal/input), so that `verdict log` and `verdict evaluate` store
+// a user under the same ID and their evaluations pair.
+//
 // A sample without relevant items is a row without targets (R = 0).
 // RankingOptions sets the rank positions to read (Width, the largest cutoff), the batch size,
 // and whether the predictions are validated (item indices inside the

@@ -636,15 +636,15 @@ func (t *csvTable) next(rec *tableRecord) (string, error) {
 	rec.id = ""
 	if problem := t.r.Ragged(fields); problem != "" {
 		if t.id < len(fields) {
-			rec.id = t.sampleID(fields[t.id])
+			rec.id = t.ids.From(fields[t.id])
 		}
 		return problem, nil
 	}
-	rec.id = t.sampleID(fields[t.id])
+	rec.id = t.ids.From(fields[t.id])
 	if rec.id == "" {
 		return "sample ID missing", nil
 	}
-	rec.item = strings.TrimSpace(fields[t.item])
+	rec.item = input.TrimID(fields[t.item])
 	if rec.item == "" {
 		return "item missing", nil
 	}
@@ -660,12 +660,6 @@ func (t *csvTable) next(rec *tableRecord) (string, error) {
 		rec.key = v
 	}
 	return "", nil
-}
-
-// sampleID returns the ID of a field, as the previous record's string when
-// it is the same.
-func (t *csvTable) sampleID(field string) string {
-	return t.ids.From(strings.TrimSpace(field))
 }
 
 func (t *csvTable) unit() string { return "line" }

@@ -105,19 +105,25 @@ type pqTarget struct {
 }
 
 // tableParquet writes the tables above as Parquet, with integer items, in
-// row groups of 5 records.
-func tableParquet(t *testing.T, scored bool) (predictions, targets string) {
+// row groups of 5 records. When id is not nil it rewrites the sample ID of
+// the i-th record.
+func tableParquet(t *testing.T, scored bool, id func(i int, id string) string) (predictions, targets string) {
+	if id == nil {
+		id = func(_ int, id string) string { return id }
+	}
 	var preds []pqPrediction
 	var scoredPreds []pqScored
-	for _, line := range strings.Split(strings.TrimSpace(tablePredictionsRank), "\n")[1:] {
+	for i, line := range strings.Split(strings.TrimSpace(tablePredictionsRank), "\n")[1:] {
 		f := strings.Split(line, ",")
+		f[0] = id(i, f[0])
 		item, rank := int64(f[1][0]-'0'), int32(f[2][0]-'0')
 		preds = append(preds, pqPrediction{SampleID: f[0], Item: item, Rank: rank})
 		scoredPreds = append(scoredPreds, pqScored{Model: "m", SampleID: f[0], Item: int32(item), Score: 1 / float32(rank)})
 	}
 	var tgts []pqTarget
-	for _, line := range strings.Split(strings.TrimSpace(tableTargets), "\n")[1:] {
+	for i, line := range strings.Split(strings.TrimSpace(tableTargets), "\n")[1:] {
 		f := strings.Split(line, ",")
+		f[0] = id(i, f[0])
 		tgts = append(tgts, pqTarget{SampleID: f[0], Item: uint16(f[1][0] - '0')})
 	}
 	small := []parquet.WriterOption{parquet.MaxRowsPerRowGroup(5), parquet.PageBufferSize(64)}
@@ -170,12 +176,12 @@ func TestTableRankings(t *testing.T) {
 		},
 		{
 			name:  "Parquet with ranks, integer items",
-			files: func(t *testing.T) (string, string) { return tableParquet(t, false) },
+			files: func(t *testing.T) (string, string) { return tableParquet(t, false, nil) },
 			rows:  tableRows, firsts: []int64{0}, width: 4, missing: 1, print: tablePrint,
 		},
 		{
 			name:  "Parquet with float32 scores, another column",
-			files: func(t *testing.T) (string, string) { return tableParquet(t, true) },
+			files: func(t *testing.T) (string, string) { return tableParquet(t, true, nil) },
 			rows:  tableRows, firsts: []int64{0}, width: 4, missing: 1, print: tablePrint,
 		},
 		{

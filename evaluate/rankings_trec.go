@@ -58,6 +58,7 @@ type TRECRankings struct {
 	file    *input.File
 	meter   input.Meter
 	lines   lineReader
+	ids     input.IDs // the run's query IDs
 	pending *runQuery // the next query of a grouped run, read ahead
 	whole   []*runQuery
 	next    int // the next query of whole, or of queries for missing ones
@@ -180,14 +181,15 @@ func (r *TRECRankings) readQrels() error {
 		if n != 4 {
 			return loc.Errorf(ErrBadInput, "%s, but a qrels line has 4: query, iteration, document, relevance", fieldCount(n, len(fields)))
 		}
-		loc = loc.WithSample(string(fields[0]))
+		query := input.TrimID(string(fields[0]))
+		loc = loc.WithSample(query)
 		rel, err := strconv.ParseInt(string(fields[3]), 10, 64)
 		if err != nil {
 			return loc.Errorf(ErrBadInput, "relevance %q is not an integer", fields[3])
 		}
-		q := r.byQuery[string(fields[0])]
+		q := r.byQuery[query]
 		if q == nil {
-			q = &qrelsQuery{id: string(fields[0])}
+			q = &qrelsQuery{id: query}
 			r.byQuery[q.id] = q
 			r.queries = append(r.queries, q)
 		}
@@ -234,7 +236,7 @@ func (r *TRECRankings) scanRun() (most int, grouped bool, err error) {
 		if splitFields(line, fields[:]) == 0 {
 			continue
 		}
-		if q := fields[0]; !bytes.Equal(q, cur) || cur == nil {
+		if q := bytes.TrimSpace(fields[0]); !bytes.Equal(q, cur) || cur == nil {
 			if seen[string(q)] {
 				grouped = false
 			}
@@ -261,8 +263,9 @@ func (r *TRECRankings) scanRun() (most int, grouped bool, err error) {
 				return 0, false, r.readError(lines.n+1, err)
 			}
 			if splitFields(line, fields[:]) > 0 {
-				counts[string(fields[0])]++
-				most = max(most, counts[string(fields[0])])
+				q := string(bytes.TrimSpace(fields[0]))
+				counts[q]++
+				most = max(most, counts[q])
 			}
 		}
 	}
@@ -325,10 +328,7 @@ func (r *TRECRankings) readLine() (query string, l runLine, problem string, err 
 		if n == 0 {
 			continue
 		}
-		query = r.cur.id
-		if string(fields[0]) != query {
-			query = string(fields[0])
-		}
+		query = r.ids.FromBytes(fields[0])
 		l.line = r.lines.n
 		if n != 6 {
 			return query, l, fieldCount(n, len(fields)) + ", but a run line has 6: query, Q0, document, rank, score, run tag", nil

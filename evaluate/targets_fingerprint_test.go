@@ -165,7 +165,7 @@ func TestFingerprintTargets(t *testing.T) {
 		{
 			name: "Parquet table of integer items",
 			setup: func(t *testing.T) targetsInput {
-				predictions, targets := tableParquet(t, false)
+				predictions, targets := tableParquet(t, false, nil)
 				return targetsInput{
 					targets: targets,
 					open: func() (evaluate.Rankings, error) {

@@ -21,6 +21,19 @@
 //   - wide form: every other column is a metric, e.g. ndcg@10;
 //   - long form: exactly sample_id, metric and value, plus optional draw.
 //
+// # Sample IDs
+//
+// A sample ID is its text without the white space around it (spaces, tabs,
+// line ends, no-break spaces), in every format: " u1", "u1 " and "u1" are the
+// same sample, and an ID of white space alone is empty (which the store
+// refuses). Space inside an ID is kept. The ranking readers of package
+// evaluate apply the same rule, through the same code (internal/input), so
+// that a user's values logged with `verdict log` pair with an evaluation
+// that `verdict evaluate` computed, and fingerprint the same: evaluations are
+// paired by the exact bytes of their sample IDs, and a TREC run, whose
+// columns are separated by blanks, cannot hold such white space at all.
+// Integer IDs are kept as their decimal text.
+//
 // A pandas index is refused in CSV, where to_csv without index=False writes
 // it as a first column with no name (or "Unnamed: 0" after a round trip),
 // and skipped in Parquet, where pandas stores it as __index_level_0__.

@@ -1,10 +1,15 @@
 package input
 
-import "strings"
+import (
+	"bytes"
+	"strings"
+)
 
-// IDs turns the sample and item IDs a reader decodes into strings. A run of
-// equal IDs, as in a file sorted by sample, shares one string, and a new one
-// is a copy that holds no reference to the reader's buffers.
+// IDs turns the sample and item IDs a reader decodes into strings, by one
+// rule for every format: an ID is its text without the white space around
+// it (TrimID). A run of equal IDs, as in a file sorted by sample, shares one
+// string, and a new one is a copy that holds no reference to the reader's
+// buffers.
 //
 // The zero value is ready to use; keep one per column.
 type IDs struct {
@@ -13,6 +18,7 @@ type IDs struct {
 
 // From returns the ID of s.
 func (d *IDs) From(s string) string {
+	s = TrimID(s)
 	if s != d.last {
 		d.last = strings.Clone(s)
 	}
@@ -21,10 +27,35 @@ func (d *IDs) From(s string) string {
 
 // FromBytes returns the ID of b.
 func (d *IDs) FromBytes(b []byte) string {
+	if len(b) > 0 && (mayBeSpace(b[0]) || mayBeSpace(b[len(b)-1])) {
+		b = bytes.TrimSpace(b)
+	}
 	if string(b) != d.last {
 		d.last = string(b)
 	}
 	return d.last
+}
+
+// TrimID returns id without the white space around it: spaces, tabs, line
+// ends and the other Unicode white space, such as a no-break space, as
+// strings.TrimSpace removes them. Space inside an ID is kept.
+//
+// Evaluations are paired and fingerprinted by the exact bytes of their
+// sample IDs, so every reader of scores and of rankings applies this one
+// rule: " u1" in a CSV file, "u1 " in a Parquet file and u1 in a TREC run,
+// whose blank-separated columns cannot hold white space at all, are the
+// same sample. An ID of white space alone becomes empty.
+func TrimID(id string) string {
+	if id == "" || !mayBeSpace(id[0]) && !mayBeSpace(id[len(id)-1]) {
+		return id // the common case, without a call
+	}
+	return strings.TrimSpace(id)
+}
+
+// mayBeSpace reports whether the byte c may be the first or last byte of
+// white space: ASCII white space, or any byte of a multi-byte character.
+func mayBeSpace(c byte) bool {
+	return c >= 0x80 || c == ' ' || c-'\t' <= '\r'-'\t'
 }
 
 // Interner hands out one string per distinct name, so that the records of a
