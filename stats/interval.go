@@ -7,8 +7,8 @@ const DefaultAlpha = 0.05
 // Interval is an estimate with a confidence interval [Low, High].
 type Interval struct {
 	Estimate   float64 `json:"estimate"`
-	Low        float64 `json:"low"`
-	High       float64 `json:"high"`
+	Low        float64 `json:"ci_low"`
+	High       float64 `json:"ci_high"`
 	Confidence float64 `json:"confidence"`
 }
 
