@@ -2,10 +2,13 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/verdict-ml/verdict/internal/columns"
 	"github.com/verdict-ml/verdict/report"
 )
 
@@ -16,7 +19,7 @@ type statsMethod struct {
 	usage  string
 	inputs string // the input fields, for --help; "" when it reads none
 	flags  []cli.Flag
-	run    func(c *cli.Context, in *statsInput) (any, error)
+	run    func(c *cli.Context, in *columns.Columns) (any, error)
 }
 
 func statsCommand() *cli.Command {
@@ -55,10 +58,10 @@ Example:
 				if c.NArg() > 0 {
 					return userError("stats %s takes no arguments, got %q (the data comes from --input or stdin)", m.name, c.Args().First())
 				}
-				in := &statsInput{}
+				var in *columns.Columns
 				if m.inputs != "" {
 					var err error
-					if in, err = readStatsInput(c); err != nil {
+					if in, err = readColumns(c); err != nil {
 						return err
 					}
 				}
@@ -79,6 +82,24 @@ Example:
 	}
 	cmd.Description += "\n\nMethods: " + strings.Join(names, ", ") + "\n(see 'verdict stats METHOD --help')"
 	return cmd
+}
+
+// readColumns reads --input (or stdin) in the format --input-format or its
+// extension names.
+func readColumns(c *cli.Context) (*columns.Columns, error) {
+	path, format := c.String("input"), c.String("input-format")
+	if path == "" || path == "-" {
+		return columns.Read(os.Stdin, "stdin", format)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, userError("--input: %v", err)
+	}
+	defer f.Close()
+	if format == "" {
+		format = strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	}
+	return columns.Read(f, path, format)
 }
 
 // statsError makes an error of the statistics exit with code 2: every one

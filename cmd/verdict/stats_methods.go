@@ -4,23 +4,24 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/verdict-ml/verdict/compare"
+	"github.com/verdict-ml/verdict/internal/columns"
 	"github.com/verdict-ml/verdict/report"
 	"github.com/verdict-ml/verdict/stats"
 )
 
 // leftRight reads the paired columns left and right.
-func leftRight(in *statsInput) (left, right []float64, err error) {
-	if left, err = in.floats("left", true); err != nil {
+func leftRight(in *columns.Columns) (left, right []float64, err error) {
+	if left, err = in.Floats("left", true); err != nil {
 		return nil, nil, err
 	}
-	right, err = in.floats("right", true)
+	right, err = in.Floats("right", true)
 	return left, right, err
 }
 
 // diffsOrPairs reads diffs, or left and right.
-func diffsOrPairs(in *statsInput) (diffs, left, right []float64, err error) {
-	if in.has("diffs") {
-		diffs, err = in.floats("diffs", true)
+func diffsOrPairs(in *columns.Columns) (diffs, left, right []float64, err error) {
+	if in.Has("diffs") {
+		diffs, err = in.Floats("diffs", true)
 		return diffs, nil, nil, err
 	}
 	left, right, err = leftRight(in)
@@ -32,7 +33,7 @@ func statsMethods() []statsMethod {
 		{
 			name: "paired-t", usage: "paired t-test with a confidence interval of the mean difference",
 			inputs: "left, right", flags: []cli.Flag{confidenceFlag()},
-			run: func(c *cli.Context, in *statsInput) (any, error) {
+			run: func(c *cli.Context, in *columns.Columns) (any, error) {
 				left, right, err := leftRight(in)
 				if err != nil {
 					return nil, err
@@ -43,7 +44,7 @@ func statsMethods() []statsMethod {
 		{
 			name: "corrected-t", usage: "corrected resampled t-test (Nadeau & Bengio) for k-fold or r x k-fold scores",
 			inputs: "left, right (one score per fold), or diffs", flags: []cli.Flag{nTrainFlag(), nTestFlag()},
-			run: func(c *cli.Context, in *statsInput) (any, error) {
+			run: func(c *cli.Context, in *columns.Columns) (any, error) {
 				if !c.IsSet("n-train") || !c.IsSet("n-test") {
 					return nil, userError("corrected-t needs --n-train and --n-test")
 				}
@@ -61,8 +62,8 @@ func statsMethods() []statsMethod {
 		{
 			name: "five-by-two", usage: "5x2cv paired t-test (Dietterich)",
 			inputs: "diffs: 10 numbers, repetition-major (rep1 fold1, rep1 fold2, rep2 fold1, ...)",
-			run: func(c *cli.Context, in *statsInput) (any, error) {
-				diffs, err := in.floats("diffs", true)
+			run: func(c *cli.Context, in *columns.Columns) (any, error) {
+				diffs, err := in.Floats("diffs", true)
 				if err != nil {
 					return nil, err
 				}
@@ -77,7 +78,7 @@ func statsMethods() []statsMethod {
 				&cli.StringFlag{Name: "mode", Value: "auto", Usage: "`MODE`: auto, exact or approx"},
 				&cli.BoolFlag{Name: "correction", Usage: "continuity correction of the normal approximation"},
 			},
-			run: func(c *cli.Context, in *statsInput) (any, error) {
+			run: func(c *cli.Context, in *columns.Columns) (any, error) {
 				left, right, err := leftRight(in)
 				if err != nil {
 					return nil, err
@@ -93,8 +94,8 @@ func statsMethods() []statsMethod {
 			name: "friedman", usage: "Friedman test across K models, Iman-Davenport, Nemenyi critical difference and Holm against a control",
 			inputs: "scores: one row per block (data set or fold), one column per model; names (optional). In CSV, one column per model, named in the header.",
 			flags:  []cli.Flag{alphaFlag(), &cli.StringFlag{Name: "control", Usage: "control model `NAME` for the Holm comparisons (default: the first)"}},
-			run: func(c *cli.Context, in *statsInput) (any, error) {
-				scores, names, err := in.matrix("scores")
+			run: func(c *cli.Context, in *columns.Columns) (any, error) {
+				scores, names, err := in.Matrix("scores")
 				if err != nil {
 					return nil, err
 				}
@@ -109,7 +110,7 @@ func statsMethods() []statsMethod {
 				nTrainFlag(), nTestFlag(),
 				&cli.Float64Flag{Name: "rope", Value: 0, Usage: "half-width `R` of the region of practical equivalence"},
 			},
-			run: func(c *cli.Context, in *statsInput) (any, error) {
+			run: func(c *cli.Context, in *columns.Columns) (any, error) {
 				if !c.IsSet("rho") && (!c.IsSet("n-train") || !c.IsSet("n-test")) {
 					return nil, userError("bayes-t needs --rho, or --n-train and --n-test")
 				}
@@ -127,8 +128,8 @@ func statsMethods() []statsMethod {
 		{
 			name: "delong", usage: "DeLong test for two correlated AUCs",
 			inputs: "labels (0/1), left, right (scores; higher means positive)", flags: []cli.Flag{confidenceFlag()},
-			run: func(c *cli.Context, in *statsInput) (any, error) {
-				labels, err := in.floats("labels", true)
+			run: func(c *cli.Context, in *columns.Columns) (any, error) {
+				labels, err := in.Floats("labels", true)
 				if err != nil {
 					return nil, err
 				}
@@ -143,22 +144,22 @@ func statsMethods() []statsMethod {
 			name: "mcnemar", usage: "McNemar test on paired 0/1 correctness, exact or chi-squared",
 			inputs: "left, right (0/1 correct per sample), or b and c (the discordant counts)",
 			flags:  []cli.Flag{&cli.StringFlag{Name: "mode", Value: "auto", Usage: "`MODE`: auto (exact when b+c < 50), exact or chi2 (continuity-corrected)"}},
-			run: func(c *cli.Context, in *statsInput) (any, error) {
+			run: func(c *cli.Context, in *columns.Columns) (any, error) {
 				opts := stats.McNemarOptions{Mode: stats.McNemarMode(c.String("mode"))}
-				if in.has("b") || in.has("c") {
-					b, okb, err := in.number("b")
+				if in.Has("b") || in.Has("c") {
+					b, okb, err := in.Number("b")
 					if err != nil {
 						return nil, err
 					}
-					cc, okc, err := in.number("c")
+					cc, okc, err := in.Number("c")
 					if err != nil {
 						return nil, err
 					}
 					if !okb || !okc {
-						return nil, userError("%s: mcnemar needs both b and c", in.source)
+						return nil, userError("%s: mcnemar needs both b and c", in.Source())
 					}
 					if b != float64(int(b)) || cc != float64(int(cc)) {
-						return nil, userError("%s: b and c must be whole counts, got %g and %g", in.source, b, cc)
+						return nil, userError("%s: b and c must be whole counts, got %g and %g", in.Source(), b, cc)
 					}
 					return stats.McNemarCounts(int(b), int(cc), opts)
 				}
@@ -173,8 +174,8 @@ func statsMethods() []statsMethod {
 			name: "adjust", usage: "adjust p-values for multiple testing",
 			inputs: "p_values",
 			flags:  []cli.Flag{&cli.StringFlag{Name: "method", Value: "holm", Usage: "`METHOD`: holm, bonferroni, bh (Benjamini-Hochberg) or by (Benjamini-Yekutieli)"}},
-			run: func(c *cli.Context, in *statsInput) (any, error) {
-				p, err := in.floats("p_values", true)
+			run: func(c *cli.Context, in *columns.Columns) (any, error) {
+				p, err := in.Floats("p_values", true)
 				if err != nil {
 					return nil, err
 				}
@@ -184,7 +185,7 @@ func statsMethods() []statsMethod {
 		{
 			name: "sample-size", usage: "units a paired test needs to detect a gap; without --variance, the worst case for 0/1-bounded scores",
 			flags: []cli.Flag{&cli.Float64Flag{Name: "delta", Usage: "the gap `D` to detect"}, varianceFlag(), alphaFlag(), powerFlag()},
-			run: func(c *cli.Context, _ *statsInput) (any, error) {
+			run: func(c *cli.Context, _ *columns.Columns) (any, error) {
 				d, err := needFloat(c, "delta")
 				if err != nil {
 					return nil, err
@@ -195,7 +196,7 @@ func statsMethods() []statsMethod {
 		{
 			name: "mde", usage: "minimum difference a paired test detects with n units; without --variance, the worst case for 0/1-bounded scores",
 			flags: []cli.Flag{&cli.IntFlag{Name: "n", Usage: "number of units `N`"}, varianceFlag(), alphaFlag(), powerFlag()},
-			run: func(c *cli.Context, _ *statsInput) (any, error) {
+			run: func(c *cli.Context, _ *columns.Columns) (any, error) {
 				if !c.IsSet("n") {
 					return nil, userError("--n is required")
 				}
@@ -205,8 +206,8 @@ func statsMethods() []statsMethod {
 		{
 			name: "bootstrap", usage: "bootstrap confidence interval of a mean",
 			inputs: "values", flags: bootstrapFlags(),
-			run: func(c *cli.Context, in *statsInput) (any, error) {
-				values, err := in.floats("values", true)
+			run: func(c *cli.Context, in *columns.Columns) (any, error) {
+				values, err := in.Floats("values", true)
 				if err != nil {
 					return nil, err
 				}
@@ -216,12 +217,12 @@ func statsMethods() []statsMethod {
 		{
 			name: "paired-bootstrap", usage: "bootstrap interval of the mean difference; with units, a cluster bootstrap over units",
 			inputs: "left, right; units (optional: a unit ID per row)", flags: bootstrapFlags(),
-			run: func(c *cli.Context, in *statsInput) (any, error) {
+			run: func(c *cli.Context, in *columns.Columns) (any, error) {
 				left, right, err := leftRight(in)
 				if err != nil {
 					return nil, err
 				}
-				units, err := in.strings("units")
+				units, err := in.Strings("units")
 				if err != nil {
 					return nil, err
 				}
@@ -232,12 +233,12 @@ func statsMethods() []statsMethod {
 			name: "randomization", usage: "paired sign-flip randomization test; with units, whole units flip",
 			inputs: "left, right; units (optional)",
 			flags:  []cli.Flag{&cli.IntFlag{Name: "permutations", Value: 2000, Usage: "random sign flips `B`"}, seedFlag()},
-			run: func(c *cli.Context, in *statsInput) (any, error) {
+			run: func(c *cli.Context, in *columns.Columns) (any, error) {
 				left, right, err := leftRight(in)
 				if err != nil {
 					return nil, err
 				}
-				units, err := in.strings("units")
+				units, err := in.Strings("units")
 				if err != nil {
 					return nil, err
 				}
@@ -253,12 +254,12 @@ func statsMethods() []statsMethod {
 				&cli.StringFlag{Name: "metric", Usage: "`METRIC` the scores are of, for the verdict"},
 				&cli.BoolFlag{Name: "lower-is-better", Usage: "lower scores are better (a loss, an error rate)"},
 			},
-			run: func(c *cli.Context, in *statsInput) (any, error) {
-				left, err := in.keyed("left")
+			run: func(c *cli.Context, in *columns.Columns) (any, error) {
+				left, err := in.Keyed("left")
 				if err != nil {
 					return nil, err
 				}
-				right, err := in.keyed("right")
+				right, err := in.Keyed("right")
 				if err != nil {
 					return nil, err
 				}

@@ -1,22 +1,38 @@
-package main
+// Package columns reads named columns of numbers or text, the input of
+// `verdict stats`: a JSON object of arrays ({"left": [...], "right": [...]})
+// or a CSV or TSV file whose header names the columns. It checks syntax and
+// types; what the columns mean is left to the caller.
+package columns
 
 import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/urfave/cli/v2"
 )
 
-// statsInput is the data given to `verdict stats`: named columns of
-// numbers or text, as a JSON object of arrays or a CSV file with a header.
-type statsInput struct {
+// ErrBadInput is wrapped by every error about the input: its syntax, a
+// missing column, a value that is not a number.
+var ErrBadInput = errors.New("bad input")
+
+// inputError is a problem with the input, said for the user. It wraps
+// ErrBadInput.
+type inputError struct{ msg string }
+
+func (e *inputError) Error() string { return e.msg }
+func (e *inputError) Unwrap() error { return ErrBadInput }
+
+func userError(format string, args ...any) error {
+	return &inputError{fmt.Sprintf(format, args...)}
+}
+
+// Columns is the data given to `verdict stats`: named columns of numbers
+// or text, as a JSON object of arrays or a CSV file with a header.
+type Columns struct {
 	source string
 	fields map[string]json.RawMessage // JSON input
 	cols   map[string][]string        // CSV input, by header name
@@ -24,23 +40,10 @@ type statsInput struct {
 	rows   int
 }
 
-// readStatsInput reads --input (or stdin) in the format its extension or
-// --input-format names.
-func readStatsInput(c *cli.Context) (*statsInput, error) {
-	path, format := c.String("input"), c.String("input-format")
-	var r io.Reader = os.Stdin
-	in := &statsInput{source: "stdin"}
-	if path != "" && path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, userError("--input: %v", err)
-		}
-		defer f.Close()
-		r, in.source = f, path
-		if format == "" {
-			format = strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
-		}
-	}
+// Read reads r, named source in messages, in format: "json", "csv",
+// "tsv", or "" to tell JSON (an object) from CSV by the first character.
+func Read(r io.Reader, source, format string) (*Columns, error) {
+	in := &Columns{source: source}
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, userError("%s: %v", in.source, err)
@@ -78,12 +81,13 @@ func readStatsInput(c *cli.Context) (*statsInput, error) {
 		}
 		in.rows = len(recs) - 1
 	default:
-		return nil, userError("%s: unknown input format %q: want json or csv (name it with --input-format)", in.source, format)
+		return nil, userError("%s: unknown input format %q: want json, csv or tsv", in.source, format)
 	}
 	return in, nil
 }
 
-func (in *statsInput) has(name string) bool {
+// Has reports whether the input has a column (or JSON field) name.
+func (in *Columns) Has(name string) bool {
 	if in.fields != nil {
 		_, ok := in.fields[name]
 		return ok
@@ -92,10 +96,10 @@ func (in *statsInput) has(name string) bool {
 	return ok
 }
 
-// floats returns a numeric column. A missing column is an error when
+// Floats returns a numeric column. A missing column is an error when
 // required, nil otherwise.
-func (in *statsInput) floats(name string, required bool) ([]float64, error) {
-	if !in.has(name) {
+func (in *Columns) Floats(name string, required bool) ([]float64, error) {
+	if !in.Has(name) {
 		if required {
 			return nil, userError("%s: no %q %s", in.source, name, in.what())
 		}
@@ -130,10 +134,10 @@ func (in *statsInput) floats(name string, required bool) ([]float64, error) {
 	return out, nil
 }
 
-// number returns a single number: a JSON number, or the first value of a
+// Number returns a single number: a JSON number, or the first value of a
 // CSV column.
-func (in *statsInput) number(name string) (float64, bool, error) {
-	if !in.has(name) {
+func (in *Columns) Number(name string) (float64, bool, error) {
+	if !in.Has(name) {
 		return 0, false, nil
 	}
 	if in.fields != nil {
@@ -143,16 +147,16 @@ func (in *statsInput) number(name string) (float64, bool, error) {
 		}
 		return v, true, nil
 	}
-	vals, err := in.floats(name, true)
+	vals, err := in.Floats(name, true)
 	if err != nil || len(vals) == 0 {
 		return 0, false, err
 	}
 	return vals[0], true, nil
 }
 
-// strings returns a column as text (unit IDs, names).
-func (in *statsInput) strings(name string) ([]string, error) {
-	if !in.has(name) {
+// Strings returns a column as text (unit IDs, names).
+func (in *Columns) Strings(name string) ([]string, error) {
+	if !in.Has(name) {
 		return nil, nil
 	}
 	if in.fields != nil {
@@ -173,9 +177,9 @@ func (in *statsInput) strings(name string) ([]string, error) {
 	return in.cols[name], nil
 }
 
-// matrix returns a JSON array of rows of numbers, or every CSV column as one
+// Matrix returns a JSON array of rows of numbers, or every CSV column as one
 // column of the matrix with the header as names.
-func (in *statsInput) matrix(name string) (rows [][]float64, names []string, err error) {
+func (in *Columns) Matrix(name string) (rows [][]float64, names []string, err error) {
 	if in.fields == nil {
 		names = in.order
 		rows = make([][]float64, in.rows)
@@ -193,13 +197,13 @@ func (in *statsInput) matrix(name string) (rows [][]float64, names []string, err
 		}
 		return rows, names, nil
 	}
-	if !in.has(name) {
+	if !in.Has(name) {
 		return nil, nil, userError("%s: no %q %s", in.source, name, in.what())
 	}
 	if err := json.Unmarshal(in.fields[name], &rows); err != nil {
 		return nil, nil, userError("%s: %q is not an array of rows of numbers: %v", in.source, name, err)
 	}
-	if in.has("names") {
+	if in.Has("names") {
 		if err := json.Unmarshal(in.fields["names"], &names); err != nil {
 			return nil, nil, userError("%s: \"names\" is not an array of strings", in.source)
 		}
@@ -207,10 +211,10 @@ func (in *statsInput) matrix(name string) (rows [][]float64, names []string, err
 	return rows, names, nil
 }
 
-// keyed returns a JSON object {id: score}, or a CSV column keyed by the
+// Keyed returns a JSON object {id: score}, or a CSV column keyed by the
 // "id" column (rows with an empty value are absent).
-func (in *statsInput) keyed(name string) (map[string]float64, error) {
-	if !in.has(name) {
+func (in *Columns) Keyed(name string) (map[string]float64, error) {
+	if !in.Has(name) {
 		return nil, userError("%s: no %q %s", in.source, name, in.what())
 	}
 	if in.fields != nil {
@@ -246,7 +250,10 @@ func (in *statsInput) keyed(name string) (map[string]float64, error) {
 	return out, nil
 }
 
-func (in *statsInput) what() string {
+// Source names the input in messages: a path, or stdin.
+func (in *Columns) Source() string { return in.source }
+
+func (in *Columns) what() string {
 	if in.fields != nil {
 		return "array in the JSON object"
 	}

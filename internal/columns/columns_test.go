@@ -1,0 +1,55 @@
+package columns_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/verdict-ml/verdict/internal/columns"
+)
+
+func TestJSONAndCSVReadAlike(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, input, format string }{
+		{"json", `{"left": [0.5, 1], "right": [0.25, "NaN"], "id": ["a", "b"]}`, ""},
+		{"csv", "id,left,right\na,0.5,0.25\nb,1,NaN\n", ""},
+		{"tsv", "id\tleft\tright\na\t0.5\t0.25\nb\t1\tNaN\n", "tsv"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			in, err := columns.Read(strings.NewReader(tc.input), "in", tc.format)
+			require.NoError(t, err)
+			left, err := in.Floats("left", true)
+			require.NoError(t, err)
+			require.Equal(t, []float64{0.5, 1}, left)
+			right, err := in.Floats("right", true)
+			require.NoError(t, err)
+			require.Len(t, right, 2)
+			require.NotEqual(t, right[1], right[1], "NaN is read, for the method to refuse with its own message")
+			ids, err := in.Strings("id")
+			require.NoError(t, err)
+			require.Equal(t, []string{"a", "b"}, ids)
+			missing, err := in.Floats("diffs", false)
+			require.NoError(t, err)
+			require.Nil(t, missing)
+		})
+	}
+}
+
+func TestErrorsSayWhere(t *testing.T) {
+	t.Parallel()
+	in, err := columns.Read(strings.NewReader("left,right\n0.5,x\n"), "pairs.csv", "")
+	require.NoError(t, err)
+	_, err = in.Floats("right", true)
+	require.ErrorIs(t, err, columns.ErrBadInput)
+	require.EqualError(t, err, `pairs.csv: line 2, column "right": "x" is not a number`)
+	_, err = in.Floats("diffs", true)
+	require.ErrorIs(t, err, columns.ErrBadInput)
+	require.Contains(t, err.Error(), `no "diffs" column`)
+	_, err = columns.Read(strings.NewReader("{"), "stdin", "")
+	require.ErrorIs(t, err, columns.ErrBadInput)
+	require.Contains(t, err.Error(), "stdin: not a JSON object of arrays")
+	_, err = columns.Read(strings.NewReader(""), "x.parquet", "parquet")
+	require.ErrorIs(t, err, columns.ErrBadInput)
+}
