@@ -80,7 +80,7 @@ type DiffResult struct {
 // differences.
 func Diff(ctx context.Context, st *store.Store, base, cand *store.Evaluation, q DiffQuery) (*DiffResult, error) {
 	if q.Metric == "" {
-		return nil, fmt.Errorf("%w: name the metric to drill into", ErrInvalid)
+		return nil, invalidf("name the metric to drill into")
 	}
 	n := q.N
 	if n <= 0 {

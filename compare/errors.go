@@ -1,6 +1,9 @@
 package compare
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 var (
 	// ErrInvalid is returned for a request that cannot be carried out as
@@ -19,3 +22,14 @@ var (
 	// folds, draws that differ between the two sides.
 	ErrNotApplicable = errors.New("method does not apply")
 )
+
+// invalidError is a request that cannot be carried out as asked, said for
+// the user. It wraps ErrInvalid; its message is the problem alone.
+type invalidError struct{ msg string }
+
+func (e *invalidError) Error() string { return e.msg }
+func (e *invalidError) Unwrap() error { return ErrInvalid }
+
+func invalidf(format string, args ...any) error {
+	return &invalidError{fmt.Sprintf(format, args...)}
+}

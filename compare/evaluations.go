@@ -342,16 +342,16 @@ func isKFold(e *store.Evaluation) bool {
 
 func checkOptions(o Options) error {
 	if a := o.alpha(); !(a > 0 && a < 1) {
-		return fmt.Errorf("%w: alpha must be in (0, 1), got %g", ErrInvalid, o.Alpha)
+		return invalidf("alpha must be in (0, 1), got %g", o.Alpha)
 	}
 	if c := o.confidence(); !(c > 0 && c < 1) {
-		return fmt.Errorf("%w: confidence must be in (0, 1), got %g", ErrInvalid, o.Confidence)
+		return invalidf("confidence must be in (0, 1), got %g", o.Confidence)
 	}
 	if o.Resamples < 0 {
-		return fmt.Errorf("%w: resamples must be positive, got %d", ErrInvalid, o.Resamples)
+		return invalidf("resamples must be positive, got %d", o.Resamples)
 	}
 	if o.Rope != nil && !(*o.Rope >= 0) {
-		return fmt.Errorf("%w: the ROPE's half-width must be 0 or more, got %g", ErrInvalid, *o.Rope)
+		return invalidf("the ROPE's half-width must be 0 or more, got %g", *o.Rope)
 	}
 	if _, err := ParseAdjustment(string(o.Adjust)); err != nil {
 		return err
@@ -551,7 +551,7 @@ func measure(r *MetricResult, u stats.PairedUnits, ids []string, labels map[stri
 	case CorrectedT:
 		return correctedT(r, left, right, ids, opts)
 	default:
-		return fmt.Errorf("%w: method %q", ErrInvalid, method)
+		return invalidf("method %q", method)
 	}
 	return nil
 }

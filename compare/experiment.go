@@ -43,7 +43,7 @@ type Experiment struct {
 // the order they were first logged.
 func Summarize(ctx context.Context, st *store.Store, q ExperimentQuery) (*Experiment, error) {
 	if q.Experiment == "" {
-		return nil, fmt.Errorf("%w: name the experiment", ErrInvalid)
+		return nil, invalidf("name the experiment")
 	}
 	evals, err := st.ListEvaluations(ctx, store.EvaluationFilter{Experiment: q.Experiment, EvalSet: q.EvalSet})
 	if err != nil {

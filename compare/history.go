@@ -3,6 +3,8 @@ package compare
 import (
 	"context"
 	"runtime"
+	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -10,6 +12,65 @@ import (
 	"github.com/verdict-ml/verdict/stats"
 	"github.com/verdict-ml/verdict/store"
 )
+
+// HistoryQuery selects recorded comparisons as a user writes the filters;
+// empty fields match all.
+type HistoryQuery struct {
+	Experiment, Run, Metric string
+	// Winner is baseline, candidate or none.
+	Winner string
+	// Distinguishable is true or false.
+	Distinguishable string
+	// Since is a date (2026-11-01, or RFC 3339) or an age: a whole number
+	// and a unit, d, h or m (30d, 12h, 45m).
+	Since string
+	// Limit is the most comparisons returned; 0 means 50.
+	Limit int
+}
+
+// Filter checks q and turns it into the store's filter; ages count back
+// from now. Bad values return ErrInvalid.
+func (q HistoryQuery) Filter(now time.Time) (store.HistoryFilter, error) {
+	f := store.HistoryFilter{Experiment: q.Experiment, Run: q.Run, Metric: q.Metric, Limit: q.Limit}
+	switch q.Winner {
+	case "", "baseline", "candidate", "none":
+		f.Winner = q.Winner
+	default:
+		return f, invalidf("winner %q: want baseline, candidate or none", q.Winner)
+	}
+	if d := q.Distinguishable; d != "" {
+		b, err := strconv.ParseBool(d)
+		if err != nil {
+			return f, invalidf("distinguishable %q: want true or false", d)
+		}
+		f.Distinguishable = &b
+	}
+	if s := q.Since; s != "" {
+		t, err := parseSince(s, now)
+		if err != nil {
+			return f, err
+		}
+		f.Since = t
+	}
+	return f, nil
+}
+
+// parseSince reads a date (2006-01-02, or RFC 3339) or an age: a number and
+// a unit d, h or m.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339, "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	if n, err := strconv.Atoi(strings.TrimRight(s, "dhm")); err == nil && n >= 0 && len(s) > 1 {
+		unit := map[byte]time.Duration{'d': 24 * time.Hour, 'h': time.Hour, 'm': time.Minute}[s[len(s)-1]]
+		if unit != 0 {
+			return now.Add(-time.Duration(n) * unit), nil
+		}
+	}
+	return time.Time{}, invalidf("since %q: want a date such as 2026-11-01 or an age such as 30d, 12h or 45m", s)
+}
 
 // History returns the recorded comparisons matching f, newest first: every
 // comparison Evaluations recorded, and each Holm test of a recorded Rank

@@ -100,10 +100,10 @@ var ErrNoEvaluations = errors.New("no evaluations")
 // evaluation was scored against other targets are listed apart.
 func NewLeaderboard(ctx context.Context, st *store.Store, q LeaderboardQuery) (*Leaderboard, error) {
 	if q.Experiment == "" || q.Metric == "" {
-		return nil, fmt.Errorf("%w: a leaderboard needs an experiment and a metric", ErrInvalid)
+		return nil, invalidf("a leaderboard needs an experiment and a metric")
 	}
 	if q.Limit < 0 {
-		return nil, fmt.Errorf("%w: limit %d: want 0 (every run) or more", ErrInvalid, q.Limit)
+		return nil, invalidf("limit %d: want 0 (every run) or more", q.Limit)
 	}
 	if err := checkOptions(q.Options); err != nil {
 		return nil, err

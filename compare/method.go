@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/verdict-ml/verdict/stats"
@@ -50,7 +49,7 @@ func ParseMethod(s string) (Method, error) {
 			return m, nil
 		}
 	}
-	return "", fmt.Errorf("%w: method %q: want %s", ErrInvalid, s, joinMethods())
+	return "", invalidf("method %q: want %s", s, joinMethods())
 }
 
 func joinMethods() string {
@@ -112,7 +111,7 @@ func ParseAdjustment(s string) (Adjustment, error) {
 			return a, nil
 		}
 	}
-	return "", fmt.Errorf("%w: adjustment %q: want holm, bonferroni, bh, by or none", ErrInvalid, s)
+	return "", invalidf("adjustment %q: want holm, bonferroni, bh, by or none", s)
 }
 
 // resolve applies the default for n metrics.

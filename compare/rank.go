@@ -67,10 +67,10 @@ type RankQuery struct {
 // the lowest value first.
 func Rank(ctx context.Context, st *store.Store, q RankQuery) (*Ranking, error) {
 	if len(q.Evaluations) < 2 {
-		return nil, fmt.Errorf("%w: ranking takes at least two evaluations, got %d", ErrInvalid, len(q.Evaluations))
+		return nil, invalidf("ranking takes at least two evaluations, got %d", len(q.Evaluations))
 	}
 	if q.Metric == "" {
-		return nil, fmt.Errorf("%w: name the metric to rank on", ErrInvalid)
+		return nil, invalidf("name the metric to rank on")
 	}
 	evals := q.Evaluations
 	var names []string
@@ -124,10 +124,10 @@ func Rank(ctx context.Context, st *store.Store, q RankQuery) (*Ranking, error) {
 // run has. It records nothing.
 func RankAcrossSets(ctx context.Context, st *store.Store, experiment string, runs []string, metric, control string, alpha float64) (*Ranking, error) {
 	if experiment == "" {
-		return nil, fmt.Errorf("%w: ranking across evaluation sets ranks runs of an experiment; name it", ErrInvalid)
+		return nil, invalidf("ranking across evaluation sets ranks runs of an experiment; name it")
 	}
 	if len(runs) < 2 || metric == "" {
-		return nil, fmt.Errorf("%w: ranking takes a metric and at least two runs, got %d", ErrInvalid, len(runs))
+		return nil, invalidf("ranking takes a metric and at least two runs, got %d", len(runs))
 	}
 	perSet := map[string][]float64{}
 	var lower [][]string
@@ -208,7 +208,7 @@ func rankColumns(metric string, dir Direction, names []string, cols [][]float64,
 		control = names[best]
 	}
 	if !slices.Contains(names, control) {
-		return nil, fmt.Errorf("%w: control %q is not among the runs (%s)", ErrInvalid, control, strings.Join(names, ", "))
+		return nil, invalidf("control %q is not among the runs (%s)", control, strings.Join(names, ", "))
 	}
 	opts.Control = control
 	fr, err := stats.Friedman(gains, opts)

@@ -44,7 +44,7 @@ func Scores(metric string, dir Direction, baseline, candidate Named, opts Option
 		left[i], right[i] = baseline.Scores[id], candidate.Scores[id]
 		for _, v := range []float64{left[i], right[i]} {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: the score of id %q is %v", ErrInvalid, id, v)
+				return nil, invalidf("the score of id %q is %v", id, v)
 			}
 		}
 		if equalWithinStorage(left[i], right[i]) {

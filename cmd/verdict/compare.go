@@ -90,11 +90,11 @@ func runCompare(c *cli.Context) error {
 	}
 	method, err := compare.ParseMethod(c.String("method"))
 	if err != nil {
-		return userError("--method: %v", err)
+		return userError("--%v", err)
 	}
 	adjust, err := compare.ParseAdjustment(c.String("adjust"))
 	if err != nil {
-		return userError("--adjust: %v", err)
+		return userError("--%v", err)
 	}
 	opts := compareOptions(c)
 	opts.Metrics, opts.Method, opts.Adjust = c.StringSlice("metric"), method, adjust

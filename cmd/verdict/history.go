@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -45,26 +44,11 @@ The METHOD column tells compare's tests from rank's Holm tests
 			if err := noArgs(c, "history takes no arguments: filter with --experiment, --run, --metric and the other flags"); err != nil {
 				return err
 			}
-			f := store.HistoryFilter{Experiment: c.String("experiment"), Run: c.String("run"), Metric: c.String("metric"), Limit: c.Int("limit")}
-			switch w := c.String("winner"); w {
-			case "", "baseline", "candidate", "none":
-				f.Winner = w
-			default:
-				return userError("--winner %q: want baseline, candidate or none", w)
-			}
-			if d := c.String("distinguishable"); d != "" {
-				b, err := strconv.ParseBool(d)
-				if err != nil {
-					return userError("--distinguishable %q: want true or false", d)
-				}
-				f.Distinguishable = &b
-			}
-			if s := c.String("since"); s != "" {
-				t, err := parseSince(s, time.Now())
-				if err != nil {
-					return err
-				}
-				f.Since = t
+			f, err := compare.HistoryQuery{Experiment: c.String("experiment"), Run: c.String("run"), Metric: c.String("metric"),
+				Winner: c.String("winner"), Distinguishable: c.String("distinguishable"), Since: c.String("since"), Limit: c.Int("limit"),
+			}.Filter(time.Now())
+			if err != nil {
+				return userError("--%v", err)
 			}
 			format, err := reportFormat(c)
 			if err != nil {
@@ -137,21 +121,4 @@ func showCommand() *cli.Command {
 			},
 		}},
 	}
-}
-
-// parseSince reads a date (2006-01-02, or RFC 3339) or an age: a number and
-// a unit d, h or m.
-func parseSince(s string, now time.Time) (time.Time, error) {
-	for _, layout := range []string{time.RFC3339, "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			return t, nil
-		}
-	}
-	if n, err := strconv.Atoi(strings.TrimRight(s, "dhm")); err == nil && n >= 0 && len(s) > 1 {
-		unit := map[byte]time.Duration{'d': 24 * time.Hour, 'h': time.Hour, 'm': time.Minute}[s[len(s)-1]]
-		if unit != 0 {
-			return now.Add(-time.Duration(n) * unit), nil
-		}
-	}
-	return time.Time{}, userError("--since %q: want a date such as 2026-11-01 or an age such as 30d, 12h or 45m", s)
 }
