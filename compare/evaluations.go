@@ -432,8 +432,8 @@ func measure(r *MetricResult, u stats.PairedUnits, ids []string, labels map[stri
 			totalRows += int(m)
 		}
 	}
-	r.BaselineMean = sumOf(u.LeftSum) / float64(totalRows)
-	r.CandidateMean = sumOf(u.RightSum) / float64(totalRows)
+	r.BaselineMean = stats.Sum(u.LeftSum) / float64(totalRows)
+	r.CandidateMean = stats.Sum(u.RightSum) / float64(totalRows)
 	for i := range u.LeftSum {
 		switch {
 		case r.Direction.Better(u.RightSum[i], u.LeftSum[i]):
@@ -727,20 +727,4 @@ func record(base, cand *store.Evaluation, r *MetricResult, opts Options, method 
 		rec.NRequired = &n
 	}
 	return rec
-}
-
-// sumOf is Σ x by Neumaier's compensated summation, so that a mean over a
-// million units is exact to a few units in the last place.
-func sumOf(x []float64) float64 {
-	var sum, comp float64
-	for _, v := range x {
-		t := sum + v
-		if math.Abs(sum) >= math.Abs(v) {
-			comp += (sum - t) + v
-		} else {
-			comp += (v - t) + sum
-		}
-		sum = t
-	}
-	return sum + comp
 }

@@ -624,6 +624,11 @@ func resampleCheckFinite(name string, x []float64) error {
 	return nil
 }
 
+// Sum returns Σ x by Neumaier's compensated summation, as the estimates
+// and means of this package are computed: to a few units in the last place
+// whatever len(x).
+func Sum(x []float64) float64 { return accurateSum(x) }
+
 // accurateSum returns Σ x by Neumaier's compensated summation: its error is
 // a few units in the last place of the result, whatever len(x), where plain
 // summation's grows with len(x). Estimates and means use it; the resampling
