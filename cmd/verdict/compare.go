@@ -77,16 +77,9 @@ func runCompare(c *cli.Context) error {
 	if c.NArg() != 2 {
 		return userError("compare takes BASELINE and CANDIDATE, got %d arguments (see 'verdict compare --help')", c.NArg())
 	}
-	format, err := reportFormat(c)
-	if err != nil {
-		return err
-	}
 	failOn := c.String("fail-on")
 	if failOn != "" && failOn != "regression" && failOn != "difference" {
 		return userError("--fail-on %q: want regression or difference", failOn)
-	}
-	if err := checkPlotPath(c); err != nil {
-		return err
 	}
 	method, err := compare.ParseMethod(c.String("method"))
 	if err != nil {
@@ -103,7 +96,7 @@ func runCompare(c *cli.Context) error {
 		rope := c.Float64("rope")
 		opts.Rope = &rope
 	}
-	st, err := openStore(c)
+	format, st, err := prepare(c)
 	if err != nil {
 		return err
 	}

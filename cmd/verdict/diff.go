@@ -48,14 +48,7 @@ Example:
 			if c.IsSet("best") {
 				q.N, q.Best = c.Int("best"), true
 			}
-			format, err := reportFormat(c)
-			if err != nil {
-				return err
-			}
-			if err := checkPlotPath(c); err != nil {
-				return err
-			}
-			st, err := openStore(c)
+			format, st, err := prepare(c)
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/store"
 )
 
 // Flags shared by several commands. Each call makes a new flag: urfave/cli
@@ -74,6 +75,20 @@ func reportFormat(c *cli.Context) (string, error) {
 		return f, nil
 	}
 	return "", userError("--format %q: want table, markdown, json or csv", f)
+}
+
+// prepare does what every report command does before its work: it checks
+// --format and --plot, so that a typo fails before any work, and opens the
+// store.
+func prepare(c *cli.Context) (format string, st *store.Store, err error) {
+	if format, err = reportFormat(c); err != nil {
+		return "", nil, err
+	}
+	if err := checkPlotPath(c); err != nil {
+		return "", nil, err
+	}
+	st, err = openStore(c)
+	return format, st, err
 }
 
 // plotFlag is --plot FILE.svg|FILE.png; what says what the plot shows.

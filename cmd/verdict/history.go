@@ -50,17 +50,10 @@ The METHOD column tells compare's tests from rank's Holm tests
 			if err != nil {
 				return userError("--%v", err)
 			}
-			format, err := reportFormat(c)
-			if err != nil {
-				return err
-			}
-			if err := checkPlotPath(c); err != nil {
-				return err
-			}
 			if c.String("plot") != "" && f.Metric == "" {
 				return userError("--plot draws one metric: name it with --metric")
 			}
-			st, err := openStore(c)
+			format, st, err := prepare(c)
 			if err != nil {
 				return err
 			}

@@ -43,14 +43,7 @@ Example:
 			if c.String("experiment") == "" || c.String("metric") == "" {
 				return userError("leaderboard needs --experiment and --metric")
 			}
-			format, err := reportFormat(c)
-			if err != nil {
-				return err
-			}
-			if err := checkPlotPath(c); err != nil {
-				return err
-			}
-			st, err := openStore(c)
+			format, st, err := prepare(c)
 			if err != nil {
 				return err
 			}

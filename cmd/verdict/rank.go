@@ -42,14 +42,7 @@ Example:
 			if c.String("metric") == "" {
 				return userError("--metric is required")
 			}
-			format, err := reportFormat(c)
-			if err != nil {
-				return err
-			}
-			if err := checkPlotPath(c); err != nil {
-				return err
-			}
-			st, err := openStore(c)
+			format, st, err := prepare(c)
 			if err != nil {
 				return err
 			}

@@ -38,11 +38,7 @@ Example:
 			if err := noArgs(c, `runs takes no arguments; a direction goes inside --order-by's quotes, as in --order-by "metrics.ndcg@20 desc"`); err != nil {
 				return err
 			}
-			format, err := reportFormat(c)
-			if err != nil {
-				return err
-			}
-			st, err := openStore(c)
+			format, st, err := prepare(c)
 			if err != nil {
 				return err
 			}
