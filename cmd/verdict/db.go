@@ -1,15 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/verdict-ml/verdict/report"
 	"github.com/verdict-ml/verdict/store"
 	"github.com/verdict-ml/verdict/store/localpg"
 )
@@ -108,22 +106,7 @@ func dbStatus(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "database:    embedded default in %s\n", s.Home)
-		switch {
-		case !s.Initialized:
-			fmt.Fprintln(w, "state:       not created yet (it is created on first use)")
-		case s.Running:
-			fmt.Fprintf(w, "state:       running (PostgreSQL %s, pid %d)\n", s.Version, s.PID)
-		default:
-			fmt.Fprintf(w, "state:       stopped (PostgreSQL %s; started on next use)\n", s.Version)
-		}
-		if s.BinDir != "" {
-			fmt.Fprintf(w, "binaries:    %s\n", s.BinDir)
-		} else {
-			fmt.Fprintln(w, "binaries:    none found (see 'verdict db start' for how to get them)")
-		}
-		fmt.Fprintf(w, "socket:      %s\n", s.SocketDir)
-		fmt.Fprintf(w, "server log:  %s\n", s.LogFile)
+		report.EmbeddedCluster(w, s)
 		if !s.Running {
 			return nil
 		}
@@ -142,14 +125,7 @@ func dbStatus(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintln(w, "connection:  ok")
-	switch {
-	case current > known:
-		fmt.Fprintf(w, "schema:      version %d, newer than this verdict (%d): read-only\n", current, known)
-	case current < known:
-		fmt.Fprintf(w, "schema:      version %d of %d (migrated on next use)\n", current, known)
-	default:
-		fmt.Fprintf(w, "schema:      version %d (up to date)\n", current)
-	}
+	report.SchemaVersion(w, current, known)
 	return nil
 }
 
@@ -163,25 +139,11 @@ func dbPsql(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	psql, err := findPsql()
+	psql, err := localpg.FindPsql()
 	if err != nil {
 		return err
 	}
 	args := append([]string{"psql", url}, c.Args().Slice()...)
 	// Replace this process, so that psql owns the terminal and its signals.
 	return syscall.Exec(psql, args, os.Environ())
-}
-
-// findPsql looks for psql on PATH, then next to the server binaries.
-func findPsql() (string, error) {
-	if p, err := exec.LookPath("psql"); err == nil {
-		return p, nil
-	}
-	if dir, err := localpg.FindBinaries(); err == nil {
-		p := filepath.Join(dir, "psql")
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-	}
-	return "", errors.New("psql not found: install PostgreSQL's client (Debian/Ubuntu: apt-get install postgresql-client; Homebrew: brew install libpq)")
 }

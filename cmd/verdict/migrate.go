@@ -57,26 +57,7 @@ write to it and says which versions it found and expected.`,
 				if err != nil {
 					return err
 				}
-				t := report.Table{Header: []string{"VERSION", "MIGRATION", "APPLIED"}, Right: map[int]bool{0: true}}
-				for _, m := range list {
-					applied := "pending"
-					if m.Applied {
-						applied = m.AppliedAt
-					}
-					t.Add(fmt.Sprint(m.Version), m.Name, applied)
-				}
-				if err := t.Write(c.App.Writer, "table"); err != nil {
-					return err
-				}
-				switch {
-				case current > known:
-					fmt.Fprintf(c.App.Writer, "\ndatabase is at version %d, newer than this verdict (%d): upgrade verdict to write to it\n", current, known)
-				case current < known:
-					fmt.Fprintf(c.App.Writer, "\ndatabase is at version %d of %d: run 'verdict migrate'\n", current, known)
-				default:
-					fmt.Fprintf(c.App.Writer, "\ndatabase is up to date at version %d\n", current)
-				}
-				return nil
+				return report.Migrations(c.App.Writer, list, current, known)
 			},
 		}},
 	}

@@ -256,3 +256,18 @@ verdict keeps its default database in a local PostgreSQL cluster and needs them 
   3. or set VERDICT_DATABASE_URL to an existing PostgreSQL server`,
 		ErrNoBinaries, strings.Join(places, ", "))
 }
+
+// FindPsql looks for PostgreSQL's client, psql, on PATH, then next to the
+// server binaries.
+func FindPsql() (string, error) {
+	if p, err := exec.LookPath("psql"); err == nil {
+		return p, nil
+	}
+	if dir, err := FindBinaries(); err == nil {
+		p := filepath.Join(dir, "psql")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("psql not found: install PostgreSQL's client (Debian/Ubuntu: apt-get install postgresql-client; Homebrew: brew install libpq)")
+}
