@@ -26,7 +26,7 @@ func TestVerdictBranches(t *testing.T) {
 			name: "interval includes zero, p below alpha",
 			r: compare.MetricResult{Metric: "ndcg@10", Baseline: "main", Candidate: "pr-1", N: 40, Alpha: 0.05,
 				Difference: stats.Interval{Estimate: 0.031, Low: -0.002, High: 0.07, Confidence: 0.95},
-				PValue: 100.0 / 2001, PAdjusted: 100.0 / 2001, PBelowAlpha: true, NRequired: &n, Hint: compare.HintCount},
+				PValue:     100.0 / 2001, PAdjusted: 100.0 / 2001, PBelowAlpha: true, NRequired: &n, Hint: compare.HintCount},
 			want: "main and pr-1 are not distinguishable on ndcg@10 (n = 40): the difference main − pr-1 is +0.0310, with a 95% CI of -0.0020 to +0.0700, " +
 				"which includes zero, although p = 0.04998 is below alpha 0.05. " +
 				"Detecting a gap this size with 80% power would take about 4,100 units (from the observed variance of the paired differences: an order of magnitude, not a count).",
@@ -35,7 +35,7 @@ func TestVerdictBranches(t *testing.T) {
 			name: "gap too small to size",
 			r: compare.MetricResult{Metric: "recall@20", Baseline: "a", Candidate: "b", N: 1000, Alpha: 0.01,
 				Difference: stats.Interval{Estimate: 1e-6, Low: -0.004, High: 0.004, Confidence: 0.99},
-				PValue: 0.999, PAdjusted: 0.999, Hint: compare.HintTooLarge},
+				PValue:     0.999, PAdjusted: 0.999, Hint: compare.HintTooLarge},
 			want: "a and b are not distinguishable on recall@20 (n = 1,000): the difference a − b is +0.000001, with a 99% CI of -0.00400 to +0.00400, " +
 				"which includes zero, and p = 0.999 is not below alpha 0.01. A gap this small for its variance is beyond any practical number of units.",
 		},

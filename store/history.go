@@ -138,7 +138,7 @@ type ComparisonRecord struct {
 	LeftMean        float64
 	RightMean       float64
 	Estimate        float64
-	Low, High       float64 // the interval of Estimate; NaN for none
+	Low, High       float64  // the interval of Estimate; NaN for none
 	Statistic       *float64 // the test statistic (t, z, W+, chi²); nil for none
 	PValue          float64
 	PAdjusted       float64
