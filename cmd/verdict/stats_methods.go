@@ -9,32 +9,13 @@ import (
 	"github.com/verdict-ml/verdict/stats"
 )
 
-// leftRight reads the paired columns left and right.
-func leftRight(in *columns.Columns) (left, right []float64, err error) {
-	if left, err = in.Floats("left", true); err != nil {
-		return nil, nil, err
-	}
-	right, err = in.Floats("right", true)
-	return left, right, err
-}
-
-// diffsOrPairs reads diffs, or left and right.
-func diffsOrPairs(in *columns.Columns) (diffs, left, right []float64, err error) {
-	if in.Has("diffs") {
-		diffs, err = in.Floats("diffs", true)
-		return diffs, nil, nil, err
-	}
-	left, right, err = leftRight(in)
-	return nil, left, right, err
-}
-
 func statsMethods() []statsMethod {
 	return []statsMethod{
 		{
 			name: "paired-t", usage: "paired t-test with a confidence interval of the mean difference",
 			inputs: "left, right", flags: []cli.Flag{confidenceFlag()},
 			run: func(c *cli.Context, in *columns.Columns) (any, error) {
-				left, right, err := leftRight(in)
+				left, right, err := in.Pair()
 				if err != nil {
 					return nil, err
 				}
@@ -49,7 +30,7 @@ func statsMethods() []statsMethod {
 					return nil, userError("corrected-t needs --n-train and --n-test")
 				}
 				opts := stats.CorrectedTOptions{NTrain: c.Int("n-train"), NTest: c.Int("n-test")}
-				diffs, left, right, err := diffsOrPairs(in)
+				diffs, left, right, err := in.DiffsOrPair()
 				if err != nil {
 					return nil, err
 				}
@@ -79,7 +60,7 @@ func statsMethods() []statsMethod {
 				&cli.BoolFlag{Name: "correction", Usage: "continuity correction of the normal approximation"},
 			},
 			run: func(c *cli.Context, in *columns.Columns) (any, error) {
-				left, right, err := leftRight(in)
+				left, right, err := in.Pair()
 				if err != nil {
 					return nil, err
 				}
@@ -115,7 +96,7 @@ func statsMethods() []statsMethod {
 					return nil, userError("bayes-t needs --rho, or --n-train and --n-test")
 				}
 				opts := stats.BayesOptions{Rho: c.Float64("rho"), NTrain: c.Int("n-train"), NTest: c.Int("n-test"), Rope: c.Float64("rope")}
-				diffs, left, right, err := diffsOrPairs(in)
+				diffs, left, right, err := in.DiffsOrPair()
 				if err != nil {
 					return nil, err
 				}
@@ -133,7 +114,7 @@ func statsMethods() []statsMethod {
 				if err != nil {
 					return nil, err
 				}
-				left, right, err := leftRight(in)
+				left, right, err := in.Pair()
 				if err != nil {
 					return nil, err
 				}
@@ -163,7 +144,7 @@ func statsMethods() []statsMethod {
 					}
 					return stats.McNemarCounts(int(b), int(cc), opts)
 				}
-				left, right, err := leftRight(in)
+				left, right, err := in.Pair()
 				if err != nil {
 					return nil, err
 				}
@@ -218,7 +199,7 @@ func statsMethods() []statsMethod {
 			name: "paired-bootstrap", usage: "bootstrap interval of the mean difference; with units, a cluster bootstrap over units",
 			inputs: "left, right; units (optional: a unit ID per row)", flags: bootstrapFlags(),
 			run: func(c *cli.Context, in *columns.Columns) (any, error) {
-				left, right, err := leftRight(in)
+				left, right, err := in.Pair()
 				if err != nil {
 					return nil, err
 				}
@@ -234,7 +215,7 @@ func statsMethods() []statsMethod {
 			inputs: "left, right; units (optional)",
 			flags:  []cli.Flag{&cli.IntFlag{Name: "permutations", Value: 2000, Usage: "random sign flips `B`"}, seedFlag()},
 			run: func(c *cli.Context, in *columns.Columns) (any, error) {
-				left, right, err := leftRight(in)
+				left, right, err := in.Pair()
 				if err != nil {
 					return nil, err
 				}

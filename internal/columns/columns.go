@@ -250,6 +250,25 @@ func (in *Columns) Keyed(name string) (map[string]float64, error) {
 	return out, nil
 }
 
+// Pair reads the paired columns left and right, both required.
+func (in *Columns) Pair() (left, right []float64, err error) {
+	if left, err = in.Floats("left", true); err != nil {
+		return nil, nil, err
+	}
+	right, err = in.Floats("right", true)
+	return left, right, err
+}
+
+// DiffsOrPair reads the column diffs when there is one, else Pair.
+func (in *Columns) DiffsOrPair() (diffs, left, right []float64, err error) {
+	if in.Has("diffs") {
+		diffs, err = in.Floats("diffs", true)
+		return diffs, nil, nil, err
+	}
+	left, right, err = in.Pair()
+	return nil, left, right, err
+}
+
 // Source names the input in messages: a path, or stdin.
 func (in *Columns) Source() string { return in.source }
 
