@@ -5,9 +5,9 @@
 // # Connecting
 //
 // Open takes a connection URL. ResolveURL decides which URL verdict uses
-// (--database-url, VERDICT_DATABASE_URL, DATABASE_URL); when none is set the
-// command line starts the embedded default cluster from package store/localpg
-// and passes its URL here. Open migrates the schema on first use under a
+// (--database-url, VERDICT_DATABASE_URL, DATABASE_URL); when none is set,
+// Locate starts the embedded default cluster of package store/localpg and
+// returns its URL, and OpenLocated does both for a front end. Open migrates the schema on first use under a
 // PostgreSQL advisory lock, so concurrent first connections are safe. A
 // database whose schema is newer than this binary opens read-only: every write
 // returns ErrSchemaTooNew.
@@ -24,8 +24,10 @@
 //
 // # What it does not do
 //
-// It does not parse files (package evaluate does), compute statistics (package
-// stats) or render anything (package report). Nothing outside this package
+// It does not parse files (packages scores and evaluate do), compute
+// statistics (package stats), decide anything (package compare) or render
+// anything (package report). Its errors name no command-line flags: a front
+// end adds its own hint. Nothing outside this package
 // imports pgx: errors from the driver are translated here into the sentinel
 // errors below.
 package store

@@ -20,7 +20,6 @@ import (
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/evaluate"
 	"github.com/verdict-ml/verdict/store"
-	"github.com/verdict-ml/verdict/store/localpg"
 )
 
 // Exit codes.
@@ -106,39 +105,16 @@ bad usage, database unreachable).`,
 // database resolves the database URL for a command: an explicit URL, or the
 // embedded default cluster, started if needed.
 func database(c *cli.Context) (url, source string, err error) {
-	url, source = store.ResolveURL(c.String("database-url"))
-	if url != "" {
-		return url, source, nil
-	}
-	cl := localpg.New(localpg.DefaultHome())
-	cl.Notices = c.App.ErrWriter
-	url, err = cl.Ensure(c.Context)
-	if err != nil {
-		return "", "", err
-	}
-	return url, "embedded default in " + cl.Home(), nil
+	return store.Locate(c.Context, c.String("database-url"), c.App.ErrWriter)
 }
 
 // openStore opens (and, on first use, migrates) the database for a command.
-// For the embedded default it first connects straight away, which is all a
-// running cluster needs, and only on failure starts (or creates) it.
 func openStore(c *cli.Context) (*store.Store, error) {
-	if url, _ := store.ResolveURL(c.String("database-url")); url == "" {
-		cl := localpg.New(localpg.DefaultHome())
-		if st, err := store.Open(c.Context, cl.URL(), store.Options{}); err == nil {
-			return st, nil
-		}
-	}
-	url, _, err := database(c)
-	if err != nil {
-		return nil, err
-	}
-	return store.Open(c.Context, url, store.Options{})
+	return store.OpenLocated(c.Context, c.String("database-url"), c.App.ErrWriter, store.Options{})
 }
 
-// noArgs refuses positional arguments, which urfave/cli also leaves behind
-// when a flag's value was not quoted: flags after a stray word are not
-// parsed, so going on would silently ignore them.
+// noArgs refuses positional arguments: a stray word, or the second word of
+// a flag's value that was not quoted.
 func noArgs(c *cli.Context, hint string) error {
 	if c.NArg() > 0 {
 		return userError("unexpected argument %q: %s", c.Args().First(), hint)

@@ -1,0 +1,41 @@
+package store
+
+import (
+	"context"
+	"io"
+
+	"github.com/verdict-ml/verdict/store/localpg"
+)
+
+// Locate finds the database verdict uses: ResolveURL's explicit URL (from
+// flag, $VERDICT_DATABASE_URL or $DATABASE_URL), or else the embedded
+// default cluster under localpg.DefaultHome(), started, or created on
+// first use, with what it does told to notices. source says where the URL
+// came from, for `verdict db status`.
+func Locate(ctx context.Context, flag string, notices io.Writer) (url, source string, err error) {
+	if url, source = ResolveURL(flag); url != "" {
+		return url, source, nil
+	}
+	cl := localpg.New(localpg.DefaultHome())
+	cl.Notices = notices
+	if url, err = cl.Ensure(ctx); err != nil {
+		return "", "", err
+	}
+	return url, "embedded default in " + cl.Home(), nil
+}
+
+// OpenLocated opens, and on first use migrates, the database Locate finds.
+// For the embedded default it first connects straight away, which is all a
+// running cluster needs, and only on failure starts (or creates) it.
+func OpenLocated(ctx context.Context, flag string, notices io.Writer, opts Options) (*Store, error) {
+	if url, _ := ResolveURL(flag); url == "" {
+		if st, err := Open(ctx, localpg.New(localpg.DefaultHome()).URL(), opts); err == nil {
+			return st, nil
+		}
+	}
+	url, _, err := Locate(ctx, flag, notices)
+	if err != nil {
+		return nil, err
+	}
+	return Open(ctx, url, opts)
+}
