@@ -2,11 +2,8 @@ package evaluate_test
 
 import (
 	"archive/zip"
-	"bytes"
-	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -204,9 +201,6 @@ func TestNumPyRankingsBad(t *testing.T) {
 		v[4*row+rank-1] = s
 		return npyArr{"'<f4'", "(6, 4)", inputtest.Float32s(v...)}.file()
 	}
-	fortran := func(b []byte) []byte {
-		return bytes.Replace(b, []byte("'fortran_order': False"), []byte("'fortran_order': True "), 1)
-	}
 	tests := []struct {
 		name   string
 		change map[string][]byte // nil data removes a file
@@ -235,7 +229,7 @@ func TestNumPyRankingsBad(t *testing.T) {
 		},
 		{
 			name:   "items in Fortran order",
-			change: map[string][]byte{"items.npy": fortran(numpyFiles()["items.npy"])},
+			change: map[string][]byte{"items.npy": inputtest.Fortran(numpyFiles()["items.npy"])},
 			atOpen: true,
 			want:   "DIR/items.npy: is in Fortran order; save np.ascontiguousarray(items) instead",
 		},
@@ -259,7 +253,7 @@ func TestNumPyRankingsBad(t *testing.T) {
 		},
 		{
 			name:   "scores in Fortran order",
-			change: map[string][]byte{"scores.npy": fortran(numpyFiles()["scores.npy"])},
+			change: map[string][]byte{"scores.npy": inputtest.Fortran(numpyFiles()["scores.npy"])},
 			atOpen: true,
 			want:   "DIR/scores.npy: is in Fortran order; save np.ascontiguousarray(scores) instead",
 		},
@@ -554,14 +548,6 @@ func TestNumPyRankingsBad(t *testing.T) {
 	}
 }
 
-// fixtureBytes reads a committed fixture of testdata/rankings.
-func fixtureBytes(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "rankings", name))
-	require.NoError(t, err)
-	return b
-}
-
 func TestNumPyRankingsVariants(t *testing.T) {
 	t.Parallel()
 	const (
@@ -621,7 +607,7 @@ func TestNumPyRankingsVariants(t *testing.T) {
 					inputtest.Array("shape", npyArr{"'<i8'", "(2,)", inputtest.Int64s(6, 10)}.file()),
 					inputtest.Array("data", npyArr{"'<i2'", "(10,)", []byte{1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0}}.file()),
 				),
-				"items.npy": npyArr{"'>u4'", "(6, 4)", bigEndian32(3, 1, 4, 0, 2, 5, 7, 9, 0, 6, 8, 2, 9, 8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4)}.file(),
+				"items.npy": npyArr{"'>u4'", "(6, 4)", inputtest.BigEndian32s(3, 1, 4, 0, 2, 5, 7, 9, 0, 6, 8, 2, 9, 8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4)}.file(),
 			},
 			want: []rankedRow{
 				{"u0", ".x..", 1}, {"u1", "....", 0}, {"u2", "..xx", 2},
@@ -655,14 +641,6 @@ func TestNumPyRankingsVariants(t *testing.T) {
 			require.Equal(t, tt.want, rows)
 		})
 	}
-}
-
-func bigEndian32(vs ...uint32) []byte {
-	var b []byte
-	for _, v := range vs {
-		b = binary.BigEndian.AppendUint32(b, v)
-	}
-	return b
 }
 
 func TestNumPyRankingsMany(t *testing.T) {

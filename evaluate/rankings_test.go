@@ -84,6 +84,14 @@ func copyFixtures(t *testing.T, names ...string) string {
 	return dir
 }
 
+// fixtureBytes reads a committed fixture of testdata/rankings.
+func fixtureBytes(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "rankings", name))
+	require.NoError(t, err)
+	return b
+}
+
 // writeFiles writes files by name to a fresh temporary directory and
 // returns it.
 func writeFiles(t *testing.T, files map[string][]byte) string {

@@ -1,7 +1,6 @@
 package evaluate
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"errors"
@@ -57,7 +56,7 @@ type TRECRankings struct {
 
 	file    *input.File
 	meter   input.Meter
-	lines   lineReader
+	lines   *input.Lines
 	ids     input.IDs // the run's query IDs
 	pending *runQuery // the next query of a grouped run, read ahead
 	whole   []*runQuery
@@ -163,21 +162,21 @@ func (r *TRECRankings) readQrels() error {
 	if err != nil {
 		return err
 	}
-	lines := newLineReader(text)
+	lines := input.NewLines(text)
 	var fields [5][]byte
 	for {
-		line, err := lines.next()
+		line, err := lines.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return input.ReadError(ErrBadInput, input.Location{Path: r.qrelsPath, Pos: lines.n + 1}, err)
+			return input.ReadError(ErrBadInput, input.Location{Path: r.qrelsPath, Pos: lines.N + 1}, err)
 		}
 		n := splitFields(line, fields[:])
 		if n == 0 {
 			continue
 		}
-		loc := input.Location{Path: r.qrelsPath, Pos: lines.n, SampleNoun: "query"}
+		loc := input.Location{Path: r.qrelsPath, Pos: lines.N, SampleNoun: "query"}
 		if n != 4 {
 			return loc.Errorf(ErrBadInput, "%s, but a qrels line has 4: query, iteration, document, relevance", fieldCount(n, len(fields)))
 		}
@@ -226,12 +225,12 @@ func (r *TRECRankings) scanRun() (most int, grouped bool, err error) {
 	)
 	grouped = true
 	for {
-		line, err := lines.next()
+		line, err := lines.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return 0, false, r.readError(lines.n+1, err)
+			return 0, false, r.readError(lines.N+1, err)
 		}
 		if splitFields(line, fields[:]) == 0 {
 			continue
@@ -255,12 +254,12 @@ func (r *TRECRankings) scanRun() (most int, grouped bool, err error) {
 		}
 		most = 0
 		for {
-			line, err := lines.next()
+			line, err := lines.Next()
 			if err == io.EOF {
 				break
 			}
 			if err != nil {
-				return 0, false, r.readError(lines.n+1, err)
+				return 0, false, r.readError(lines.N+1, err)
 			}
 			if splitFields(line, fields[:]) > 0 {
 				q := string(bytes.TrimSpace(fields[0]))
@@ -317,19 +316,19 @@ func (q *runQuery) add(l runLine) {
 func (r *TRECRankings) readLine() (query string, l runLine, problem string, err error) {
 	var fields [7][]byte
 	for {
-		line, err := r.lines.next()
+		line, err := r.lines.Next()
 		if err != nil {
 			if err == io.EOF {
 				return "", l, "", io.EOF
 			}
-			return "", l, "", r.readError(r.lines.n+1, err)
+			return "", l, "", r.readError(r.lines.N+1, err)
 		}
 		n := splitFields(line, fields[:])
 		if n == 0 {
 			continue
 		}
 		query = r.ids.FromBytes(fields[0])
-		l.line = r.lines.n
+		l.line = r.lines.N
 		if n != 6 {
 			return query, l, fieldCount(n, len(fields)) + ", but a run line has 6: query, Q0, document, rank, score, run tag", nil
 		}
@@ -351,15 +350,15 @@ func (r *TRECRankings) lineError(query string, l runLine, row int64, problem str
 }
 
 // rewind starts reading the run again from its beginning.
-func (r *TRECRankings) rewind() (lineReader, error) {
+func (r *TRECRankings) rewind() (*input.Lines, error) {
 	if err := r.file.Rewind(); err != nil {
-		return lineReader{}, err
+		return nil, err
 	}
 	text, err := r.file.Text(ErrBadInput)
 	if err != nil {
-		return lineReader{}, err
+		return nil, err
 	}
-	return newLineReader(text), nil
+	return input.NewLines(text), nil
 }
 
 // readError reports a failure to read the run at line.
@@ -578,41 +577,6 @@ func (r *TRECRankings) checkDuplicates(q *runQuery, loc input.Location) error {
 		}
 	}
 	return nil
-}
-
-// lineReader reads lines of text, without their line ends, and counts
-// them.
-type lineReader struct {
-	br   *bufio.Reader
-	long []byte // a line longer than the buffer
-	n    int64  // lines read
-}
-
-func newLineReader(r io.Reader) lineReader {
-	br, ok := r.(*bufio.Reader)
-	if !ok {
-		br = bufio.NewReaderSize(r, 1<<16)
-	}
-	return lineReader{br: br}
-}
-
-// next returns the next line, valid until the following call, or io.EOF.
-func (l *lineReader) next() ([]byte, error) {
-	line, err := l.br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		l.long = append(l.long[:0], line...)
-		for err == bufio.ErrBufferFull {
-			line, err = l.br.ReadSlice('\n')
-			l.long = append(l.long, line...)
-		}
-		line = l.long
-	}
-	if err != nil && (err != io.EOF || len(line) == 0) {
-		return nil, err
-	}
-	l.n++
-	line = bytes.TrimSuffix(line, []byte("\n"))
-	return bytes.TrimSuffix(line, []byte("\r")), nil
 }
 
 // splitFields splits a line at blanks (spaces and tabs) into fields, as

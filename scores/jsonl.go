@@ -1,7 +1,6 @@
 package scores
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -18,19 +17,18 @@ import (
 // parser instead of decoding into a map, which would allocate for every key
 // and value; the objects are flat, so the grammar it needs is small.
 type jsonlDecoder struct {
-	path   string
-	br     *bufio.Reader
-	line   int64  // of the last line read
-	long   []byte // a line longer than br's buffer
-	keys   []string
-	slot   map[string]int
-	first  int64 // the line that fixed the keys
-	cols   columns
-	vals   []jsonValue // the current line's members, in line order
-	byKey  []*jsonValue
-	held   bool // the first line is read but not yet decoded
-	ids    input.IDs
-	metric input.Interner
+	path      string
+	lines     *input.Lines
+	first     []byte // the first line, kept past the next read
+	keys      []string
+	slot      map[string]int
+	firstLine int64 // the line that fixed the keys
+	cols      columns
+	vals      []jsonValue // the current line's members, in line order
+	byKey     []*jsonValue
+	held      bool // the first line is read but not yet decoded
+	ids       input.IDs
+	metric    input.Interner
 }
 
 // jsonValue is one member of an object: its key and its value's literal.
@@ -56,11 +54,7 @@ const (
 // openJSONL reads the first non-blank line of a JSON Lines file to learn its
 // keys.
 func openJSONL(path string, r io.Reader) (*jsonlDecoder, layout, error) {
-	br, ok := r.(*bufio.Reader)
-	if !ok || br.Size() < 1<<16 {
-		br = bufio.NewReaderSize(r, 1<<20)
-	}
-	d := &jsonlDecoder{path: path, br: br, metric: input.Interner{}}
+	d := &jsonlDecoder{path: path, lines: input.NewLines(r), metric: input.Interner{}}
 	line, err := d.readLine()
 	if err == io.EOF {
 		return nil, layout{}, input.Location{Path: path}.Errorf(ErrBadInput,
@@ -69,11 +63,11 @@ func openJSONL(path string, r io.Reader) (*jsonlDecoder, layout, error) {
 	if err != nil {
 		return nil, layout{}, err
 	}
-	d.long = append(d.long[:0:0], line...) // keep it past the next read
-	if d.vals, err = d.scan(d.long); err != nil {
+	d.first = append(d.first, line...)
+	if d.vals, err = d.scan(d.first); err != nil {
 		return nil, layout{}, err
 	}
-	d.first = d.line
+	d.firstLine = d.lines.N
 	d.slot = make(map[string]int, len(d.vals))
 	for _, v := range d.vals {
 		d.keys = append(d.keys, string(v.key))
@@ -97,26 +91,17 @@ func openJSONL(path string, r io.Reader) (*jsonlDecoder, layout, error) {
 // readLine returns the next line that is not blank, without its line end.
 func (d *jsonlDecoder) readLine() ([]byte, error) {
 	for {
-		line, err := d.br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			d.long = append(d.long[:0], line...)
-			for err == bufio.ErrBufferFull {
-				line, err = d.br.ReadSlice('\n')
-				d.long = append(d.long, line...)
-			}
-			line = d.long
+		line, err := d.lines.Next()
+		if err == io.EOF {
+			return nil, io.EOF
 		}
-		if err != nil && (err != io.EOF || len(line) == 0) {
-			if err == io.EOF {
-				return nil, io.EOF
-			}
-			return nil, input.ReadError(ErrBadInput, input.Location{Path: d.path, Pos: d.line + 1}, err)
+		if err != nil {
+			return nil, input.ReadError(ErrBadInput, input.Location{Path: d.path, Pos: d.lines.N + 1}, err)
 		}
-		d.line++
-		if d.line == 1 {
+		if d.lines.N == 1 {
 			line = bytes.TrimPrefix(line, []byte("\ufeff"))
 		}
-		line = bytes.TrimRight(line, " \t\r\n")
+		line = bytes.TrimRight(line, " \t\r")
 		if len(bytes.TrimLeft(line, " \t")) > 0 {
 			return line, nil
 		}
@@ -135,7 +120,7 @@ func (d *jsonlDecoder) decode(rec *record) error {
 			return err
 		}
 	}
-	rec.pos = d.line
+	rec.pos = d.lines.N
 	a := d.at()
 	a.ColumnNoun = "key"
 
@@ -214,7 +199,7 @@ func (d *jsonlDecoder) decode(rec *record) error {
 }
 
 // at locates the line read last.
-func (d *jsonlDecoder) at() input.Location { return input.Location{Path: d.path, Pos: d.line} }
+func (d *jsonlDecoder) at() input.Location { return input.Location{Path: d.path, Pos: d.lines.N} }
 
 // keyMismatch describes how a line's keys differ from the first line's.
 func (d *jsonlDecoder) keyMismatch(missing, extra []string) string {
@@ -225,7 +210,7 @@ func (d *jsonlDecoder) keyMismatch(missing, extra []string) string {
 	if len(extra) > 0 {
 		parts = append(parts, fmt.Sprintf("has %s", plural("key", extra)))
 	}
-	return fmt.Sprintf("keys differ from line %d: this line %s", d.first, strings.Join(parts, " and "))
+	return fmt.Sprintf("keys differ from line %d: this line %s", d.firstLine, strings.Join(parts, " and "))
 }
 
 // plural quotes a list of names after a noun, as `key "a"` or `keys "a", "b"`.

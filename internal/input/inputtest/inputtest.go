@@ -63,6 +63,12 @@ func NPY(major byte, descr, shape string, data []byte) []byte {
 	return append(append(b, dict...), data...)
 }
 
+// Fortran returns the .npy file npy, as NPY writes it, with its header
+// saying that the data is in Fortran (column-major) order.
+func Fortran(npy []byte) []byte {
+	return bytes.Replace(npy, []byte("'fortran_order': False"), []byte("'fortran_order': True "), 1)
+}
+
 // Member is one array of an .npz archive.
 type Member struct {
 	Name string // without .npy, which Zip adds unless the name has a dot
@@ -134,6 +140,15 @@ func Int64s(vs ...int64) []byte {
 	b := make([]byte, 0, 8*len(vs))
 	for _, v := range vs {
 		b = binary.LittleEndian.AppendUint64(b, uint64(v))
+	}
+	return b
+}
+
+// BigEndian32s encodes big-endian uint32s, as NumPy's '>u4'.
+func BigEndian32s(vs ...uint32) []byte {
+	var b []byte
+	for _, v := range vs {
+		b = binary.BigEndian.AppendUint32(b, v)
 	}
 	return b
 }
