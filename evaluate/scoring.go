@@ -17,8 +17,8 @@ import (
 // A Scoring is a store.Rows over the rows with targets, with the metric keys
 // as columns, so an evaluation can be logged while it is computed; it also
 // reports the input's row count (store.InputCounter), its units
-// (store.UnitCounter) and the targets' fingerprint
-// (store.TargetFingerprinter). Rows that repeat a sample ID (an
+// (store.UnitCounter), the most rows of one unit (store.DrawCounter) and
+// the targets' fingerprint (store.TargetFingerprinter). Rows that repeat a sample ID (an
 // evaluation protocol with several draws per user) get draw numbers 0, 1, ...
 // in input order.
 type Scoring struct {
@@ -50,6 +50,7 @@ type Scoring struct {
 	draws   map[uint64]int64 // nil while the IDs are increasing
 	inOrder []uint64
 	lastID  string
+	most    int64 // the most rows of one sample ID so far
 }
 
 type scored struct {
@@ -172,6 +173,7 @@ func (s *Scoring) Next() bool {
 				s.r++
 				if s.cur.b.Relevant[s.r] > 0 {
 					s.draw = s.drawOf(s.cur.b.SampleIDs[s.r])
+					s.most = max(s.most, s.draw+1)
 					return true
 				}
 			}
@@ -255,6 +257,10 @@ func (s *Scoring) InputRows() int64 { return s.Summary().Rows() }
 
 // Units is the number of distinct sample IDs among the rows with targets.
 func (s *Scoring) Units() int64 { return s.Summary().Units() }
+
+// EvalDraws is the most rows with targets that one sample ID has among the
+// rows Next returned: 1 when no sample ID repeats (store.DrawCounter).
+func (s *Scoring) EvalDraws() int64 { return s.most }
 
 // TargetFingerprint is the fingerprint of the targets read.
 func (s *Scoring) TargetFingerprint() string { return s.src.Targets().Sum() }

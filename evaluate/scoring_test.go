@@ -18,6 +18,7 @@ var (
 	_ store.InputCounter        = (*evaluate.Scoring)(nil)
 	_ store.TargetFingerprinter = (*evaluate.Scoring)(nil)
 	_ store.UnitCounter         = (*evaluate.Scoring)(nil)
+	_ store.DrawCounter         = (*evaluate.Scoring)(nil)
 )
 
 // memRankings hands out batches of width 2 built from hit patterns, reusing
@@ -90,6 +91,8 @@ func TestScoringKeepsInputOrder(t *testing.T) {
 	require.Equal(t, int64(75), s.Summary().ScoredRows())
 	// IDs u0, u4, ... u36 fall only on rows without targets (40 is a multiple of 4).
 	require.Equal(t, int64(30), s.Summary().Units())
+	// u1 is on rows 1, 41 and 81, all with targets; no ID has more.
+	require.Equal(t, int64(3), s.EvalDraws())
 }
 
 // Draws count the scored rows of each sample ID in input order, whether the
@@ -99,13 +102,14 @@ func TestScoringDraws(t *testing.T) {
 	cases := []struct {
 		ids   []string
 		draws []int64
+		most  int64 // EvalDraws
 	}{
-		{[]string{"a", "b", "c", "d"}, []int64{0, 0, 0, 0}},
-		{[]string{"a", "a", "b", "b", "b"}, []int64{0, 1, 0, 1, 2}},
-		{[]string{"a", "b", "c", "b", "a", "d", "a"}, []int64{0, 0, 0, 1, 1, 0, 2}},
-		{[]string{"c", "b", "a", "c", "e", "d", "e"}, []int64{0, 0, 0, 1, 0, 0, 1}},
-		{[]string{"b", "ba", "a", "b", "ba"}, []int64{0, 0, 0, 1, 1}},
-		{[]string{"8", "9", "10", "11", "10", "9"}, []int64{0, 0, 0, 0, 1, 1}},
+		{[]string{"a", "b", "c", "d"}, []int64{0, 0, 0, 0}, 1},
+		{[]string{"a", "a", "b", "b", "b"}, []int64{0, 1, 0, 1, 2}, 3},
+		{[]string{"a", "b", "c", "b", "a", "d", "a"}, []int64{0, 0, 0, 1, 1, 0, 2}, 3},
+		{[]string{"c", "b", "a", "c", "e", "d", "e"}, []int64{0, 0, 0, 1, 0, 0, 1}, 2},
+		{[]string{"b", "ba", "a", "b", "ba"}, []int64{0, 0, 0, 1, 1}, 2},
+		{[]string{"8", "9", "10", "11", "10", "9"}, []int64{0, 0, 0, 0, 1, 1}, 2},
 	}
 	ev, err := evaluate.NewEvaluator([]evaluate.Metric{evaluate.HitRate(1)})
 	require.NoError(t, err)
@@ -122,6 +126,7 @@ func TestScoringDraws(t *testing.T) {
 		}
 		require.NoError(t, s.Err())
 		require.Equal(t, c.draws, got, "IDs %q", c.ids)
+		require.Equal(t, c.most, s.EvalDraws(), "IDs %q", c.ids)
 		s.Close()
 	}
 }

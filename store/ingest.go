@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -65,11 +66,15 @@ type NewEvaluation struct {
 }
 
 // Protocol is how an evaluation was produced. The zero value is a hold-out
-// evaluation with nothing else recorded.
+// evaluation with nothing else recorded but its eval draws.
 type Protocol struct {
 	Name      string // holdout (default), kfold, repeated_kfold or 5x2
-	Cutoffs   []int
-	RequiredK int
+	Cutoffs   []int  // the cutoffs k the metrics were computed at
+	RequiredK int    // the largest rank the metrics look at; 0: unknown
+	// EvalDraws is how many rows the protocol gives one sample ID. When it
+	// is 0, logging sets it to the most rows any sample ID has: 1 without a
+	// draw column, else counted while loading (DrawCounter) or by the
+	// database, and every evaluation records it.
 	EvalDraws int
 	Folds     int
 	Repeats   int
@@ -214,21 +219,29 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, ha
 			return fmt.Errorf("index per-unit values: %w", err)
 		}
 
-		// Without draws every row is a unit. Otherwise, and for long input
-		// whose IDs were not seen one by one, the database counts them.
-		units := l.rows
-		uc, counted := src.(UnitCounter)
+		// Without draws every row is a unit of one row. With draws, the
+		// source may have counted the units and their rows; otherwise, and
+		// when the samples fingerprint needs every distinct ID (draws, or
+		// long input whose IDs were not seen one by one), the database
+		// counts them.
+		units, draws := l.rows, int64(1)
+		uc, unitsCounted := src.(UnitCounter)
+		dc, drawsCounted := src.(DrawCounter)
+		fold := ev.TargetFingerprint == "" && (hasDraw || l.long)
 		var err error
 		switch {
-		case counted && (ev.TargetFingerprint != "" || !hasDraw):
-			units = uc.Units()
-		case ev.TargetFingerprint == "" && (hasDraw || l.long):
-			units, err = l.distinctSamples(ctx, tx, true)
+		case fold || hasDraw && !(unitsCounted && drawsCounted):
+			units, draws, err = l.countUnits(ctx, tx, fold)
 		case hasDraw:
-			units, err = l.distinctSamples(ctx, tx, false)
+			units, draws = uc.Units(), dc.EvalDraws()
+		case unitsCounted:
+			units = uc.Units()
 		}
 		if err != nil {
 			return fmt.Errorf("count units: %w", err)
+		}
+		if ev.Protocol.EvalDraws <= 0 {
+			ev.Protocol.EvalDraws = int(draws)
 		}
 		fp, kind := ev.TargetFingerprint, fingerprint.KindTargets
 		if fp == "" {
@@ -324,6 +337,21 @@ func checkNewEvaluation(ev NewEvaluation) error {
 	default:
 		return fmt.Errorf("%w: unknown protocol %q (want holdout, kfold, repeated_kfold or 5x2)", ErrBadInput, ev.Protocol.Name)
 	}
+	p := ev.Protocol
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"required k", int64(p.RequiredK)}, {"eval draws", int64(p.EvalDraws)}, {"folds", int64(p.Folds)}, {"repeats", int64(p.Repeats)},
+		{"training set size", p.NTrain}, {"test set size", p.NTest}} {
+		if f.v < 0 {
+			return fmt.Errorf("%w: the protocol's %s is %d; it must be positive, or 0 for unknown", ErrBadInput, f.name, f.v)
+		}
+	}
+	for _, k := range p.Cutoffs {
+		if k <= 0 {
+			return fmt.Errorf("%w: cutoff %d; cutoffs must be positive", ErrBadInput, k)
+		}
+	}
 	return nil
 }
 
@@ -394,25 +422,27 @@ func (l *load) duplicate(ctx context.Context, tx pgx.Tx, hasDraw bool) error {
 	return d
 }
 
-// distinctSamples counts the distinct sample IDs of the loaded partition and,
-// when asked, folds them into the samples fingerprint.
-func (l *load) distinctSamples(ctx context.Context, tx pgx.Tx, fingerprint bool) (int64, error) {
+// countUnits counts the distinct sample IDs of the loaded partition and the
+// most rows any of them has, and when asked folds the IDs into the samples
+// fingerprint.
+func (l *load) countUnits(ctx context.Context, tx pgx.Tx, fingerprint bool) (units, most int64, err error) {
 	if !fingerprint {
-		var n int64
-		err := tx.QueryRow(ctx, fmt.Sprintf(`SELECT count(DISTINCT sample_id) FROM %s`, l.table)).Scan(&n)
-		return n, err
+		err := tx.QueryRow(ctx, fmt.Sprintf(`
+			SELECT count(*), coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM %s GROUP BY sample_id) u`, l.table)).Scan(&units, &most)
+		return units, most, err
 	}
-	rows, err := tx.Query(ctx, fmt.Sprintf(`SELECT DISTINCT sample_id FROM %s`, l.table), pgx.QueryResultFormats{pgx.BinaryFormatCode})
+	rows, err := tx.Query(ctx, fmt.Sprintf(`SELECT sample_id, count(*) FROM %s GROUP BY sample_id`, l.table), pgx.QueryResultFormats{pgx.BinaryFormatCode})
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer rows.Close()
-	var n int64
 	for rows.Next() {
-		l.samples.AddSample(rows.RawValues()[0])
-		n++
+		v := rows.RawValues()
+		l.samples.AddSample(v[0])
+		most = max(most, int64(binary.BigEndian.Uint64(v[1]))) // a bigint
+		units++
 	}
-	return n, rows.Err()
+	return units, most, rows.Err()
 }
 
 func isUniqueViolation(err error) bool {

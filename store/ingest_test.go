@@ -120,6 +120,7 @@ func TestLogDrawsAndTargetFingerprint(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []int{5}, stored.Protocol.Cutoffs)
 	require.Equal(t, 3, stored.Protocol.EvalDraws)
+	require.Equal(t, 5, stored.Protocol.RequiredK)
 	require.Equal(t, "holdout", stored.Protocol.Name)
 
 	ev = newEval("e", "r3")
@@ -205,6 +206,12 @@ func TestLogRefusesBadInput(t *testing.T) {
 			want: `bad input: --lower-is-better names "logloss", which is not among the metrics (ndcg@10, recall@10)`},
 		{name: "empty run", rows: twoMetricRows(), ev: func(e *store.NewEvaluation) { e.Run = " " },
 			want: `bad input: the run name is empty`},
+		{name: "negative required k", rows: twoMetricRows(), ev: func(e *store.NewEvaluation) { e.Protocol.RequiredK = -10 },
+			want: `bad input: the protocol's required k is -10; it must be positive, or 0 for unknown`},
+		{name: "negative eval draws", rows: twoMetricRows(), ev: func(e *store.NewEvaluation) { e.Protocol.EvalDraws = -1 },
+			want: `bad input: the protocol's eval draws is -1; it must be positive, or 0 for unknown`},
+		{name: "zero cutoff", rows: twoMetricRows(), ev: func(e *store.NewEvaluation) { e.Protocol.Cutoffs = []int{10, 0} },
+			want: `bad input: cutoff 0; cutoffs must be positive`},
 		{name: "long: value twice", rows: nil, want: ""},
 	}
 	for _, tt := range tests {
@@ -225,6 +232,72 @@ func TestLogRefusesBadInput(t *testing.T) {
 	require.Equal(t, 0, count(t, url, `SELECT count(*) FROM runs`))
 	require.Equal(t, 0, count(t, url, `SELECT count(*) FROM experiments`))
 	require.Equal(t, 0, count(t, url, `SELECT count(*) FROM pg_tables WHERE schemaname = 'verdict_units'`))
+}
+
+// countedRows is a source that numbers the rows of its sample IDs itself,
+// as an evaluation of predictions does.
+type countedRows struct {
+	*memRows
+	units, draws int64
+}
+
+func (r *countedRows) Units() int64     { return r.units }
+func (r *countedRows) EvalDraws() int64 { return r.draws }
+
+// TestLogRecordsEvalDraws logs sources with and without draws: every
+// evaluation records its eval draws, the most rows any sample ID has,
+// counted by the database unless the source counted them or the protocol
+// names them.
+func TestLogRecordsEvalDraws(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, url := setup(t)
+	// a has 2 rows, b 1 and c 3, with draws numbered as a file may: not
+	// from 0, with gaps.
+	drawn := func() *memRows {
+		return &memRows{metrics: []string{"x"}, hasDraw: true,
+			ids: []string{"a", "a", "b", "c", "c", "c"}, draws: []int64{1, 5, 0, 0, 1, 2},
+			vals: [][]float64{{1}, {0}, {1}, {1}, {1}, {0}}}
+	}
+	drawnLong := &memLong{hasDraw: true, ids: []string{"c", "a", "c", "c", "a"}, draws: []int64{0, 0, 1, 2, 1},
+		metrics: []string{"x", "x", "x", "x", "x"}, vals: []float64{1, 1, 1, 0, 0}}
+	tests := []struct {
+		name  string
+		log   func(ev store.NewEvaluation) (*store.Logged, error)
+		ev    func(*store.NewEvaluation)
+		draws int
+		units int64
+	}{
+		{name: "wide, no draw column", log: func(ev store.NewEvaluation) (*store.Logged, error) { return s.LogEvaluation(ctx, ev, twoMetricRows()) },
+			draws: 1, units: 3},
+		{name: "wide with draws, samples fingerprint", log: func(ev store.NewEvaluation) (*store.Logged, error) { return s.LogEvaluation(ctx, ev, drawn()) },
+			draws: 3, units: 3},
+		{name: "wide with draws, target fingerprint", log: func(ev store.NewEvaluation) (*store.Logged, error) { return s.LogEvaluation(ctx, ev, drawn()) },
+			ev: func(ev *store.NewEvaluation) { ev.TargetFingerprint = "t-1" }, draws: 3, units: 3},
+		{name: "wide with draws over several connections", log: func(ev store.NewEvaluation) (*store.Logged, error) { return s.LogEvaluation(ctx, ev, drawn()) },
+			ev: func(ev *store.NewEvaluation) { ev.Connections = 2 }, draws: 3, units: 3},
+		{name: "counted by the source", log: func(ev store.NewEvaluation) (*store.Logged, error) {
+			return s.LogEvaluation(ctx, ev, &countedRows{memRows: drawn(), units: 3, draws: 4})
+		}, ev: func(ev *store.NewEvaluation) { ev.TargetFingerprint = "t-2" }, draws: 4, units: 3},
+		{name: "named by the protocol", log: func(ev store.NewEvaluation) (*store.Logged, error) { return s.LogEvaluation(ctx, ev, drawn()) },
+			ev: func(ev *store.NewEvaluation) { ev.Protocol.EvalDraws = 5 }, draws: 5, units: 3},
+		{name: "long with draws", log: func(ev store.NewEvaluation) (*store.Logged, error) { return s.LogEvaluationLong(ctx, ev, drawnLong) },
+			draws: 3, units: 2},
+		{name: "long without draws", log: func(ev store.NewEvaluation) (*store.Logged, error) {
+			return s.LogEvaluationLong(ctx, ev, &memLong{ids: []string{"u1", "u2"}, metrics: []string{"x", "x"}, vals: []float64{1, 0}})
+		}, draws: 1, units: 2},
+	}
+	for i, tt := range tests {
+		ev := newEval("e", fmt.Sprintf("r%d", i))
+		if tt.ev != nil {
+			tt.ev(&ev)
+		}
+		got, err := tt.log(ev)
+		require.NoError(t, err, tt.name)
+		require.Equal(t, tt.draws, got.Protocol.EvalDraws, tt.name)
+		require.Equal(t, tt.units, got.Units, tt.name)
+		require.Equal(t, tt.draws, count(t, url, fmt.Sprintf(`SELECT eval_draws FROM evaluations WHERE id = %d`, got.ID)), tt.name)
+	}
 }
 
 func TestLogLong(t *testing.T) {

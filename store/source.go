@@ -74,3 +74,11 @@ type TargetFingerprinter interface {
 type UnitCounter interface {
 	Units() int64
 }
+
+// DrawCounter is implemented by sources that number the rows of each sample
+// ID themselves. EvalDraws is the most rows any sample ID has, once Next has
+// returned false; it spares the store counting them in the database, and is
+// recorded as the evaluation's eval draws unless its protocol names them.
+type DrawCounter interface {
+	EvalDraws() int64
+}
