@@ -52,11 +52,13 @@ const formatHelp = "the formats are csv, tsv, jsonl (also .ndjson), parquet and 
 // Scores is an open per-unit scores file. Exactly one of Wide and Long is
 // non-nil, depending on the file's columns. Close it when done.
 type Scores struct {
-	file  *input.File
-	meter input.Meter
-	wide  *WideReader
-	long  *LongReader
-	dec   decoder
+	path   string
+	format string // resolved: csv, tsv, jsonl, ndjson, parquet or npz
+	file   *input.File
+	meter  input.Meter
+	wide   *WideReader
+	long   *LongReader
+	dec    decoder
 }
 
 // OpenScores opens the per-unit scores file at path and reads its header,
@@ -79,7 +81,7 @@ func OpenScores(path, format string) (_ *Scores, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Scores{}
+	s := &Scores{path: path, format: format}
 	if s.file, err = input.Open(path, "a scores file", &s.meter); err != nil {
 		return nil, err
 	}

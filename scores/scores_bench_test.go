@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -52,26 +51,9 @@ func benchRows(row func(i int, id string, vals []float64) error) error {
 	return nil
 }
 
-// benchDir holds the benchmark input, written on first use; TestMain
-// removes it.
-var benchDir string
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if benchDir != "" {
-		os.RemoveAll(benchDir)
-	}
-	os.Exit(code)
-}
-
-// benchFiles writes the benchmark input once per test binary in every
-// format, and returns the paths by format.
-var benchFiles = sync.OnceValues(func() (map[string]string, error) {
-	dir, err := os.MkdirTemp("", "verdict-bench")
-	if err != nil {
-		return nil, err
-	}
-	benchDir = dir
+// benchFiles writes the benchmark input in every format to dir, and
+// returns the paths by format.
+func benchFiles(dir string) (map[string]string, error) {
 	paths := map[string]string{}
 	for _, write := range []struct {
 		name string
@@ -107,7 +89,7 @@ var benchFiles = sync.OnceValues(func() (map[string]string, error) {
 		paths[write.name] = path
 	}
 	return paths, nil
-})
+}
 
 func writeBenchCSV(w io.Writer) error {
 	fmt.Fprint(w, "sample_id")
@@ -216,7 +198,7 @@ func writeBenchNPZ(w io.Writer) error {
 // another CSV file to read in the csv case, such as one written by
 // gen_scores.py.
 func BenchmarkScores(b *testing.B) {
-	paths, err := benchFiles()
+	paths, err := benchFiles(b.TempDir())
 	require.NoError(b, err)
 	if p := os.Getenv("VERDICT_BENCH_CSV"); p != "" {
 		paths["scores.csv"] = p
