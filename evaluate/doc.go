@@ -88,7 +88,9 @@
 // Drain. Summary gives the means over rows with targets, as compensated sums,
 // and the counts of rows, scored rows and distinct units. A Scoring satisfies
 // the store's row source interfaces, so an evaluation is logged while it is
-// computed, together with the fingerprint of its targets.
+// computed, together with the fingerprint of its targets. Run does all of
+// this as `verdict evaluate` does: score, write the per-user values
+// (scores.Writer), log, and return the aggregates.
 //
 // # Target fingerprints
 //
@@ -104,8 +106,9 @@
 //
 // # What it does not do
 //
-// The package does not touch the database: a Scoring is a row source that
-// the store reads. It aggregates ranking metrics only into means and counts,
+// The package touches the database only through package store, when Run
+// is asked to log: a Scoring is a row source that the store reads while the
+// rows are scored. It aggregates ranking metrics only into means and counts,
 // and it does not compare evaluations. It does not read per-unit score
 // files (package scores does). It does not guess a format from a file's
 // content, except for gzip, as above.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/verdict-ml/verdict/evaluate"
 	"github.com/verdict-ml/verdict/store/storetest"
 )
 
@@ -42,9 +43,9 @@ func TestEvaluateNoLog(t *testing.T) {
 	perUser := filepath.Join(t.TempDir(), "per-user.csv")
 	res := runVerdict(t, "postgres://unused.invalid/none", evaluateArgs("--no-log", "--per-user-out", perUser)...)
 	require.Equal(t, 0, res.code, res.stderr)
-	var out evaluationJSON
+	var out evaluate.Result
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
-	require.Equal(t, map[string]float64{"hit_rate@2": 0.5, "precision@4": 0.375, "recall@4": 0.875}, out.Metrics)
+	require.Equal(t, map[string]float64{"hit_rate@2": 0.5, "precision@4": 0.375, "recall@4": 0.875}, out.Means)
 	require.Equal(t, int64(6), out.Rows)
 	require.Equal(t, int64(4), out.ScoredRows)
 	require.Equal(t, int64(4), out.Units)
@@ -67,7 +68,7 @@ func TestEvaluateLogsWithTargetFingerprint(t *testing.T) {
 	url := storetest.NewDatabase(t)
 	res := runVerdict(t, url, evaluateArgs("-e", "movies", "-r", "model", "-s", "test")...)
 	require.Equal(t, 0, res.code, res.stderr)
-	var out evaluationJSON
+	var out evaluate.Result
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	require.NotNil(t, out.EvaluationID)
 	require.False(t, out.Existing)
@@ -76,6 +77,7 @@ func TestEvaluateLogsWithTargetFingerprint(t *testing.T) {
 	require.Equal(t, 4, queryInt(t, url, `SELECT n_scored_rows FROM evaluations`))
 	require.Equal(t, 4, queryInt(t, url, `SELECT n_units FROM evaluations`))
 	require.Equal(t, 4, queryInt(t, url, `SELECT required_k FROM evaluations`))
+	require.Equal(t, 1, queryInt(t, url, `SELECT eval_draws FROM evaluations`), "no user has two rows")
 	require.Equal(t, 4, queryInt(t, url, `SELECT count(*) FROM unit_values`))
 	require.Equal(t, out.TargetFingerprint, storetest.Scalar[string](t, url, `SELECT fingerprint FROM evaluation_sets WHERE fingerprint_kind = 'targets'`))
 	require.Equal(t, "{2,4}", storetest.Scalar[string](t, url, `SELECT cutoffs::text FROM evaluations`))
@@ -85,7 +87,7 @@ func TestEvaluateLogsWithTargetFingerprint(t *testing.T) {
 
 	res = runVerdict(t, url, evaluateArgs("-e", "movies", "-r", "model", "-s", "test")...)
 	require.Equal(t, 0, res.code, res.stderr)
-	var again evaluationJSON
+	var again evaluate.Result
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &again))
 	require.True(t, again.Existing)
 	require.Equal(t, *out.EvaluationID, *again.EvaluationID)
@@ -128,7 +130,7 @@ func TestEvaluateTRECMatchesTrecEval(t *testing.T) {
 		"--metrics", "precision@5,recall@5,ndcg@5,hit_rate@1")
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Equal(t, "verdict: 1 qrels queries with relevant documents are missing from the run: scored as rows with no hits (as trec_eval -c)\n", res.stderr)
-	var out evaluationJSON
+	var out evaluate.Result
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 
 	l3, l6 := math.Log2(3), math.Log2(6)
@@ -145,9 +147,9 @@ func TestEvaluateTRECMatchesTrecEval(t *testing.T) {
 		"hit_rate@1":  (1 + 0 + 0 + 0) / 4.0, // success_1
 	}
 	for k, v := range want {
-		require.InDelta(t, v, out.Metrics[k], 1e-12, k)
+		require.InDelta(t, v, out.Means[k], 1e-12, k)
 	}
-	require.InDelta(t, 0.4895, out.Metrics["ndcg@5"], 5e-5, "the hand-rounded trec_eval figure")
+	require.InDelta(t, 0.4895, out.Means["ndcg@5"], 5e-5, "the hand-rounded trec_eval figure")
 	require.Equal(t, int64(6), out.Rows)
 	require.Equal(t, int64(4), out.ScoredRows)
 }
@@ -159,7 +161,7 @@ func TestFingerprintMatchesEvaluate(t *testing.T) {
 	t.Parallel()
 	res := runVerdict(t, "postgres://unused.invalid/none", evaluateArgs("--no-log")...)
 	require.Equal(t, 0, res.code, res.stderr)
-	var out evaluationJSON
+	var out evaluate.Result
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 
 	dir := filepath.Join("..", "..", "evaluate", "testdata", "rankings")
@@ -171,6 +173,40 @@ func TestFingerprintMatchesEvaluate(t *testing.T) {
 	res = runVerdict(t, "postgres://unused.invalid/none", "fingerprint", "x.xlsx")
 	require.Equal(t, 2, res.code)
 	require.Contains(t, res.stderr, `verdict: x.xlsx: unknown targets format ".xlsx"`)
+}
+
+// TestFingerprintWithoutSampleIDs evaluates the NumPy fixtures without
+// --sample-ids, so that the sample IDs are the row indices, logs the
+// evaluation to a real database, and checks that the fingerprint it
+// recorded is the one `verdict fingerprint` prints for the targets alone,
+// also without --sample-ids: scores computed elsewhere for the same rows and
+// logged with --target-fingerprint land in the same evaluation set.
+func TestFingerprintWithoutSampleIDs(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	dir := filepath.Join("..", "..", "evaluate", "testdata", "rankings")
+	targets := filepath.Join(dir, "targets.npz")
+	res := runVerdict(t, url, "evaluate", "--items", filepath.Join(dir, "items.npy"), "--targets", targets,
+		"--metrics", "ndcg@4", "-e", "movies", "-r", "model", "-s", "test", "--format", "json")
+	require.Equal(t, 0, res.code, res.stderr)
+	var out evaluate.Result
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	recorded := storetest.Scalar[string](t, url, `SELECT fingerprint FROM evaluation_sets WHERE fingerprint_kind = 'targets'`)
+	require.Equal(t, recorded, out.TargetFingerprint)
+
+	res = runVerdict(t, url, "fingerprint", targets)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, recorded+"\t"+targets+"\t4 samples with targets\n", res.stdout)
+
+	// Per-user scores of the same rows, logged with that fingerprint, share
+	// the evaluation set, and pair with the evaluation by row index.
+	scores := writeFile(t, "scores.csv", "sample_id,auc\n0,1\n2,0\n3,1\n4,0\n")
+	res = runVerdict(t, url, "log", "-e", "movies", "-r", "elsewhere", "-s", "test", "--target-fingerprint", recorded, scores)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, 1, queryInt(t, url, `SELECT count(*) FROM evaluation_sets`))
+	require.Equal(t, 4, queryInt(t, url, `
+		SELECT count(*) FROM unit_values a JOIN unit_values b USING (sample_id)
+		WHERE a.evaluation_id < b.evaluation_id`))
 }
 
 // TestEvaluateFormats prints the hand-computed means above (0.5, 0.375,

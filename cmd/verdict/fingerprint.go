@@ -1,12 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/report"
 )
 
 func fingerprintCommand() *cli.Command {
@@ -56,13 +56,10 @@ Example:
 				}
 				results = append(results, result{File: path, Fingerprint: fp, Samples: n})
 			}
-			if format == "json" {
-				enc := json.NewEncoder(c.App.Writer)
-				enc.SetIndent("", "  ")
-				if len(results) == 1 {
-					return enc.Encode(results[0])
-				}
-				return enc.Encode(results)
+			if format == "json" && len(results) == 1 {
+				return report.WriteJSON(c.App.Writer, results[0])
+			} else if format == "json" {
+				return report.WriteJSON(c.App.Writer, results)
 			}
 			for _, r := range results {
 				fmt.Fprintf(c.App.Writer, "%s\t%s\t%d samples with targets\n", r.Fingerprint, r.File, r.Samples)

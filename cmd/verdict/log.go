@@ -1,22 +1,15 @@
 package main
 
 import (
-	"bufio"
-	"encoding/csv"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
+	"github.com/verdict-ml/verdict/internal/runinfo"
+	"github.com/verdict-ml/verdict/report"
 	"github.com/verdict-ml/verdict/scores"
 	"github.com/verdict-ml/verdict/store"
 )
@@ -38,7 +31,8 @@ FILE is, by extension or --input-format:
   .parquet         columns as above
   .npz             a sample_id array plus one 1-D array per metric (np.savez)
   .gz              on the text formats: compressed
-An optional draw column allows several rows per user (eval draws > 1).
+An optional draw column allows several rows per user (eval draws > 1); the
+most rows any user has is recorded as the evaluation's eval draws.
 
 Everything is written in one transaction: on any error nothing is stored.
 Bad input (NaN or Inf, an empty or duplicate sample ID, a ragged row, a
@@ -63,6 +57,7 @@ Example:
 			&cli.IntFlag{Name: "repeats", Usage: "number of repetitions `R` (repeated k-fold)"},
 			&cli.Int64Flag{Name: "n-train", Usage: "training set size `N` (k-fold protocols)"},
 			&cli.Int64Flag{Name: "n-test", Usage: "test set size `N` (k-fold protocols)"},
+			&cli.IntFlag{Name: "required-k", Usage: "largest cutoff `K` the metrics look at, recorded with the protocol"},
 			connectionsFlag(),
 			&cli.StringFlag{Name: "labels", Usage: "CSV `FILE` of sample_id,label (0/1) recorded with the evaluation set, for 'verdict compare --method delong'"},
 			&cli.StringFlag{Name: "input-format", Usage: "input `FORMAT`: " + strings.Join(inputFormats, ", ") + " (default: from the extension)"},
@@ -85,174 +80,69 @@ func runLog(c *cli.Context) error {
 	default:
 		return userError("--format %q: want table or json (or an input format: %s)", outFormat, strings.Join(inputFormats, ", "))
 	}
-
-	ev, err := newEvaluationFromFlags(c)
+	ev, err := newEvaluation(c, "log needs %s")
 	if err != nil {
 		return err
+	}
+	if f := c.String("labels"); f != "" {
+		if ev.Labels, err = scores.ReadLabels(f); err != nil {
+			return userError("--labels: %v", err)
+		}
 	}
 	in, err := scores.OpenScores(path, inFormat)
 	if err != nil {
 		return cli.Exit(err.Error(), exitError)
 	}
 	defer in.Close()
-
-	ev.Connections = c.Int("connections")
-	if f := c.String("labels"); f != "" {
-		if ev.Labels, err = readLabels(f); err != nil {
-			return err
-		}
-	}
-	bar := newProgress(c.App.ErrWriter, in)
-	if bar != nil {
-		ev.Progress = func(int64) {
-			done, _ := in.Progress()
-			_ = bar.Set64(done)
-		}
-	}
 	st, err := openStore(c)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-
-	var logged *store.Logged
-	if long := in.Long(); long != nil {
-		logged, err = st.LogEvaluationLong(c.Context, ev, long)
-	} else {
-		logged, err = st.LogEvaluation(c.Context, ev, in.Wide())
-	}
-	if bar != nil {
-		_ = bar.Finish()
-		_ = bar.Clear()
-	}
-	var dup *store.DuplicateError
-	if errors.As(err, &dup) && dup.Where == "" {
-		err = locateDuplicate(path, inFormat, dup)
-	}
+	stop, err := startProgress(c, "log", in)
 	if err != nil {
-		if isBadInput(err) || errors.Is(err, scores.ErrBadInput) {
-			return cli.Exit(err.Error(), exitError)
-		}
 		return err
+	}
+	logged, err := in.Log(c.Context, st, ev)
+	stop()
+	if err != nil {
+		return err // exit code 2, as every error
 	}
 	return printLogged(c.App.Writer, outFormat, logged)
 }
 
-func newEvaluationFromFlags(c *cli.Context) (store.NewEvaluation, error) {
+// newEvaluation describes the evaluation the flags name; missing says what
+// is missing when they do not name one.
+func newEvaluation(c *cli.Context, missing string) (store.NewEvaluation, error) {
+	var absent []string
+	for _, f := range []string{"experiment", "run", "eval-set"} {
+		if c.String(f) == "" {
+			absent = append(absent, "--"+f)
+		}
+	}
+	if len(absent) > 0 {
+		return store.NewEvaluation{}, userError(missing, strings.Join(absent, ", "))
+	}
 	ev := store.NewEvaluation{
-		Experiment:        c.String("experiment"),
-		Run:               c.String("run"),
-		EvalSet:           c.String("eval-set"),
+		Experiment: c.String("experiment"), Run: c.String("run"), EvalSet: c.String("eval-set"),
 		TargetFingerprint: c.String("target-fingerprint"),
 		Tags:              c.StringSlice("tag"),
-		GitCommit:         c.String("git-commit"),
 		LowerIsBetter:     c.StringSlice("lower-is-better"),
 		IdempotencyKey:    c.String("idempotency-key"),
+		Connections:       c.Int("connections"),
 		Protocol: store.Protocol{
-			Name:    c.String("protocol"),
-			Folds:   c.Int("folds"),
-			Repeats: c.Int("repeats"),
-			NTrain:  c.Int64("n-train"),
-			NTest:   c.Int64("n-test"),
+			Name: c.String("protocol"), RequiredK: c.Int("required-k"), Folds: c.Int("folds"), Repeats: c.Int("repeats"),
+			NTrain: c.Int64("n-train"), NTest: c.Int64("n-test"),
 		},
 	}
-	params := map[string]any{}
-	if f := c.String("params-file"); f != "" {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return ev, userError("--params-file: %v", err)
-		}
-		if err := json.Unmarshal(b, &params); err != nil {
-			return ev, userError("--params-file %s: not a JSON object: %v", f, err)
-		}
-	}
-	if err := parseKeyValues(params, c.StringSlice("param"), "--param"); err != nil {
-		return ev, err
-	}
-	ev.Params = params
-	meta := map[string]any{}
-	if err := parseKeyValues(meta, c.StringSlice("meta"), "--meta"); err != nil {
-		return ev, err
-	}
-	ev.Metadata = meta
-	if ev.GitCommit == "" {
-		ev.GitCommit = gitHead()
+	src := runinfo.Sources{ParamsFile: c.String("params-file"), Params: c.StringSlice("param"), Meta: c.StringSlice("meta"), GitCommit: c.String("git-commit")}
+	if err := src.Apply(&ev); err != nil {
+		return ev, userError("%v", err)
 	}
 	return ev, nil
 }
 
-// parseKeyValues adds KEY=VALUE pairs to m. A VALUE that parses as JSON is
-// kept as such (numbers, true, null, objects); anything else is a string.
-func parseKeyValues(m map[string]any, pairs []string, flag string) error {
-	for _, kv := range pairs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			return userError("%s %q: want KEY=VALUE", flag, kv)
-		}
-		var parsed any
-		if err := json.Unmarshal([]byte(v), &parsed); err == nil {
-			m[k] = parsed
-		} else {
-			m[k] = v
-		}
-	}
-	return nil
-}
-
-// gitHead is the commit checked out in the working directory, or "".
-func gitHead() string {
-	out, err := exec.Command("git", "rev-parse", "--verify", "--quiet", "HEAD").Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// newProgress returns a byte progress bar on a terminal for files large enough
-// to take a moment, else nil.
-func newProgress(w io.Writer, in *scores.Scores) *progressbar.ProgressBar {
-	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil
-	}
-	_, total := in.Progress()
-	if total < 32<<20 {
-		return nil
-	}
-	return progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription("loading"),
-		progressbar.OptionShowBytes(true),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionClearOnFinish(),
-	)
-}
-
-// locateDuplicate rereads the input to name the lines of a duplicate the
-// database found.
-func locateDuplicate(path, format string, dup *store.DuplicateError) error {
-	in, err := scores.OpenScores(path, format)
-	if err != nil {
-		return dup
-	}
-	defer in.Close()
-	var where []string
-	if r := in.Wide(); r != nil {
-		for r.Next() && len(where) < 2 {
-			if r.SampleID() == dup.SampleID && r.Draw() == dup.Draw {
-				where = append(where, r.Where())
-			}
-		}
-	}
-	if len(where) < 2 {
-		return dup
-	}
-	located := *dup
-	located.Where = where[1] + fmt.Sprintf(" (first at %s)", where[0])
-	return &located
-}
-
+// loggedJSON is the JSON form of a logged evaluation.
 type loggedJSON struct {
 	EvaluationID    int64              `json:"evaluation_id"`
 	Existing        bool               `json:"existing"`
@@ -270,22 +160,21 @@ type loggedJSON struct {
 }
 
 func printLogged(w io.Writer, format string, l *store.Logged) error {
-	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(loggedJSON{
+	var err error
+	switch {
+	case format == "json":
+		err = report.WriteJSON(w, loggedJSON{
 			EvaluationID: l.ID, Existing: l.Existing, Experiment: l.Experiment, Run: l.Run, EvalSet: l.EvalSet,
 			Rows: l.Rows, ScoredRows: l.ScoredRows, Units: l.Units, Metrics: l.Metrics, Aggregates: l.Aggregates,
 			Fingerprint: l.Fingerprint, FingerprintKind: l.FingerprintKind, Seconds: l.Elapsed.Seconds(),
 		})
-	}
-	if l.Existing {
-		_, err := fmt.Fprintf(w, "evaluation %d: already logged for %s/%s on %s (same content or idempotency key); nothing written\n",
+	case l.Existing:
+		_, err = fmt.Fprintf(w, "evaluation %d: already logged for %s/%s on %s (same content or idempotency key); nothing written\n",
 			l.ID, l.Experiment, l.Run, l.EvalSet)
-		return err
+	default:
+		_, err = fmt.Fprintf(w, "evaluation %d: %s/%s on %s: %s, %s, %s in %.2f s\n", l.ID, l.Experiment, l.Run, l.EvalSet,
+			count(l.Rows, "row"), count(l.Units, "unit"), count(int64(len(l.Metrics)), "metric"), l.Elapsed.Seconds())
 	}
-	_, err := fmt.Fprintf(w, "evaluation %d: %s/%s on %s: %s, %s, %s in %.2f s\n",
-		l.ID, l.Experiment, l.Run, l.EvalSet, count(l.Rows, "row"), count(l.Units, "unit"), count(int64(len(l.Metrics)), "metric"), l.Elapsed.Seconds())
 	return err
 }
 
@@ -295,51 +184,9 @@ func count(n int64, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return thousands(n) + " " + noun + "s"
-}
-
-// thousands formats n with thousands separators: 1234567 -> "1,234,567".
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
+	return report.Thousands(n) + " " + noun + "s"
 }
 
 func connectionsFlag() cli.Flag {
 	return &cli.IntFlag{Name: "connections", Value: 1, Usage: "load over `N` database connections at once, for large inputs on servers with cores and disk bandwidth to spare"}
-}
-
-// readLabels reads a sample_id,label CSV file.
-func readLabels(path string) ([]store.Label, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, userError("--labels: %v", err)
-	}
-	defer f.Close()
-	r := csv.NewReader(bufio.NewReader(f))
-	head, err := r.Read()
-	if err != nil || len(head) < 2 || head[0] != "sample_id" || head[1] != "label" {
-		return nil, userError("--labels %s: want a header sample_id,label", path)
-	}
-	var out []store.Label
-	for line := 2; ; line++ {
-		rec, err := r.Read()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, userError("--labels %s: %v", path, err)
-		}
-		switch rec[1] {
-		case "0", "1":
-			out = append(out, store.Label{SampleID: rec[0], Label: int16(rec[1][0] - '0')})
-		default:
-			return nil, userError("--labels %s: line %d (sample %q): label %q is not 0 or 1", path, line, rec[0], rec[1])
-		}
-	}
 }

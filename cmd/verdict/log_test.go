@@ -56,6 +56,36 @@ func TestLogAndRuns(t *testing.T) {
 	require.Equal(t, `{"k": 10, "name": "popularity"}`, storetest.Scalar[string](t, url, `SELECT params::text FROM runs`))
 }
 
+// TestLogRecordsProtocol logs with --required-k and checks, in the
+// database, the required k and the eval draws: the most rows any user has,
+// 1 without a draw column.
+func TestLogRecordsProtocol(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	tests := []struct {
+		name      string
+		content   string
+		args      []string
+		requiredK any // nil: NULL
+		draws     int
+	}{
+		{name: "plain.csv", content: "sample_id,ndcg@20\nu1,0.5\nu2,0.25\n", args: []string{"--required-k", "20"}, requiredK: int64(20), draws: 1},
+		{name: "draws.csv", content: "sample_id,draw,ndcg@20\nu1,0,0.5\nu1,1,0.25\nu1,2,1\nu2,0,0\n", args: []string{"--required-k", "20"}, requiredK: int64(20), draws: 3},
+		{name: "unknown.csv", content: "sample_id,auc\nu1,1\nu2,0\n", draws: 1},
+	}
+	for _, tt := range tests {
+		path := writeFile(t, tt.name, tt.content)
+		res := runVerdict(t, url, append([]string{"log", "-e", "e", "-r", tt.name, "-s", "test", path}, tt.args...)...)
+		require.Equal(t, 0, res.code, res.stderr)
+		require.Equal(t, tt.requiredK, storetest.Scalar[any](t, url, `SELECT required_k::bigint FROM evaluations e JOIN runs r ON r.id = e.run_id WHERE r.name = $1`, tt.name), tt.name)
+		require.Equal(t, tt.draws, queryInt(t, url, `SELECT eval_draws FROM evaluations e JOIN runs r ON r.id = e.run_id WHERE r.name = $1`, tt.name), tt.name)
+	}
+
+	res := runVerdict(t, url, "log", "-e", "e", "-r", "bad", "-s", "test", "--required-k", "-5", writeFile(t, "s.csv", "sample_id,a\nu1,1\n"))
+	require.Equal(t, 2, res.code)
+	require.Equal(t, "verdict: bad input: the protocol's required k is -5; it must be positive, or 0 for unknown\n", res.stderr)
+}
+
 func TestLogRefusesBadFiles(t *testing.T) {
 	t.Parallel()
 	url := storetest.NewDatabase(t)

@@ -1,0 +1,150 @@
+package evaluate
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/verdict-ml/verdict/scores"
+	"github.com/verdict-ml/verdict/store"
+)
+
+// RunOptions say how Run evaluates rankings, and where the results go.
+type RunOptions struct {
+	// Metrics to compute; nil means DefaultMetrics at the rankings' width.
+	Metrics []Metric
+	// Workers is how many goroutines score batches; 0 means GOMAXPROCS.
+	Workers int
+	// PerUser, when not "", is the path of a CSV file to write every row
+	// with targets to, in input order: its sample ID and one value per
+	// metric key, as scores.Writer writes them.
+	PerUser string
+	// Store, when not nil, is where the evaluation is logged as Log
+	// describes it, with its per-user values, while it is computed. Run sets
+	// the protocol's cutoffs and required k from the metrics.
+	Store *store.Store
+	Log   store.NewEvaluation
+}
+
+// Result is what Run computed, and logged when it was asked to. Its JSON
+// form is the output of `verdict evaluate --format json`.
+type Result struct {
+	Keys              []string           `json:"-"`                  // the metrics' keys, in order
+	Means             map[string]float64 `json:"metrics"`            // each key's mean over the rows with targets
+	Rows              int64              `json:"n_rows"`             // every row of the input
+	ScoredRows        int64              `json:"n_scored_rows"`      // the rows with targets
+	Units             int64              `json:"n_units"`            // their distinct sample IDs
+	RequiredK         int                `json:"required_k"`         // the largest rank any metric looks at
+	TargetFingerprint string             `json:"target_fingerprint"` // of the targets read
+	// EvaluationID is the ID of the logged evaluation, nil when it was not
+	// logged; Existing reports that the same evaluation was already
+	// stored, so nothing was written.
+	EvaluationID *int64        `json:"evaluation_id"`
+	Existing     bool          `json:"existing,omitempty"`
+	Logged       *store.Logged `json:"-"`
+}
+
+// Run evaluates src with the metrics of opts: the work of `verdict
+// evaluate`. It scores the rows on several goroutines, writes them to the
+// per-user file and logs them to the store when asked, and returns the
+// aggregates. src is read to its end but not closed.
+//
+// Errors about the input wrap ErrBadInput, and a metric value that is not
+// finite ErrBadValue; errors of the store are its own, as LogEvaluation
+// returns them.
+func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
+	metrics := opts.Metrics
+	if metrics == nil {
+		metrics = DefaultMetrics(src.Width())
+	}
+	ev, err := NewEvaluator(metrics)
+	if err != nil {
+		return nil, err
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	scoring := ev.Start(ctx, src, workers)
+	defer scoring.Close()
+	var (
+		rows    store.Rows = scoring
+		perUser *scores.Writer
+	)
+	if opts.PerUser != "" {
+		if perUser, err = scores.Create(opts.PerUser, ev.Keys()); err != nil {
+			return nil, err
+		}
+		defer perUser.Close()
+		rows = &teeRows{Scoring: scoring, w: perUser}
+	}
+	res := &Result{Keys: ev.Keys(), RequiredK: ev.RequiredK()}
+	switch {
+	case opts.Store != nil:
+		nev := opts.Log
+		nev.Protocol.Cutoffs, nev.Protocol.RequiredK = cutoffs(ev.Keys()), ev.RequiredK()
+		res.Logged, err = opts.Store.LogEvaluation(ctx, nev, rows)
+	case perUser != nil:
+		for rows.Next() {
+		}
+		err = scoring.Err()
+	default:
+		err = scoring.Drain()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if res.Logged != nil {
+		res.EvaluationID, res.Existing = &res.Logged.ID, res.Logged.Existing
+	}
+	if perUser != nil {
+		if err := perUser.Close(); err != nil {
+			return nil, fmt.Errorf("%s: %w", opts.PerUser, err)
+		}
+	}
+	sum := scoring.Summary()
+	res.Means = sum.Means()
+	res.Rows, res.ScoredRows, res.Units = sum.Rows(), sum.ScoredRows(), sum.Units()
+	res.TargetFingerprint = src.Targets().Sum()
+	return res, nil
+}
+
+// RequiredK is the largest RequiredK of metrics, 0 for none: the width at
+// which to open rankings for them (RankingOptions.Width).
+func RequiredK(metrics []Metric) int {
+	k := 0
+	for _, m := range metrics {
+		k = max(k, m.RequiredK())
+	}
+	return k
+}
+
+// cutoffs lists the distinct k of metric keys such as "ndcg@10", ascending.
+func cutoffs(keys []string) []int {
+	var ks []int
+	for _, key := range keys {
+		_, k, ok := strings.Cut(key, "@")
+		if n, err := strconv.Atoi(k); ok && err == nil && !slices.Contains(ks, n) {
+			ks = append(ks, n)
+		}
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// teeRows writes every row the store reads to a per-user file as well.
+type teeRows struct {
+	*Scoring
+	w *scores.Writer
+}
+
+func (t *teeRows) Next() bool {
+	if !t.Scoring.Next() {
+		return false
+	}
+	t.w.Write(t.SampleID(), t.Values())
+	return true
+}

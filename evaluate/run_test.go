@@ -1,0 +1,100 @@
+package evaluate_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/internal/input/inputtest"
+	"github.com/verdict-ml/verdict/store"
+	"github.com/verdict-ml/verdict/store/storetest"
+)
+
+// openFixtures opens the NumPy fixtures (see gen_numpy.py) with the sample
+// IDs ids, or the row indices when ids is nil.
+func openFixtures(t *testing.T, ids []string) *evaluate.NumPyRankings {
+	t.Helper()
+	dir := copyFixtures(t, "items.npy", "targets.npz")
+	idsPath := ""
+	if ids != nil {
+		idsPath = filepath.Join(dir, "ids.npy")
+		require.NoError(t, os.WriteFile(idsPath, inputtest.NPY(1, "'<U2'", "(6,)", inputtest.Strings(2, ids...)), 0o644))
+	}
+	r, err := evaluate.OpenNumPyRankings(filepath.Join(dir, "items.npy"), "", filepath.Join(dir, "targets.npz"), idsPath, evaluate.RankingOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// TestRun evaluates the NumPy fixtures, whose rows numpyRows states by hand:
+// rows 1 and 5 have no targets, and the hits of the others give
+// hit_rate@1 = (0 + 0 + 0 + 1)/4 and precision@4 = (2 + 2 + 1 + 1)/16.
+func TestRun(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	metrics, err := evaluate.ParseMetrics([]string{"hit_rate@1", "precision@4"})
+	require.NoError(t, err)
+	perUser := filepath.Join(t.TempDir(), "per-user.csv")
+	res, err := evaluate.Run(ctx, openFixtures(t, nil), evaluate.RunOptions{Metrics: metrics, PerUser: perUser, Workers: 2})
+	require.NoError(t, err)
+	require.Equal(t, []string{"hit_rate@1", "precision@4"}, res.Keys)
+	require.InDelta(t, 0.25, res.Means["hit_rate@1"], 1e-15)
+	require.InDelta(t, 6.0/16, res.Means["precision@4"], 1e-15)
+	require.Equal(t, int64(6), res.Rows)
+	require.Equal(t, int64(4), res.ScoredRows)
+	require.Equal(t, int64(4), res.Units)
+	require.Equal(t, 4, res.RequiredK)
+	require.Equal(t, numpyPrint(func(row int) string { return []string{"0", "1", "2", "3", "4", "5"}[row] }), res.TargetFingerprint)
+	require.Nil(t, res.EvaluationID)
+	require.Nil(t, res.Logged)
+	b, err := os.ReadFile(perUser)
+	require.NoError(t, err)
+	require.Equal(t, "sample_id,hit_rate@1,precision@4\n0,0,0.5\n2,0,0.5\n3,0,0.25\n4,1,0.25\n", string(b))
+
+	require.Equal(t, 4, evaluate.RequiredK(metrics))
+	require.Zero(t, evaluate.RequiredK(nil))
+}
+
+// TestRunLogs evaluates and logs to a real database: the protocol records
+// the cutoffs, the required k and the eval draws, here 2 because u3 has two
+// rows with targets.
+func TestRunLogs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := storetest.NewDatabase(t)
+	st, err := store.Open(ctx, url, store.Options{})
+	require.NoError(t, err)
+	defer st.Close()
+	metrics, err := evaluate.ParseMetrics([]string{"ndcg@2,4", "recall@3"})
+	require.NoError(t, err)
+	ev := store.NewEvaluation{Experiment: "e", Run: "r", EvalSet: "test", Protocol: store.Protocol{Cutoffs: []int{99}}}
+	ids := []string{"u0", "u2", "u2", "u3", "u3", "u3"} // rows 1 and 5 have no targets
+	res, err := evaluate.Run(ctx, openFixtures(t, ids), evaluate.RunOptions{Metrics: metrics, Store: st, Log: ev})
+	require.NoError(t, err)
+	require.NotNil(t, res.Logged)
+	require.Equal(t, res.Logged.ID, *res.EvaluationID)
+	require.False(t, res.Existing)
+	require.Equal(t, int64(4), res.ScoredRows)
+	require.Equal(t, int64(3), res.Units, "u0, u2 and u3")
+
+	got, err := st.GetEvaluation(ctx, res.Logged.ID)
+	require.NoError(t, err)
+	require.Equal(t, store.Protocol{Name: "holdout", Cutoffs: []int{2, 3, 4}, RequiredK: 4, EvalDraws: 2}, got.Protocol)
+	require.Equal(t, res.TargetFingerprint, got.Fingerprint)
+	require.Equal(t, "targets", got.FingerprintKind)
+	require.Equal(t, int64(6), got.Rows)
+	require.Equal(t, int64(3), got.Units)
+	const float4 = 1e-7 // the store keeps the per-user values as reals
+	for k, mean := range res.Means {
+		require.InDelta(t, mean, got.Aggregates[k], float4, k)
+	}
+
+	again, err := evaluate.Run(ctx, openFixtures(t, ids), evaluate.RunOptions{Metrics: metrics, Store: st, Log: ev})
+	require.NoError(t, err)
+	require.True(t, again.Existing)
+	require.Equal(t, *res.EvaluationID, *again.EvaluationID)
+}
