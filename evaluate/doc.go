@@ -102,7 +102,10 @@
 // the same targets give the same fingerprint from any input format.
 // FingerprintTargets computes it from a targets file alone (CSR .npz, qrels
 // or long table), for scores computed elsewhere and logged with
-// `verdict log --target-fingerprint`.
+// `verdict log --target-fingerprint`. It reads the targets with the readers'
+// own code, so the two agree: without sample IDs a matrix row's ID is its
+// index in decimal for both, as `verdict evaluate` and `verdict fingerprint`
+// without --sample-ids.
 //
 // # What it does not do
 //

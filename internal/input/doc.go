@@ -11,12 +11,15 @@
 //     magic bytes whatever its name;
 //   - CSV: a CSV or TSV reader that reads the header line, drops a byte
 //     order mark and reports quoting errors at their line;
+//   - Lines: text a line at a time, however long, with line numbers (JSON
+//     Lines, TREC);
 //   - OpenParquet, Column and Batches: a Parquet file's columns decoded in
 //     step, a batch of rows at a time, row group by row group;
 //   - ReadNPY and NPY: a .npy array's header (dtype, shape, order) and its
 //     data, streamed a batch of elements at a time, with the size of an
 //     element bounded before anything is allocated for it;
-//   - IDs: the one conversion of a decoded sample or item ID to a string;
+//   - IDs and TrimID: the one conversion of a decoded sample or item ID to
+//     a string, without the white space around it;
 //   - Location and Error: where a problem is (file, line or 1-based row or
 //     record, the 0-based row of a ranking reader, sample ID, column) and
 //     what it is, wrapping the sentinel of the package that reports it.
