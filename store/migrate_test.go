@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -66,7 +67,10 @@ func TestSchemaTooNewRefusesWrites(t *testing.T) {
 	var ve *store.SchemaVersionError
 	require.True(t, errors.As(err, &ve))
 	require.Equal(t, int64(9999), ve.Found)
-	require.Contains(t, err.Error(), "database schema is at version 9999, but this verdict knows versions up to 5")
+	_, known, verr := s.SchemaVersions(ctx)
+	require.NoError(t, verr)
+	require.Equal(t, known, ve.Known)
+	require.Contains(t, err.Error(), fmt.Sprintf("database schema is at version 9999, but this verdict knows versions up to %d", known))
 
 	_, err = s.Migrate(ctx)
 	require.ErrorIs(t, err, store.ErrSchemaTooNew)

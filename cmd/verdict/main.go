@@ -18,7 +18,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/verdict-ml/verdict/compare"
-	"github.com/verdict-ml/verdict/evaluate"
 	"github.com/verdict-ml/verdict/store"
 )
 
@@ -140,10 +139,4 @@ func withHint(err error) error {
 		return fmt.Errorf("%w: name runs with --experiment", err)
 	}
 	return err
-}
-
-// isBadInput reports whether err is about the user's input rather than the
-// system.
-func isBadInput(err error) bool {
-	return errors.Is(err, store.ErrBadInput) || errors.Is(err, evaluate.ErrBadInput) || errors.Is(err, evaluate.ErrUnknownFormat)
 }
