@@ -32,13 +32,14 @@ type RunOptions struct {
 // Result is what Run computed, and logged when it was asked to. Its JSON
 // form is the output of `verdict evaluate --format json`.
 type Result struct {
-	Keys              []string           `json:"-"`                  // the metrics' keys, in order
-	Means             map[string]float64 `json:"metrics"`            // each key's mean over the rows with targets
-	Rows              int64              `json:"n_rows"`             // every row of the input
-	ScoredRows        int64              `json:"n_scored_rows"`      // the rows with targets
-	Units             int64              `json:"n_units"`            // their distinct sample IDs
-	RequiredK         int                `json:"required_k"`         // the largest rank any metric looks at
-	TargetFingerprint string             `json:"target_fingerprint"` // of the targets read
+	Keys              []string           `json:"metrics"`       // the metrics' keys, in order
+	Means             map[string]float64 `json:"aggregates"`    // each key's mean over the rows with targets
+	Rows              int64              `json:"n_rows"`        // every row of the input
+	ScoredRows        int64              `json:"n_scored_rows"` // the rows with targets
+	Units             int64              `json:"n_units"`       // their distinct sample IDs
+	RequiredK         int                `json:"required_k"`    // the largest rank any metric looks at
+	TargetFingerprint string             `json:"fingerprint"`   // of the targets read (fingerprint_kind "targets")
+	FingerprintKind   string             `json:"fingerprint_kind"`
 	// EvaluationID is the ID of the logged evaluation, nil when it was not
 	// logged; Existing reports that the same evaluation was already
 	// stored, so nothing was written.
@@ -108,7 +109,7 @@ func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
 	sum := scoring.Summary()
 	res.Means = sum.Means()
 	res.Rows, res.ScoredRows, res.Units = sum.Rows(), sum.ScoredRows(), sum.Units()
-	res.TargetFingerprint = src.Targets().Sum()
+	res.TargetFingerprint, res.FingerprintKind = src.Targets().Sum(), "targets"
 	return res, nil
 }
 

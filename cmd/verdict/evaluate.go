@@ -127,7 +127,7 @@ func runEvaluate(c *cli.Context) error {
 		return err // exit code 2, as every error
 	}
 	reportMissing(c.App.ErrWriter, src)
-	return printEvaluation(c.App.Writer, format, res)
+	return report.Evaluation(c.App.Writer, format, res)
 }
 
 // openRankings opens the ranking input the flags name.
@@ -172,41 +172,6 @@ func reportMissing(w io.Writer, src evaluate.Rankings) {
 			fmt.Fprintf(w, "verdict: %d samples of the targets have no predictions: scored as rows with no hits\n", n)
 		}
 	}
-}
-
-func printEvaluation(w io.Writer, format string, r *evaluate.Result) error {
-	if format == "json" {
-		return report.WriteJSON(w, r)
-	}
-	means := make([]float64, len(r.Keys))
-	for i, k := range r.Keys {
-		means[i] = r.Means[k]
-	}
-	t := report.Table{Header: []string{"METRIC", "MEAN"}, Right: map[int]bool{1: true}}
-	texts := report.Nums(means, false)
-	if format == "csv" {
-		t.Header = []string{"metric", "mean"}
-		for i := range texts {
-			texts[i] = csvNum(means[i])
-		}
-	}
-	for i, k := range r.Keys {
-		t.Add(k, texts[i])
-	}
-	if err := t.Write(w, format); err != nil || format == "csv" {
-		return err
-	}
-	fmt.Fprintf(w, "\n%s rows, %s scored, %s units, required k %d, targets %s\n",
-		report.Thousands(r.Rows), report.Thousands(r.ScoredRows), report.Thousands(r.Units), r.RequiredK, r.TargetFingerprint[:12])
-	switch {
-	case r.EvaluationID == nil:
-		fmt.Fprintln(w, "not logged (--no-log)")
-	case r.Existing:
-		fmt.Fprintf(w, "evaluation %d: already logged with the same content; nothing written\n", *r.EvaluationID)
-	default:
-		fmt.Fprintf(w, "logged as evaluation %d\n", *r.EvaluationID)
-	}
-	return nil
 }
 
 // startProgress shows the progress of reading src as --progress and

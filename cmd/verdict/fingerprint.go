@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/verdict-ml/verdict/evaluate"
@@ -43,28 +41,15 @@ Example:
 			if format != "table" && format != "json" {
 				return userError("--format %q: want table or json", format)
 			}
-			type result struct {
-				File        string `json:"file"`
-				Fingerprint string `json:"target_fingerprint"`
-				Samples     int64  `json:"samples"`
-			}
-			var results []result
+			var fps []report.Fingerprint
 			for _, path := range c.Args().Slice() {
 				fp, n, err := evaluate.FingerprintTargets(path, c.String("sample-ids"), c.String("input-format"))
 				if err != nil {
-					return cli.Exit(err.Error(), exitError)
+					return err
 				}
-				results = append(results, result{File: path, Fingerprint: fp, Samples: n})
+				fps = append(fps, report.Fingerprint{File: path, Fingerprint: fp, FingerprintKind: "targets", Samples: n})
 			}
-			if format == "json" && len(results) == 1 {
-				return report.WriteJSON(c.App.Writer, results[0])
-			} else if format == "json" {
-				return report.WriteJSON(c.App.Writer, results)
-			}
-			for _, r := range results {
-				fmt.Fprintf(c.App.Writer, "%s\t%s\t%d samples with targets\n", r.Fingerprint, r.File, r.Samples)
-			}
-			return nil
+			return report.Fingerprints(c.App.Writer, format, fps)
 		},
 	}
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -108,7 +106,7 @@ func runLog(c *cli.Context) error {
 	if err != nil {
 		return err // exit code 2, as every error
 	}
-	return printLogged(c.App.Writer, outFormat, logged)
+	return report.Logged(c.App.Writer, outFormat, logged)
 }
 
 // newEvaluation describes the evaluation the flags name; missing says what
@@ -140,51 +138,6 @@ func newEvaluation(c *cli.Context, missing string) (store.NewEvaluation, error) 
 		return ev, userError("%v", err)
 	}
 	return ev, nil
-}
-
-// loggedJSON is the JSON form of a logged evaluation.
-type loggedJSON struct {
-	EvaluationID    int64              `json:"evaluation_id"`
-	Existing        bool               `json:"existing"`
-	Experiment      string             `json:"experiment"`
-	Run             string             `json:"run"`
-	EvalSet         string             `json:"eval_set"`
-	Rows            int64              `json:"n_rows"`
-	ScoredRows      int64              `json:"n_scored_rows"`
-	Units           int64              `json:"n_units"`
-	Metrics         []string           `json:"metrics"`
-	Aggregates      map[string]float64 `json:"aggregates"`
-	Fingerprint     string             `json:"fingerprint"`
-	FingerprintKind string             `json:"fingerprint_kind"`
-	Seconds         float64            `json:"seconds"`
-}
-
-func printLogged(w io.Writer, format string, l *store.Logged) error {
-	var err error
-	switch {
-	case format == "json":
-		err = report.WriteJSON(w, loggedJSON{
-			EvaluationID: l.ID, Existing: l.Existing, Experiment: l.Experiment, Run: l.Run, EvalSet: l.EvalSet,
-			Rows: l.Rows, ScoredRows: l.ScoredRows, Units: l.Units, Metrics: l.Metrics, Aggregates: l.Aggregates,
-			Fingerprint: l.Fingerprint, FingerprintKind: l.FingerprintKind, Seconds: l.Elapsed.Seconds(),
-		})
-	case l.Existing:
-		_, err = fmt.Fprintf(w, "evaluation %d: already logged for %s/%s on %s (same content or idempotency key); nothing written\n",
-			l.ID, l.Experiment, l.Run, l.EvalSet)
-	default:
-		_, err = fmt.Fprintf(w, "evaluation %d: %s/%s on %s: %s, %s, %s in %.2f s\n", l.ID, l.Experiment, l.Run, l.EvalSet,
-			count(l.Rows, "row"), count(l.Units, "unit"), count(int64(len(l.Metrics)), "metric"), l.Elapsed.Seconds())
-	}
-	return err
-}
-
-// count is n with thousands separators and the noun, plural unless n is 1:
-// "1 metric", "1,000,000 rows".
-func count(n int64, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return report.Thousands(n) + " " + noun + "s"
 }
 
 func connectionsFlag() cli.Flag {

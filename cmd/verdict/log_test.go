@@ -255,3 +255,11 @@ func TestConcurrentLogProcesses(t *testing.T) {
 	require.Equal(t, 0, queryInt(t, url, `
 		SELECT count(*) FROM (SELECT evaluation_id, sample_id FROM unit_values GROUP BY 1, 2 HAVING count(*) > 1) d`))
 }
+
+// loggedJSON is the part of `verdict log --format json` the tests read.
+type loggedJSON struct {
+	EvaluationID int64              `json:"evaluation_id"`
+	Existing     bool               `json:"existing"`
+	Units        int64              `json:"n_units"`
+	Aggregates   map[string]float64 `json:"aggregates"`
+}

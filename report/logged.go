@@ -1,0 +1,110 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/store"
+)
+
+// loggedJSON is the JSON form of a logged evaluation.
+type loggedJSON struct {
+	EvaluationID    int64              `json:"evaluation_id"`
+	Existing        bool               `json:"existing"`
+	Experiment      string             `json:"experiment"`
+	Run             string             `json:"run"`
+	EvalSet         string             `json:"evaluation_set"`
+	Rows            int64              `json:"n_rows"`
+	ScoredRows      int64              `json:"n_scored_rows"`
+	Units           int64              `json:"n_units"`
+	Metrics         []string           `json:"metrics"`
+	Aggregates      map[string]float64 `json:"aggregates"`
+	Fingerprint     string             `json:"fingerprint"`
+	FingerprintKind string             `json:"fingerprint_kind"`
+	Seconds         float64            `json:"seconds"`
+}
+
+// Logged says what `verdict log` stored: a line for people, or JSON.
+func Logged(w io.Writer, format string, l *store.Logged) error {
+	var err error
+	switch {
+	case format == "json":
+		err = WriteJSON(w, loggedJSON{
+			EvaluationID: l.ID, Existing: l.Existing, Experiment: l.Experiment, Run: l.Run, EvalSet: l.EvalSet,
+			Rows: l.Rows, ScoredRows: l.ScoredRows, Units: l.Units, Metrics: l.Metrics, Aggregates: l.Aggregates,
+			Fingerprint: l.Fingerprint, FingerprintKind: l.FingerprintKind, Seconds: l.Elapsed.Seconds(),
+		})
+	case l.Existing:
+		_, err = fmt.Fprintf(w, "evaluation %d: already logged for %s/%s on %s (same content or idempotency key); nothing written\n",
+			l.ID, l.Experiment, l.Run, l.EvalSet)
+	default:
+		_, err = fmt.Fprintf(w, "evaluation %d: %s/%s on %s: %s, %s, %s in %.2f s\n", l.ID, l.Experiment, l.Run, l.EvalSet,
+			plural(int(l.Rows), "row"), plural(int(l.Units), "unit"), plural(len(l.Metrics), "metric"), l.Elapsed.Seconds())
+	}
+	return err
+}
+
+// Evaluation writes what `verdict evaluate` computed: each metric's mean
+// with the counts and the targets' fingerprint, and whether it was logged
+// (table, markdown), the means alone (csv), or JSON.
+func Evaluation(w io.Writer, format string, r *evaluate.Result) error {
+	if format == "json" {
+		return WriteJSON(w, r)
+	}
+	means := make([]float64, len(r.Keys))
+	for i, k := range r.Keys {
+		means[i] = r.Means[k]
+	}
+	t := Table{Header: []string{"METRIC", "MEAN"}, Right: map[int]bool{1: true}}
+	texts := Nums(means, false)
+	if format == "csv" {
+		t.Header = []string{"metric", "mean"}
+		for i := range texts {
+			texts[i] = CSVNum(means[i])
+		}
+	}
+	for i, k := range r.Keys {
+		t.Add(k, texts[i])
+	}
+	if err := t.Write(w, format); err != nil || format == "csv" {
+		return err
+	}
+	fmt.Fprintf(w, "\n%s rows, %s scored, %s units, required k %d, targets %s\n",
+		Thousands(r.Rows), Thousands(r.ScoredRows), Thousands(r.Units), r.RequiredK, r.TargetFingerprint[:12])
+	switch {
+	case r.EvaluationID == nil:
+		fmt.Fprintln(w, "not logged (--no-log)")
+	case r.Existing:
+		fmt.Fprintf(w, "evaluation %d: already logged with the same content; nothing written\n", *r.EvaluationID)
+	default:
+		fmt.Fprintf(w, "logged as evaluation %d\n", *r.EvaluationID)
+	}
+	return nil
+}
+
+// Fingerprint is the fingerprint of one targets file.
+type Fingerprint struct {
+	File            string `json:"file"`
+	Fingerprint     string `json:"fingerprint"`
+	FingerprintKind string `json:"fingerprint_kind"`
+	Samples         int64  `json:"samples"`
+}
+
+// Fingerprints writes the fingerprints of targets files: one line each,
+// fingerprint, file and samples separated by tabs, for `cut -f1`; or JSON,
+// an object for one file and an array for several.
+func Fingerprints(w io.Writer, format string, fps []Fingerprint) error {
+	switch {
+	case format == "json" && len(fps) == 1:
+		return WriteJSON(w, fps[0])
+	case format == "json":
+		return WriteJSON(w, fps)
+	}
+	for _, f := range fps {
+		if _, err := fmt.Fprintf(w, "%s\t%s\t%d samples with targets\n", f.Fingerprint, f.File, f.Samples); err != nil {
+			return err
+		}
+	}
+	return nil
+}
