@@ -2,8 +2,6 @@ package main
 
 import (
 	"cmp"
-	"fmt"
-	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -126,7 +124,7 @@ func runEvaluate(c *cli.Context) error {
 	if err != nil {
 		return err // exit code 2, as every error
 	}
-	reportMissing(c.App.ErrWriter, src)
+	report.MissingRankings(c.App.ErrWriter, src)
 	return report.Evaluation(c.App.Writer, format, res)
 }
 
@@ -158,20 +156,6 @@ func openRankings(c *cli.Context, opts evaluate.RankingOptions) (evaluate.Rankin
 		return nil, cli.Exit(err.Error(), exitError)
 	}
 	return src, nil
-}
-
-// reportMissing says how many samples had targets but no predictions.
-func reportMissing(w io.Writer, src evaluate.Rankings) {
-	switch r := src.(type) {
-	case *evaluate.TRECRankings:
-		if n := r.MissingQueries(); n > 0 {
-			fmt.Fprintf(w, "verdict: %d qrels queries with relevant documents are missing from the run: scored as rows with no hits (as trec_eval -c)\n", n)
-		}
-	case *evaluate.TableRankings:
-		if n := r.MissingSamples(); n > 0 {
-			fmt.Fprintf(w, "verdict: %d samples of the targets have no predictions: scored as rows with no hits\n", n)
-		}
-	}
 }
 
 // startProgress shows the progress of reading src as --progress and

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,7 +66,7 @@ Example:
 				}
 				res, err := m.run(c, in)
 				if err != nil {
-					return statsError(err)
+					return err // exit code 2, as every error
 				}
 				if format == "json" {
 					return report.WriteJSON(c.App.Writer, res)
@@ -102,16 +101,7 @@ func readColumns(c *cli.Context) (*columns.Columns, error) {
 	return columns.Read(f, path, format)
 }
 
-// statsError makes an error of the statistics exit with code 2: every one
-// is about the data or the flags.
-func statsError(err error) error {
-	if _, ok := err.(cli.ExitCoder); ok {
-		return err
-	}
-	return cli.Exit(fmt.Sprint(err), exitError)
-}
-
-// need returns the flag's value, or a usage error naming the missing flag.
+// needFloat returns the flag's value, or a usage error naming the missing flag.
 func needFloat(c *cli.Context, name string) (float64, error) {
 	if !c.IsSet(name) {
 		return 0, userError("--%s is required", name)

@@ -128,21 +128,11 @@ func statsMethods() []statsMethod {
 			run: func(c *cli.Context, in *columns.Columns) (any, error) {
 				opts := stats.McNemarOptions{Mode: stats.McNemarMode(c.String("mode"))}
 				if in.Has("b") || in.Has("c") {
-					b, okb, err := in.Number("b")
+					counts, err := in.Counts("b", "c")
 					if err != nil {
 						return nil, err
 					}
-					cc, okc, err := in.Number("c")
-					if err != nil {
-						return nil, err
-					}
-					if !okb || !okc {
-						return nil, userError("%s: mcnemar needs both b and c", in.Source())
-					}
-					if b != float64(int(b)) || cc != float64(int(cc)) {
-						return nil, userError("%s: b and c must be whole counts, got %g and %g", in.Source(), b, cc)
-					}
-					return stats.McNemarCounts(int(b), int(cc), opts)
+					return stats.McNemarCounts(counts[0], counts[1], opts)
 				}
 				left, right, err := in.Pair()
 				if err != nil {

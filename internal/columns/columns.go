@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -246,6 +247,26 @@ func (in *Columns) Keyed(name string) (map[string]float64, error) {
 			return nil, userError("%s: line %d, column %q: %v", in.source, i+2, name, err)
 		}
 		out[ids[i]] = v
+	}
+	return out, nil
+}
+
+// Counts reads whole numbers given as single values (Number), all
+// required: the counts of a 2×2 table, say.
+func (in *Columns) Counts(names ...string) ([]int, error) {
+	out := make([]int, len(names))
+	for i, name := range names {
+		v, ok, err := in.Number(name)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, userError("%s: needs %s", in.source, strings.Join(names, " and "))
+		}
+		if v != math.Trunc(v) || v < 0 || v > math.MaxInt32 {
+			return nil, userError("%s: %s must be a whole count, got %g", in.source, name, v)
+		}
+		out[i] = int(v)
 	}
 	return out, nil
 }
