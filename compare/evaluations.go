@@ -223,6 +223,38 @@ func (r *MetricResult) Loser() Side {
 // Regression reports whether the candidate is distinguishably worse.
 func (r *MetricResult) Regression() bool { return r.Winner == Baseline }
 
+// Gate is what fails a comparison in CI.
+type Gate string
+
+const (
+	// NoGate fails nothing.
+	NoGate Gate = ""
+	// FailOnRegression fails when the candidate is distinguishably worse
+	// on a metric, for its direction.
+	FailOnRegression Gate = "regression"
+	// FailOnDifference fails on any distinguishable difference.
+	FailOnDifference Gate = "difference"
+)
+
+// ParseGate reads regression, difference or the empty string.
+func ParseGate(s string) (Gate, error) {
+	switch g := Gate(s); g {
+	case NoGate, FailOnRegression, FailOnDifference:
+		return g, nil
+	}
+	return "", invalidf("fail-on %q: want regression or difference", s)
+}
+
+// Failed returns the first metric that fails the gate, or nil.
+func (c *Comparison) Failed(g Gate) *MetricResult {
+	for _, r := range c.Metrics {
+		if g == FailOnRegression && r.Regression() || g == FailOnDifference && r.Distinguishable {
+			return r
+		}
+	}
+	return nil
+}
+
 // Gap is the winner's advantage, positive, with its interval: the
 // difference oriented so that the better side's lead is positive. Without
 // a winner it is the candidate's gain (negative when it is worse).

@@ -49,10 +49,11 @@ func ParseMethod(s string) (Method, error) {
 			return m, nil
 		}
 	}
-	return "", invalidf("method %q: want %s", s, joinMethods())
+	return "", invalidf("method %q: want %s", s, MethodNames())
 }
 
-func joinMethods() string {
+// MethodNames lists the methods' names, comma-separated, for help texts.
+func MethodNames() string {
 	names := make([]string, len(Methods()))
 	for i, m := range Methods() {
 		names[i] = string(m)

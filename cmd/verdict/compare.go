@@ -59,7 +59,7 @@ distinguishable difference; 0 otherwise, 2 on errors:
 		Flags: []cli.Flag{
 			experimentFlag("experiment `NAME` of runs named as BASELINE and CANDIDATE"), evalSetFlag(),
 			&cli.StringSliceFlag{Name: "metric", Aliases: []string{"m"}, Usage: "`METRIC` to compare (repeatable; default: every metric both share)"},
-			&cli.StringFlag{Name: "method", Usage: "`TEST`: " + methodNames() + " (default: from the evaluations' protocols)"},
+			&cli.StringFlag{Name: "method", Usage: "`TEST`: " + compare.MethodNames() + " (default: from the evaluations' protocols)"},
 			&cli.Float64Flag{Name: "rope", Usage: "with k-fold evaluations, add the Bayesian correlated t's probabilities for a region of practical equivalence of half-width `R`"},
 			alphaFlag(), confidenceFlag(), resamplesFlag(), seedFlag(),
 			&cli.StringFlag{Name: "adjust", Usage: "multiplicity `ADJUSTMENT`: holm, bonferroni, bh, by or none (default: holm with several metrics)"},
@@ -77,9 +77,9 @@ func runCompare(c *cli.Context) error {
 	if c.NArg() != 2 {
 		return userError("compare takes BASELINE and CANDIDATE, got %d arguments (see 'verdict compare --help')", c.NArg())
 	}
-	failOn := c.String("fail-on")
-	if failOn != "" && failOn != "regression" && failOn != "difference" {
-		return userError("--fail-on %q: want regression or difference", failOn)
+	gate, err := compare.ParseGate(c.String("fail-on"))
+	if err != nil {
+		return userError("--%v", err)
 	}
 	method, err := compare.ParseMethod(c.String("method"))
 	if err != nil {
@@ -101,11 +101,11 @@ func runCompare(c *cli.Context) error {
 		return err
 	}
 	defer st.Close()
-	base, cand, err := resolvePair(c, st)
+	evals, err := resolveArgs(c, st)
 	if err != nil {
 		return err
 	}
-	res, err := compare.Evaluations(c.Context, st, base, cand, opts)
+	res, err := compare.Evaluations(c.Context, st, evals[0], evals[1], opts)
 	if err != nil {
 		return withHint(err)
 	}
@@ -115,32 +115,23 @@ func runCompare(c *cli.Context) error {
 	if err := savePlot(c, func() (*report.Figure, error) { return report.ComparisonForest(res) }); err != nil {
 		return err
 	}
-	for _, r := range res.Metrics {
-		if (failOn == "regression" && r.Regression()) || (failOn == "difference" && r.Distinguishable) {
-			what := "different"
-			if r.Regression() {
-				what = "worse"
-			}
-			return cli.Exit(fmt.Sprintf("the candidate is distinguishably %s on %s (--fail-on %s)", what, r.Metric, failOn), exitGate)
-		}
+	if r := res.Failed(gate); r != nil {
+		what := map[bool]string{true: "worse", false: "different"}[r.Regression()]
+		return cli.Exit(fmt.Sprintf("the candidate is distinguishably %s on %s (--fail-on %s)", what, r.Metric, gate), exitGate)
 	}
 	return nil
 }
 
-// resolvePair resolves the BASELINE and CANDIDATE arguments.
-func resolvePair(c *cli.Context, st *store.Store) (base, cand *store.Evaluation, err error) {
-	if base, err = resolve(c, st, c.Args().Get(0)); err != nil {
-		return nil, nil, err
+// resolveArgs finds the evaluations the positional arguments name: IDs,
+// or runs of --experiment.
+func resolveArgs(c *cli.Context, st *store.Store) ([]*store.Evaluation, error) {
+	var evals []*store.Evaluation
+	for _, arg := range c.Args().Slice() {
+		e, err := compare.Resolve(c.Context, st, c.String("experiment"), c.String("eval-set"), arg)
+		if err != nil {
+			return nil, withHint(err)
+		}
+		evals = append(evals, e)
 	}
-	if cand, err = resolve(c, st, c.Args().Get(1)); err != nil {
-		return nil, nil, err
-	}
-	return base, cand, nil
-}
-
-// resolve finds the evaluation an argument names: an ID, or a run of
-// --experiment.
-func resolve(c *cli.Context, st *store.Store, arg string) (*store.Evaluation, error) {
-	e, err := compare.Resolve(c.Context, st, c.String("experiment"), c.String("eval-set"), arg)
-	return e, withHint(err)
+	return evals, nil
 }

@@ -53,11 +53,11 @@ Example:
 				return err
 			}
 			defer st.Close()
-			base, cand, err := resolvePair(c, st)
+			evals, err := resolveArgs(c, st)
 			if err != nil {
 				return err
 			}
-			d, err := compare.Diff(c.Context, st, base, cand, q)
+			d, err := compare.Diff(c.Context, st, evals[0], evals[1], q)
 			if err != nil {
 				return withHint(err)
 			}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -46,15 +45,6 @@ func evalSetFlag() cli.Flag {
 }
 func allowDifferentTargetsFlag(verb string) cli.Flag {
 	return &cli.BoolFlag{Name: "allow-different-targets", Usage: verb + " the units two evaluations share even when their targets differ"}
-}
-
-// methodNames lists compare's methods for --method's help.
-func methodNames() string {
-	var names []string
-	for _, m := range compare.Methods() {
-		names = append(names, string(m))
-	}
-	return strings.Join(names, ", ")
 }
 
 // compareOptions reads the flags every statistical command shares.

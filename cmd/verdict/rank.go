@@ -53,12 +53,8 @@ Example:
 			} else {
 				q := compare.RankQuery{Metric: c.String("metric"), Control: c.String("control"), Alpha: c.Float64("alpha"),
 					Record: !c.Bool("no-record"), Sentence: report.RankVerdict}
-				for _, arg := range c.Args().Slice() {
-					e, err := resolve(c, st, arg)
-					if err != nil {
-						return err
-					}
-					q.Evaluations = append(q.Evaluations, e)
+				if q.Evaluations, err = resolveArgs(c, st); err != nil {
+					return err
 				}
 				r, err = compare.Rank(c.Context, st, q)
 			}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -60,7 +58,7 @@ Example:
 				var in *columns.Columns
 				if m.inputs != "" {
 					var err error
-					if in, err = readColumns(c); err != nil {
+					if in, err = columns.Open(c.String("input"), c.String("input-format")); err != nil {
 						return err
 					}
 				}
@@ -81,24 +79,6 @@ Example:
 	}
 	cmd.Description += "\n\nMethods: " + strings.Join(names, ", ") + "\n(see 'verdict stats METHOD --help')"
 	return cmd
-}
-
-// readColumns reads --input (or stdin) in the format --input-format or its
-// extension names.
-func readColumns(c *cli.Context) (*columns.Columns, error) {
-	path, format := c.String("input"), c.String("input-format")
-	if path == "" || path == "-" {
-		return columns.Read(os.Stdin, "stdin", format)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, userError("--input: %v", err)
-	}
-	defer f.Close()
-	if format == "" {
-		format = strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
-	}
-	return columns.Read(f, path, format)
 }
 
 // needFloat returns the flag's value, or a usage error naming the missing flag.

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -39,6 +41,23 @@ type Columns struct {
 	cols   map[string][]string        // CSV input, by header name
 	order  []string                   // CSV header order
 	rows   int
+}
+
+// Open reads the file at path in format, or by its extension when format
+// is empty; a path of "" or "-" is standard input, named stdin.
+func Open(path, format string) (*Columns, error) {
+	if path == "" || path == "-" {
+		return Read(os.Stdin, "stdin", format)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, userError("%v", err)
+	}
+	defer f.Close()
+	if format == "" {
+		format = strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	}
+	return Read(f, path, format)
 }
 
 // Read reads r, named source in messages, in format: "json", "csv",
