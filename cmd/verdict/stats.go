@@ -81,14 +81,6 @@ Example:
 	return cmd
 }
 
-// needFloat returns the flag's value, or a usage error naming the missing flag.
-func needFloat(c *cli.Context, name string) (float64, error) {
-	if !c.IsSet(name) {
-		return 0, userError("--%s is required", name)
-	}
-	return c.Float64(name), nil
-}
-
 func inputHelp(inputs string) string {
 	if inputs == "" {
 		return "No input: flags only."

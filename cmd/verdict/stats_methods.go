@@ -155,22 +155,15 @@ func statsMethods() []statsMethod {
 		},
 		{
 			name: "sample-size", usage: "units a paired test needs to detect a gap; without --variance, the worst case for 0/1-bounded scores",
-			flags: []cli.Flag{&cli.Float64Flag{Name: "delta", Usage: "the gap `D` to detect"}, varianceFlag(), alphaFlag(), powerFlag()},
+			flags: []cli.Flag{&cli.Float64Flag{Name: "delta", Required: true, Usage: "the gap `D` to detect"}, varianceFlag(), alphaFlag(), powerFlag()},
 			run: func(c *cli.Context, _ *columns.Columns) (any, error) {
-				d, err := needFloat(c, "delta")
-				if err != nil {
-					return nil, err
-				}
-				return stats.SampleSize(stats.SampleSizeOptions{Delta: d, Alpha: c.Float64("alpha"), Power: c.Float64("power"), Variance: c.Float64("variance")})
+				return stats.SampleSize(stats.SampleSizeOptions{Delta: c.Float64("delta"), Alpha: c.Float64("alpha"), Power: c.Float64("power"), Variance: c.Float64("variance")})
 			},
 		},
 		{
 			name: "mde", usage: "minimum difference a paired test detects with n units; without --variance, the worst case for 0/1-bounded scores",
-			flags: []cli.Flag{&cli.IntFlag{Name: "n", Usage: "number of units `N`"}, varianceFlag(), alphaFlag(), powerFlag()},
+			flags: []cli.Flag{&cli.IntFlag{Name: "n", Required: true, Usage: "number of units `N`"}, varianceFlag(), alphaFlag(), powerFlag()},
 			run: func(c *cli.Context, _ *columns.Columns) (any, error) {
-				if !c.IsSet("n") {
-					return nil, userError("--n is required")
-				}
 				return stats.MinimumDetectableDifference(stats.MDEOptions{N: c.Int("n"), Alpha: c.Float64("alpha"), Power: c.Float64("power"), Variance: c.Float64("variance")})
 			},
 		},
@@ -252,7 +245,8 @@ func statsMethods() []statsMethod {
 }
 
 func varianceFlag() cli.Flag {
-	return &cli.Float64Flag{Name: "variance", Usage: "variance `V` of the paired differences per unit (default: ½, the worst case for scores in [0, 1] on two uncorrelated sides)"}
+	return &cli.Float64Flag{Name: "variance", Usage: "variance `V` of the paired differences per unit",
+		DefaultText: "0.5, the worst case for scores in [0, 1] on two uncorrelated sides"}
 }
 
 func bootstrapFlags() []cli.Flag {
