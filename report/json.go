@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/verdict-ml/verdict/stats"
 )
 
 // WriteJSON writes v to w as indented JSON followed by a newline, the form
@@ -66,6 +68,9 @@ type field struct {
 func toOrdered(v reflect.Value) (any, error) {
 	if !v.IsValid() {
 		return nil, nil // a nil interface
+	}
+	if n, ok := v.Interface().(stats.Note); ok {
+		return NoteText(n), nil // a statistics note, said in words
 	}
 	if m, ok := v.Interface().(json.Marshaler); ok && v.Kind() != reflect.Pointer {
 		// A type with its own JSON form (e.g. an empty winner as null,

@@ -54,7 +54,7 @@ func Ranking(w io.Writer, format string, r *compare.Ranking) error {
 		fmt.Fprintf(w, "not distinguishable from each other: %s\n", strings.Join(g, ", "))
 	}
 	for _, n := range f.Notes {
-		fmt.Fprintln(w, "note:", n)
+		fmt.Fprintln(w, "note:", NoteText(n))
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ const (
 // the order of the input.
 type AdjustResult struct {
 	Adjusted []float64 `json:"adjusted"`
-	Notes    []string  `json:"notes,omitempty"`
+	Notes    []Note    `json:"notes,omitempty"`
 }
 
 // AdjustPValues adjusts m p-values for multiple testing. A hypothesis is

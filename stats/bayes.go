@@ -27,13 +27,13 @@ type BayesOptions struct {
 // of the mean difference μ and its mass on either side of the region of
 // practical equivalence.
 type BayesResult struct {
-	DF           int      `json:"df"`
-	Loc          float64  `json:"loc"`
-	Scale        float64  `json:"scale"`
-	PLeftBetter  float64  `json:"p_left_better"`
-	PEquivalent  float64  `json:"p_equivalent"`
-	PRightBetter float64  `json:"p_right_better"`
-	Notes        []string `json:"notes,omitempty"`
+	DF           int     `json:"df"`
+	Loc          float64 `json:"loc"`
+	Scale        float64 `json:"scale"`
+	PLeftBetter  float64 `json:"p_left_better"`
+	PEquivalent  float64 `json:"p_equivalent"`
+	PRightBetter float64 `json:"p_right_better"`
+	Notes        []Note  `json:"notes,omitempty"`
 }
 
 // BayesCorrelatedT runs the Bayesian correlated t-test on per-fold scores
@@ -108,7 +108,7 @@ func BayesCorrelatedTDiffs(diffs []float64, opts BayesOptions) (BayesResult, err
 		default:
 			res.PEquivalent = 1
 		}
-		res.Notes = append(res.Notes, fmt.Sprintf("every difference equals %g: the posterior is a point mass there (scale 0)", c))
+		res.Notes = append(res.Notes, Note{Code: NotePosteriorPointMass, Value: c})
 		return res, nil
 	}
 	res.Scale = math.Sqrt((1/float64(n) + rho/(1-rho)) * variance)
@@ -124,7 +124,7 @@ func BayesCorrelatedTDiffs(diffs []float64, opts BayesOptions) (BayesResult, err
 }
 
 // bayesRho resolves the correlation of BayesOptions.
-func bayesRho(opts BayesOptions) (float64, []string, error) {
+func bayesRho(opts BayesOptions) (float64, []Note, error) {
 	if opts.NTrain < 0 || opts.NTest < 0 {
 		return 0, nil, fmt.Errorf("%w: n_train and n_test must not be negative, got %d and %d", ErrBadParameter, opts.NTrain, opts.NTest)
 	}
@@ -136,7 +136,7 @@ func bayesRho(opts BayesOptions) (float64, []string, error) {
 	}
 	if opts.NTrain == 0 {
 		if opts.Rho == 0 {
-			return 0, []string{"rho = 0: differences treated as independent; cross-validation folds usually need rho = n_test/(n_train+n_test)"}, nil
+			return 0, []Note{{Code: NoteIndependentFolds}}, nil
 		}
 		return opts.Rho, nil, nil
 	}

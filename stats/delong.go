@@ -16,15 +16,15 @@ type DeLongOptions struct {
 
 // DeLongResult is the outcome of DeLong. Diff is AUCLeft − AUCRight.
 type DeLongResult struct {
-	AUCLeft  float64  `json:"auc_left"`
-	AUCRight float64  `json:"auc_right"`
-	Diff     float64  `json:"diff"`
-	SE       float64  `json:"se"`
-	Z        float64  `json:"z"`
-	PValue   float64  `json:"p_value"`
-	CILow    float64  `json:"ci_low"`
-	CIHigh   float64  `json:"ci_high"`
-	Notes    []string `json:"notes,omitempty"`
+	AUCLeft  float64 `json:"auc_left"`
+	AUCRight float64 `json:"auc_right"`
+	Diff     float64 `json:"diff"`
+	SE       float64 `json:"se"`
+	Z        float64 `json:"z"`
+	PValue   float64 `json:"p_value"`
+	CILow    float64 `json:"ci_low"`
+	CIHigh   float64 `json:"ci_high"`
+	Notes    []Note  `json:"notes,omitempty"`
 }
 
 // DeLong compares the ROC AUCs of two scorers on the same samples with
@@ -106,10 +106,10 @@ func DeLong(labels, left, right []float64, opts DeLongOptions) (DeLongResult, er
 		res.CILow, res.CIHigh = res.Diff, res.Diff
 		if res.Diff == 0 {
 			res.Z, res.PValue = 0, 1
-			res.Notes = []string{"the two scorers' placement values agree on every sample: the AUC difference is 0 with no variance, so z = 0 and p = 1"}
+			res.Notes = []Note{{Code: NotePlacementsAgree}}
 		} else {
 			res.Z, res.PValue = math.Copysign(math.Inf(1), res.Diff), 0
-			res.Notes = []string{"the AUC difference has zero estimated variance: z is infinite and p = 0"}
+			res.Notes = []Note{{Code: NoteAUCVarianceZero}}
 		}
 		return res, nil
 	}

@@ -1,6 +1,6 @@
 // Package stats holds the paired statistical tests verdict decides with:
 // pure functions on float64 slices, built on gonum's distributions. It has
-// no database and no I/O; package store feeds it aligned pairs and package
+// no database and no I/O; package compare feeds it aligned pairs and package
 // report renders its results.
 //
 // Every difference is left − right. Tests are two-sided unless a function
@@ -19,8 +19,15 @@
 //
 // Where a statistic is undefined (zero variance, say), the functions return
 // a documented answer: finite wherever one exists (all differences zero: t =
-// 0, p = 1), otherwise ±Inf with a note in the result's Notes saying why
+// 0, p = 1), otherwise ±Inf with a Note in the result's Notes saying why
 // (all differences equal to c ≠ 0: t = ±Inf, p = 0). They never divide by
-// zero silently. JSON has no Inf or NaN; `verdict stats` prints them as null
-// next to the notes.
+// zero silently. A Note is a code with the number it is about, documented in
+// notes.go; package report says it in words. JSON has no Inf or NaN;
+// `verdict stats` prints them as null next to the notes.
+//
+// # No words
+//
+// The package returns numbers and structured decisions (Decide); it writes
+// no sentences. Error messages say what was wrong with the input; verdicts,
+// notes and tables are package report's.
 package stats

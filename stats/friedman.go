@@ -37,7 +37,7 @@ type FriedmanResult struct {
 	ImanDavenportP float64          `json:"iman_davenport_p"`
 	CD             float64          `json:"cd"`
 	Holm           []HolmComparison `json:"holm"`
-	Notes          []string         `json:"notes,omitempty"`
+	Notes          []Note           `json:"notes,omitempty"`
 }
 
 // HolmComparison is one column compared with the control in Friedman's
@@ -188,7 +188,7 @@ func Friedman(scores [][]float64, opts FriedmanOptions) (FriedmanResult, error) 
 	if allTied {
 		res.Chi2, res.PValue = 0, 1
 		res.ImanDavenportF, res.ImanDavenportP = 0, 1
-		res.Notes = append(res.Notes, "every block ties all models: there is no ranking to test, so chi2 = 0 and p = 1")
+		res.Notes = append(res.Notes, Note{Code: NoteAllBlocksTied})
 	} else {
 		var ss float64
 		for _, r := range avg {
@@ -200,7 +200,7 @@ func Friedman(scores [][]float64, opts FriedmanOptions) (FriedmanResult, error) 
 		denom := nf*(kf-1) - res.Chi2
 		if sameOrder || denom <= 0 {
 			res.ImanDavenportF, res.ImanDavenportP = math.Inf(1), 0
-			res.Notes = append(res.Notes, "every block ranks the models identically: chi2 is at its maximum N(K−1), so the Iman–Davenport F is infinite and its p = 0")
+			res.Notes = append(res.Notes, Note{Code: NoteIdenticalRankings})
 		} else {
 			d1, d2 := kf-1, (kf-1)*(nf-1)
 			f := (nf - 1) * res.Chi2 / denom

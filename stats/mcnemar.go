@@ -37,7 +37,7 @@ type McNemarResult struct {
 	Statistic float64     `json:"statistic"`
 	PValue    float64     `json:"p_value"`
 	Mode      McNemarMode `json:"mode"`
-	Notes     []string    `json:"notes,omitempty"`
+	Notes     []Note      `json:"notes,omitempty"`
 }
 
 // McNemar runs McNemar's test on per-sample correctness (1 correct, 0
@@ -117,7 +117,7 @@ func McNemarCounts(b, c int, opts McNemarOptions) (McNemarResult, error) {
 	res := McNemarResult{B: b, C: c, Mode: mode}
 	if b+c == 0 {
 		res.PValue = 1
-		res.Notes = []string{"the two sides never disagree (b + c = 0): no evidence of a difference, p = 1"}
+		res.Notes = []Note{{Code: NoteNoDiscordantPairs}}
 		return res, nil
 	}
 	n := float64(b + c)
@@ -135,7 +135,7 @@ func McNemarCounts(b, c int, opts McNemarOptions) (McNemarResult, error) {
 	diff := math.Max(0, math.Abs(float64(b-c))-1)
 	res.Statistic = diff * diff / n
 	if b == c {
-		res.Notes = []string{"b = c: the continuity-corrected statistic is clamped at 0 (statsmodels and R give 1/(b + c))"}
+		res.Notes = []Note{{Code: NoteContinuityClamped}}
 	}
 	res.PValue = mathext.GammaIncRegComp(0.5, res.Statistic/2)
 	return res, nil

@@ -14,10 +14,6 @@ import (
 // time.
 const worstCaseVariance = 0.5
 
-// worstCaseNote is the note a result carries when it assumed
-// worstCaseVariance.
-const worstCaseNote = "no variance of the paired differences was given, so the worst case for scores in [0, 1] on two uncorrelated sides, 2·¼ = ½, was assumed"
-
 // SampleSizeOptions configures SampleSize. Alpha and Power default to 0.05
 // and 0.8 when zero.
 type SampleSizeOptions struct {
@@ -36,8 +32,8 @@ type SampleSizeOptions struct {
 // SampleSizeResult is the outcome of SampleSize: the number of units
 // (users, questions), each scored on both sides.
 type SampleSizeResult struct {
-	N     int      `json:"n"`
-	Notes []string `json:"notes,omitempty"`
+	N     int    `json:"n"`
+	Notes []Note `json:"notes,omitempty"`
 }
 
 // SampleSize estimates how many units a paired test at two-sided level
@@ -108,8 +104,8 @@ type MDEOptions struct {
 
 // MDEResult is the outcome of MinimumDetectableDifference.
 type MDEResult struct {
-	MDE   float64  `json:"mde"`
-	Notes []string `json:"notes,omitempty"`
+	MDE   float64 `json:"mde"`
+	Notes []Note  `json:"notes,omitempty"`
 }
 
 // MinimumDetectableDifference is the inverse of SampleSize: the smallest
@@ -141,14 +137,15 @@ func MinimumDetectableDifference(opts MDEOptions) (MDEResult, error) {
 	return MDEResult{MDE: zSum(alpha, power) * math.Sqrt(variance/float64(opts.N)), Notes: notes}, nil
 }
 
-// varianceOrWorstCase returns v, or worstCaseVariance with worstCaseNote
+// varianceOrWorstCase returns v, or worstCaseVariance with
+// NoteWorstCaseVariance
 // when v is zero, and ErrBadParameter when v is negative or not finite.
-func varianceOrWorstCase(v float64) (float64, []string, error) {
+func varianceOrWorstCase(v float64) (float64, []Note, error) {
 	if !(v >= 0) || math.IsInf(v, 0) {
 		return 0, nil, fmt.Errorf("%w: the variance of the differences must be finite and not negative, got %g", ErrBadParameter, v)
 	}
 	if v == 0 {
-		return worstCaseVariance, []string{worstCaseNote}, nil
+		return worstCaseVariance, []Note{{Code: NoteWorstCaseVariance}}, nil
 	}
 	return v, nil, nil
 }

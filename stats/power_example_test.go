@@ -42,8 +42,8 @@ func ExampleSampleSize_variance() {
 		panic(err)
 	}
 	fmt.Println(r.N, len(r.Notes))
-	fmt.Println(worst.N, worst.Notes[0])
+	fmt.Println(worst.N, worst.Notes[0].Code)
 	// Output:
 	// 785 0
-	// 4361 no variance of the paired differences was given, so the worst case for scores in [0, 1] on two uncorrelated sides, 2·¼ = ½, was assumed
+	// 4361 worst-case-variance
 }

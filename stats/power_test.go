@@ -133,7 +133,7 @@ func TestSampleSizeWorstCaseVariance(t *testing.T) {
 			half, err := SampleSize(SampleSizeOptions{Delta: delta, Power: power, Variance: 0.5})
 			require.NoError(t, err)
 			require.Equal(t, def.N, half.N, "delta %g power %g", delta, power)
-			require.Equal(t, []string{worstCaseNote}, def.Notes)
+			require.Equal(t, []Note{{Code: NoteWorstCaseVariance}}, def.Notes)
 			require.Empty(t, half.Notes)
 
 			mdeDef, err := MinimumDetectableDifference(MDEOptions{N: def.N, Power: power})
@@ -141,7 +141,7 @@ func TestSampleSizeWorstCaseVariance(t *testing.T) {
 			mdeHalf, err := MinimumDetectableDifference(MDEOptions{N: def.N, Power: power, Variance: 0.5})
 			require.NoError(t, err)
 			require.Equal(t, mdeDef.MDE, mdeHalf.MDE)
-			require.Equal(t, []string{worstCaseNote}, mdeDef.Notes)
+			require.Equal(t, []Note{{Code: NoteWorstCaseVariance}}, mdeDef.Notes)
 			require.Empty(t, mdeHalf.Notes)
 		}
 	}

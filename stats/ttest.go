@@ -17,14 +17,14 @@ type PairedTOptions struct {
 
 // PairedTResult is the outcome of PairedT.
 type PairedTResult struct {
-	N        int      `json:"n"`
-	MeanDiff float64  `json:"mean_diff"`
-	T        float64  `json:"t"`
-	DF       int      `json:"df"`
-	PValue   float64  `json:"p_value"`
-	CILow    float64  `json:"ci_low"`
-	CIHigh   float64  `json:"ci_high"`
-	Notes    []string `json:"notes,omitempty"`
+	N        int     `json:"n"`
+	MeanDiff float64 `json:"mean_diff"`
+	T        float64 `json:"t"`
+	DF       int     `json:"df"`
+	PValue   float64 `json:"p_value"`
+	CILow    float64 `json:"ci_low"`
+	CIHigh   float64 `json:"ci_high"`
+	Notes    []Note  `json:"notes,omitempty"`
 }
 
 // PairedT runs the paired (one-sample on differences) Student t-test of
@@ -92,12 +92,12 @@ type CorrectedTOptions struct {
 
 // CorrectedTResult is the outcome of CorrectedResampledT.
 type CorrectedTResult struct {
-	N        int      `json:"n"`
-	MeanDiff float64  `json:"mean_diff"`
-	T        float64  `json:"t"`
-	DF       int      `json:"df"`
-	PValue   float64  `json:"p_value"`
-	Notes    []string `json:"notes,omitempty"`
+	N        int     `json:"n"`
+	MeanDiff float64 `json:"mean_diff"`
+	T        float64 `json:"t"`
+	DF       int     `json:"df"`
+	PValue   float64 `json:"p_value"`
+	Notes    []Note  `json:"notes,omitempty"`
 }
 
 // CorrectedResampledT runs Nadeau and Bengio's (2003) corrected resampled
@@ -193,10 +193,10 @@ func TInterval(mean, t float64, df int, confidence float64) Interval {
 
 // FiveByTwoResult is the outcome of FiveByTwoCVT.
 type FiveByTwoResult struct {
-	T      float64  `json:"t"`
-	DF     int      `json:"df"`
-	PValue float64  `json:"p_value"`
-	Notes  []string `json:"notes,omitempty"`
+	T      float64 `json:"t"`
+	DF     int     `json:"df"`
+	PValue float64 `json:"p_value"`
+	Notes  []Note  `json:"notes,omitempty"`
 }
 
 // FiveByTwoCVT runs Dietterich's (1998) 5×2cv paired t-test. diffs holds
@@ -234,7 +234,7 @@ func FiveByTwoCVT(diffs []float64) (FiveByTwoResult, error) {
 	res := FiveByTwoResult{DF: 5}
 	if sumVar == 0 {
 		res.T, res.PValue, res.Notes = degenerateT(diffs[0])
-		res.Notes = append(res.Notes, "both folds of every repetition gave the same difference, so the 5×2cv variance is zero")
+		res.Notes = append(res.Notes, Note{Code: NoteFoldPairsEqual})
 		return res, nil
 	}
 	res.T = diffs[0] / math.Sqrt(sumVar/5)
@@ -245,12 +245,11 @@ func FiveByTwoCVT(diffs []float64) (FiveByTwoResult, error) {
 // degenerateT decides a t statistic whose variance is zero and whose
 // numerator is c: t = 0, p = 1 when c is zero, and t = ±Inf, p = 0
 // otherwise.
-func degenerateT(c float64) (t, p float64, notes []string) {
+func degenerateT(c float64) (t, p float64, notes []Note) {
 	if c == 0 {
-		return 0, 1, []string{"every difference is zero: the two sides never differ, so t = 0 and p = 1 are reported instead of 0/0"}
+		return 0, 1, []Note{{Code: NoteAllDifferencesZero}}
 	}
-	return math.Copysign(math.Inf(1), c), 0, []string{fmt.Sprintf(
-		"every difference equals %g: the variance is zero, so t is infinite and p = 0; the data show no spread to test against", c)}
+	return math.Copysign(math.Inf(1), c), 0, []Note{{Code: NoteConstantDifference, Value: c}}
 }
 
 // studentTwoSidedP returns 2 · P(T_df ≥ |t|), computed from the regularized

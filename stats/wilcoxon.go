@@ -59,7 +59,7 @@ type WilcoxonResult struct {
 	Z         *float64     `json:"z"`
 	PValue    float64      `json:"p_value"`
 	Mode      WilcoxonMode `json:"mode"`
-	Notes     []string     `json:"notes,omitempty"`
+	Notes     []Note       `json:"notes,omitempty"`
 }
 
 // Wilcoxon runs the two-sided Wilcoxon signed-rank test of whether the
@@ -138,7 +138,7 @@ func Wilcoxon(left, right []float64, opts WilcoxonOptions) (WilcoxonResult, erro
 			nZero++
 		}
 	}
-	var notes []string
+	var notes []Note
 	if zm == ZeroWilcox && nZero > 0 {
 		kept := make([]float64, 0, len(d)-nZero)
 		for _, v := range d {
@@ -147,7 +147,7 @@ func Wilcoxon(left, right []float64, opts WilcoxonOptions) (WilcoxonResult, erro
 			}
 		}
 		d = kept
-		notes = append(notes, fmt.Sprintf("%d zero difference(s) dropped before ranking (zero method wilcox)", nZero))
+		notes = append(notes, Note{Code: NoteZerosDropped, Value: float64(nZero)})
 	}
 	n := len(d)
 	abs := make([]float64, n)
@@ -178,13 +178,13 @@ func Wilcoxon(left, right []float64, opts WilcoxonOptions) (WilcoxonResult, erro
 		switch {
 		case n > 50:
 			mode = WilcoxonApprox
-			notes = append(notes, "auto mode: more than 50 differences, normal approximation")
+			notes = append(notes, Note{Code: NoteApproxManyPairs})
 		case nZero > 0:
 			mode = WilcoxonApprox
-			notes = append(notes, "auto mode: zero differences present, normal approximation")
+			notes = append(notes, Note{Code: NoteApproxZeros})
 		case tied:
 			mode = WilcoxonApprox
-			notes = append(notes, "auto mode: tied differences present, normal approximation")
+			notes = append(notes, Note{Code: NoteApproxTies})
 		default:
 			mode = WilcoxonExact
 		}
@@ -197,7 +197,7 @@ func Wilcoxon(left, right []float64, opts WilcoxonOptions) (WilcoxonResult, erro
 			z := 0.0
 			res.Z = &z
 		}
-		res.Notes = append(notes, "every difference is zero: the two sides never differ, so p = 1")
+		res.Notes = append(notes, Note{Code: NoteAllDifferencesZero})
 		return res, nil
 	}
 
@@ -206,7 +206,7 @@ func Wilcoxon(left, right []float64, opts WilcoxonOptions) (WilcoxonResult, erro
 			return WilcoxonResult{}, fmt.Errorf("%w: exact mode supports at most %d differences, got %d; use approx", ErrBadParameter, wilcoxonExactMax, n)
 		}
 		if tied || (nZero > 0 && zm != ZeroWilcox) {
-			notes = append(notes, "exact p-value conditional on the tied ranks (permutation distribution of the signs)")
+			notes = append(notes, Note{Code: NoteExactWithTies})
 		}
 		res.PValue = wilcoxonExactP(d, ranks)
 		res.Notes = notes
@@ -239,7 +239,7 @@ func Wilcoxon(left, right []float64, opts WilcoxonOptions) (WilcoxonResult, erro
 	res.Z = &z
 	res.PValue = math.Min(1, 2*normalUpperP(math.Abs(z)))
 	if n < 10 {
-		notes = append(notes, fmt.Sprintf("normal approximation with only %d differences is rough", n))
+		notes = append(notes, Note{Code: NoteApproxFewPairs, Value: float64(n)})
 	}
 	res.Notes = notes
 	return res, nil
