@@ -161,7 +161,7 @@ func TestDirectionEveryCommand(t *testing.T) {
 				if d.lower {
 					dir = compare.LowerIsBetter
 				}
-				c, err := compare.Scores(d.metric, dir, compare.Named{Name: "poor", Scores: left}, compare.Named{Name: "good", Scores: right},
+				c, err := compare.Scores(context.Background(), d.metric, dir, compare.Named{Name: "poor", Scores: left}, compare.Named{Name: "good", Scores: right},
 					compare.Options{Sentence: report.Verdict})
 				require.NoError(t, err)
 				r := c.Metrics[0]
@@ -251,7 +251,7 @@ func TestEqualMeansAtFloatPrecision(t *testing.T) {
 	t.Parallel()
 	left := map[string]float64{"u1": 0.5, "u2": 0.25, "u3": 0.75}
 	right := map[string]float64{"u1": 0.5 + 1e-9, "u2": 0.25 + 1e-9, "u3": 0.75 + 1e-9}
-	c, err := compare.Scores("ndcg@10", compare.HigherIsBetter, compare.Named{Name: "a", Scores: left}, compare.Named{Name: "b", Scores: right},
+	c, err := compare.Scores(context.Background(), "ndcg@10", compare.HigherIsBetter, compare.Named{Name: "a", Scores: left}, compare.Named{Name: "b", Scores: right},
 		compare.Options{Sentence: report.Verdict})
 	require.NoError(t, err)
 	r := c.Metrics[0]
@@ -270,7 +270,7 @@ func TestEqualMeansAtFloatPrecision(t *testing.T) {
 	// gives no count rather than a nonsensical one.
 	left = map[string]float64{"u1": 0, "u2": 0, "u3": 0}
 	right = map[string]float64{"u1": 1e-9, "u2": 1e-9, "u3": 1e-9}
-	c, err = compare.Scores("", compare.HigherIsBetter, compare.Named{Scores: left}, compare.Named{Scores: right}, compare.Options{Sentence: report.Verdict})
+	c, err = compare.Scores(context.Background(), "", compare.HigherIsBetter, compare.Named{Scores: left}, compare.Named{Scores: right}, compare.Options{Sentence: report.Verdict})
 	require.NoError(t, err)
 	r = c.Metrics[0]
 	require.False(t, r.Distinguishable, "three units cannot reach p < 0.05")
@@ -304,7 +304,7 @@ func TestSampleSizeHintFromObservedVariance(t *testing.T) {
 	variance := ss / float64(len(d)-1)
 	const z = 1.959963984540054 + 0.8416212335729143 // z_{0.975} + z_{0.8}
 	want := math.Ceil(z * z * variance / (mean * mean))
-	c, err := compare.Scores("m", compare.HigherIsBetter, compare.Named{Scores: left}, compare.Named{Scores: right}, compare.Options{})
+	c, err := compare.Scores(context.Background(), "m", compare.HigherIsBetter, compare.Named{Scores: left}, compare.Named{Scores: right}, compare.Options{})
 	require.NoError(t, err)
 	r := c.Metrics[0]
 	require.Equal(t, compare.HintCount, r.Hint)
@@ -349,7 +349,7 @@ func TestNullRejectionRate(t *testing.T) {
 			left[id] = base + 0.2*rng.NormFloat64()
 			right[id] = base + 0.2*rng.NormFloat64()
 		}
-		c, err := compare.Scores("m", compare.HigherIsBetter, compare.Named{Scores: left}, compare.Named{Scores: right},
+		c, err := compare.Scores(context.Background(), "m", compare.HigherIsBetter, compare.Named{Scores: left}, compare.Named{Scores: right},
 			compare.Options{Alpha: alpha, Seed: uint64(d)})
 		require.NoError(t, err)
 		r := c.Metrics[0]

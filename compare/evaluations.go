@@ -341,7 +341,7 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 				dir:    DirectionOf(m, base.LowerIsBetter, cand.LowerIsBetter),
 				nTrain: base.Protocol.NTrain, nTest: base.Protocol.NTest,
 			}
-			r, err := compareMetric(c, in, method, opts)
+			r, err := compareMetric(ctx, c, in, method, opts)
 			if err != nil {
 				return fmt.Errorf("%s: %w", m, err)
 			}
@@ -379,8 +379,9 @@ func checkOptions(o Options) error {
 	if c := o.confidence(); !(c > 0 && c < 1) {
 		return invalidf("confidence must be in (0, 1), got %g", o.Confidence)
 	}
-	if o.Resamples < 0 {
-		return invalidf("resamples must be positive, got %d", o.Resamples)
+	if o.Resamples < 0 || o.Resamples > stats.MaxResamples {
+		return invalidf("resamples must be from 1 to %d, got %d: a million already resolves p below 10⁻⁶ and moves an interval's bounds far less than the data's own sampling error; more only costs time and memory",
+			stats.MaxResamples, o.Resamples)
 	}
 	if o.Rope != nil && !(*o.Rope >= 0) {
 		return invalidf("the ROPE's half-width must be 0 or more, got %g", *o.Rope)
@@ -417,7 +418,7 @@ func equalWithinStorage(a, b float64) bool {
 }
 
 // compareMetric runs method on one metric's pairs.
-func compareMetric(c *Comparison, in pairedInput, method Method, opts Options) (*MetricResult, error) {
+func compareMetric(ctx context.Context, c *Comparison, in pairedInput, method Method, opts Options) (*MetricResult, error) {
 	p := in.pairs
 	n := len(p.SampleIDs)
 	if n == 0 {
@@ -448,7 +449,7 @@ func compareMetric(c *Comparison, in pairedInput, method Method, opts Options) (
 		NTrain: in.nTrain, NTest: in.nTest,
 	}
 	units := stats.PairedUnits{LeftSum: left, RightSum: right, Rows: rows}
-	if err := measure(r, units, p.SampleIDs, in.labels, method, opts); err != nil {
+	if err := measure(ctx, r, units, p.SampleIDs, in.labels, method, opts); err != nil {
 		return nil, err
 	}
 	hint(r, units, method)
@@ -458,7 +459,7 @@ func compareMetric(c *Comparison, in pairedInput, method Method, opts Options) (
 // measure fills r from the paired units: means, counts, the method's test
 // and interval, and the sample-size hint. ids name the units (DeLong's
 // labels, the fold order of the fold-based tests).
-func measure(r *MetricResult, u stats.PairedUnits, ids []string, labels map[string]int16, method Method, opts Options) error {
+func measure(ctx context.Context, r *MetricResult, u stats.PairedUnits, ids []string, labels map[string]int16, method Method, opts Options) error {
 	totalRows := len(u.LeftSum)
 	if u.Rows != nil {
 		totalRows = 0
@@ -480,7 +481,7 @@ func measure(r *MetricResult, u stats.PairedUnits, ids []string, labels map[stri
 	}
 	left, right := unitMeans(u.LeftSum, u.Rows), unitMeans(u.RightSum, u.Rows)
 	conf := opts.confidence()
-	bootOpts := stats.BootstrapOptions{Confidence: conf, Resamples: opts.resamples(), Seed: opts.Seed}
+	bootOpts := stats.BootstrapOptions{Confidence: conf, Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx}
 	bootstrap := func() error {
 		b, err := stats.PairedBootstrapUnits(u, bootOpts)
 		if err != nil {
@@ -501,7 +502,7 @@ func measure(r *MetricResult, u stats.PairedUnits, ids []string, labels map[stri
 		if err := bootstrap(); err != nil {
 			return err
 		}
-		perm, err := stats.RandomizationUnits(u, stats.RandomizationOptions{Permutations: r.raw.Resamples, Seed: opts.Seed})
+		perm, err := stats.RandomizationUnits(u, stats.RandomizationOptions{Permutations: r.raw.Resamples, Seed: opts.Seed, Context: ctx})
 		if err != nil {
 			return err
 		}

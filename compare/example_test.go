@@ -1,6 +1,7 @@
 package compare_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/verdict-ml/verdict/compare"
@@ -19,7 +20,7 @@ func ExampleScores_distinguishable() {
 			dense[q] = 1
 		}
 	}
-	c, err := compare.Scores("recall@5", compare.HigherIsBetter, compare.Named{Name: "bm25", Scores: bm25}, compare.Named{Name: "dense", Scores: dense},
+	c, err := compare.Scores(context.Background(), "recall@5", compare.HigherIsBetter, compare.Named{Name: "bm25", Scores: bm25}, compare.Named{Name: "dense", Scores: dense},
 		compare.Options{Sentence: report.Verdict})
 	if err != nil {
 		panic(err)
@@ -40,7 +41,7 @@ func ExampleScores_distinguishable() {
 func ExampleScores_indistinguishable() {
 	bm25 := map[string]float64{"q1": 1, "q2": 1, "q3": 0, "q4": 1, "q5": 0.5, "q6": 1, "q7": 0, "q8": 1, "q9": 0}
 	dense := map[string]float64{"q1": 0, "q2": 1, "q3": 0, "q4": 1, "q5": 0, "q6": 1, "q7": 0, "q8": 0.5}
-	c, err := compare.Scores("recall@5", compare.HigherIsBetter, compare.Named{Name: "bm25", Scores: bm25}, compare.Named{Name: "dense", Scores: dense},
+	c, err := compare.Scores(context.Background(), "recall@5", compare.HigherIsBetter, compare.Named{Name: "bm25", Scores: bm25}, compare.Named{Name: "dense", Scores: dense},
 		compare.Options{Sentence: report.Verdict})
 	if err != nil {
 		panic(err)

@@ -254,7 +254,7 @@ func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMea
 			var row LeaderboardRow
 			var err error
 			if batch {
-				row, err = leaderboardStats(&means[k], stats.PairedUnits{LeftSum: cols[refCol], RightSum: cols[k]}, k == refCol, opts)
+				row, err = leaderboardStats(gctx, &means[k], stats.PairedUnits{LeftSum: cols[refCol], RightSum: cols[k]}, k == refCol, opts)
 			} else {
 				row, err = leaderboardEntry(gctx, st, &ranked[ref], &ranked[i], metric, opts)
 			}
@@ -292,15 +292,15 @@ func leaderboardEntry(ctx context.Context, st *store.Store, ref, e *store.RunMea
 	if ref == nil {
 		u.LeftSum = nil
 	}
-	return leaderboardStats(e, u, ref != nil && refID == e.EvaluationID, opts)
+	return leaderboardStats(ctx, e, u, ref != nil && refID == e.EvaluationID, opts)
 }
 
 // leaderboardStats is a run's row from its per-unit sums (u.RightSum) and
 // the reference's (u.LeftSum, nil for no reference): the mean with its
 // bootstrap interval and, unless isRef, the comparison.
-func leaderboardStats(e *store.RunMean, u stats.PairedUnits, isRef bool, opts Options) (LeaderboardRow, error) {
+func leaderboardStats(ctx context.Context, e *store.RunMean, u stats.PairedUnits, isRef bool, opts Options) (LeaderboardRow, error) {
 	row := LeaderboardRow{Run: e.Run, EvaluationID: e.EvaluationID, Units: e.Units, LoggedAt: e.CreatedAt}
-	bopts := stats.BootstrapOptions{Confidence: opts.confidence(), Resamples: opts.resamples(), Seed: opts.Seed}
+	bopts := stats.BootstrapOptions{Confidence: opts.confidence(), Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx}
 	var boot stats.BootstrapResult
 	var err error
 	if u.Rows == nil {
@@ -327,7 +327,7 @@ func leaderboardStats(e *store.RunMean, u stats.PairedUnits, isRef bool, opts Op
 	if err != nil {
 		return row, fmt.Errorf("%s: %w", e.Run, err)
 	}
-	perm, err := stats.RandomizationUnits(u, stats.RandomizationOptions{Permutations: diff.Resamples, Seed: opts.Seed})
+	perm, err := stats.RandomizationUnits(u, stats.RandomizationOptions{Permutations: diff.Resamples, Seed: opts.Seed, Context: ctx})
 	if err != nil {
 		return row, fmt.Errorf("%s: %w", e.Run, err)
 	}

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -23,7 +24,7 @@ type Named struct {
 //
 // Errors: ErrNothingShared when no ID is shared, ErrInvalid for a NaN or
 // ±Inf score of a shared ID (naming it) and for bad options.
-func Scores(metric string, dir Direction, baseline, candidate Named, opts Options) (*Comparison, error) {
+func Scores(ctx context.Context, metric string, dir Direction, baseline, candidate Named, opts Options) (*Comparison, error) {
 	if err := checkOptions(opts); err != nil {
 		return nil, err
 	}
@@ -56,7 +57,7 @@ func Scores(metric string, dir Direction, baseline, candidate Named, opts Option
 		N: len(ids), Alpha: opts.alpha(), Direction: dir, LowerIsBetter: dir.Lower(),
 	}
 	units := stats.PairedUnits{LeftSum: left, RightSum: right}
-	if err := measure(r, units, ids, nil, Bootstrap, opts); err != nil {
+	if err := measure(ctx, r, units, ids, nil, Bootstrap, opts); err != nil {
 		return nil, err
 	}
 	hint(r, units, Bootstrap)

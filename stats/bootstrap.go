@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -50,6 +51,10 @@ type BootstrapOptions struct {
 
 	// Method is Percentile or BCa; empty means Percentile.
 	Method IntervalMethod
+
+	// Context, when not nil, cancels the resampling: it stops within a
+	// fraction of a second and returns the context's error.
+	Context context.Context
 }
 
 // BootstrapResult is the outcome of Bootstrap and PairedBootstrap: the mean
@@ -141,10 +146,11 @@ type bootstrapConfig struct {
 	resamples  int
 	seed       uint64
 	method     IntervalMethod
+	ctx        context.Context
 }
 
 func (o BootstrapOptions) resolve() (bootstrapConfig, error) {
-	c := bootstrapConfig{confidence: o.Confidence, resamples: o.Resamples, seed: o.Seed, method: o.Method}
+	c := bootstrapConfig{confidence: o.Confidence, resamples: o.Resamples, seed: o.Seed, method: o.Method, ctx: o.Context}
 	if c.confidence == 0 {
 		c.confidence = DefaultConfidence
 	}
@@ -154,8 +160,8 @@ func (o BootstrapOptions) resolve() (bootstrapConfig, error) {
 	if c.resamples == 0 {
 		c.resamples = DefaultResamples
 	}
-	if c.resamples < 0 {
-		return c, fmt.Errorf("%w: resamples must be positive, got %d", ErrBadParameter, o.Resamples)
+	if c.resamples < 0 || c.resamples > MaxResamples {
+		return c, fmt.Errorf("%w: resamples must be from 1 to %d, got %d", ErrBadParameter, MaxResamples, o.Resamples)
 	}
 	if c.method == "" {
 		c.method = Percentile
@@ -178,7 +184,10 @@ func (c bootstrapConfig) run(s *bootSample) (BootstrapResult, error) {
 		res.Low, res.High = res.Estimate, res.Estimate
 		return res, nil
 	}
-	means := s.resample(c.resamples, c.seed)
+	means, err := s.resample(c.ctx, c.resamples, c.seed)
+	if err != nil {
+		return BootstrapResult{}, err
+	}
 	slices.Sort(means)
 	lowQ, highQ := (1-c.confidence)/2, (1+c.confidence)/2
 	if c.method == BCa {
@@ -260,7 +269,7 @@ func (s *bootSample) unit(u int) (sum, rows float64) {
 }
 
 // resample returns B bootstrap means, replicate i at index i.
-func (s *bootSample) resample(B int, seed uint64) []float64 {
+func (s *bootSample) resample(ctx context.Context, B int, seed uint64) ([]float64, error) {
 	means := make([]float64, B)
 	full := bootBlockSize
 	if s.pairs != nil {
@@ -268,7 +277,7 @@ func (s *bootSample) resample(B int, seed uint64) []float64 {
 	}
 	bounds := bootBlocks(s.n, full)
 	nb := len(bounds) - 1
-	resampleChunks(B, s.n, func() func(chunk, first, count int) {
+	err := resampleChunks(ctx, B, s.n, func() func(chunk, first, count int) {
 		counts := make([]int, resampleChunkSize*nb)
 		sums := make([]float64, resampleChunkSize)
 		rows := make([]float64, resampleChunkSize)
@@ -306,7 +315,7 @@ func (s *bootSample) resample(B int, seed uint64) []float64 {
 			}
 		}
 	})
-	return means
+	return means, err
 }
 
 // bootBlocks returns the boundaries of the blocks of n units, block b

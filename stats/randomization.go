@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -19,6 +20,10 @@ type RandomizationOptions struct {
 	// Seed selects the random streams. The same inputs, options and seed
 	// give the same p-value, bit for bit, on any number of cores.
 	Seed uint64
+
+	// Context, when not nil, cancels the sign flips: they stop within a
+	// fraction of a second and return the context's error.
+	Context context.Context
 }
 
 // RandomizationResult is the outcome of Randomization.
@@ -107,15 +112,15 @@ func Randomization(left, right []float64, units []string, opts RandomizationOpti
 		return res, nil
 	}
 	x, _ := unitSums(d, units)
-	res.PValue = signFlipPValue(x, B, opts.Seed)
-	return res, nil
+	res.PValue, err = signFlipPValue(opts.Context, x, B, opts.Seed)
+	return res, err
 }
 
 // permutations returns the number of sign flips B, DefaultPermutations
 // for zero, and ErrBadParameter for a negative number.
 func (o RandomizationOptions) permutations() (int, error) {
-	if o.Permutations < 0 {
-		return 0, fmt.Errorf("%w: permutations must be positive, got %d", ErrBadParameter, o.Permutations)
+	if o.Permutations < 0 || o.Permutations > MaxResamples {
+		return 0, fmt.Errorf("%w: permutations must be from 1 to %d, got %d", ErrBadParameter, MaxResamples, o.Permutations)
 	}
 	if o.Permutations == 0 {
 		return DefaultPermutations, nil
@@ -125,8 +130,9 @@ func (o RandomizationOptions) permutations() (int, error) {
 
 // signFlipPValue returns the sign-flip test's p = (count + 1) / (B + 1) for
 // the unit sums x (see signFlipCount).
-func signFlipPValue(x []float64, B int, seed uint64) float64 {
-	return float64(signFlipCount(x, B, seed)+1) / float64(B+1)
+func signFlipPValue(ctx context.Context, x []float64, B int, seed uint64) (float64, error) {
+	count, err := signFlipCount(ctx, x, B, seed)
+	return float64(count+1) / float64(B+1), err
 }
 
 // differencesAllZero reports whether every d_i = left_i − right_i is zero
@@ -144,7 +150,7 @@ func differencesAllZero(left, right, d []float64) bool {
 // |Σ s_u·x_u| ≥ |Σ x_u| (to within flipCountTol). The observed sum is
 // computed by the same blocked summation as the resampled ones, so the
 // identity vector ties it exactly.
-func signFlipCount(x []float64, B int, seed uint64) int {
+func signFlipCount(ctx context.Context, x []float64, B int, seed uint64) (int, error) {
 	bounds := resampleBlocks(len(x), flipBlockSize)
 	nb := len(bounds) - 1
 	var scale float64
@@ -161,7 +167,7 @@ func signFlipCount(x []float64, B int, seed uint64) int {
 	threshold := math.Abs(observed) - flipCountTol*scale
 	chunks := (B + resampleChunkSize - 1) / resampleChunkSize
 	counts := make([]int, chunks)
-	resampleChunks(B, len(x), func() func(chunk, first, count int) {
+	err := resampleChunks(ctx, B, len(x), func() func(chunk, first, count int) {
 		sums := make([]float64, resampleChunkSize)
 		table := make([]float64, flipTableLen)
 		return func(chunk, first, count int) {
@@ -185,7 +191,7 @@ func signFlipCount(x []float64, B int, seed uint64) int {
 	for _, c := range counts {
 		total += c
 	}
-	return total
+	return total, err
 }
 
 // flipTableLen is the length of a block's table of signed sums: 16 entries

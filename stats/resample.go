@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"context"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -26,6 +27,14 @@ import (
 // cycle. A chunk draws at most about resampleChunkSize·n numbers, so two
 // streams overlap with probability below (chunks² · 32n) / 2⁶⁴, about 10⁻⁹
 // for B = 2000 resamples of n = 10⁸ units.
+
+// MaxResamples bounds the bootstrap's resamples and the sign-flip test's
+// permutations. A randomisation p-value's resolution is 1/(B + 1) and a
+// percentile interval's bounds move by O(1/√B): a million replicates put the
+// first below 10⁻⁶, far under any alpha, and the second far under the
+// sampling error of any data set. More only costs time (linear in B) and
+// memory (8 bytes a replicate).
+const MaxResamples = 1_000_000
 
 // resampleChunkSize is the number of replicates in one chunk: the unit of
 // parallel work, and of reuse of each block of data while it is in cache.
@@ -99,7 +108,15 @@ func (s *resampleStream) index(u uint32, n uint64, thresh uint32) uint64 {
 // resampleSerialWork units × replicates run on the calling goroutine. Since
 // each chunk has its own stream and output, the result does not depend on
 // how chunks are spread over goroutines.
-func resampleChunks(replicates, units int, newWorker func() func(chunk, first, count int)) {
+//
+// Between chunks it checks ctx (nil for none), and stops with ctx's error
+// once it is cancelled: a chunk takes at most resampleChunkSize replicates
+// of units draws, a fraction of a second at 10⁶ units, so a cancelled
+// resampling stops about that fast.
+func resampleChunks(ctx context.Context, replicates, units int, newWorker func() func(chunk, first, count int)) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	chunks := (replicates + resampleChunkSize - 1) / resampleChunkSize
 	run := func(work func(chunk, first, count int), chunk int) {
 		first := chunk * resampleChunkSize
@@ -109,9 +126,12 @@ func resampleChunks(replicates, units int, newWorker func() func(chunk, first, c
 	if workers <= 1 || float64(units)*float64(replicates) < resampleSerialWork {
 		work := newWorker()
 		for c := range chunks {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			run(work, c)
 		}
-		return
+		return nil
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -120,7 +140,7 @@ func resampleChunks(replicates, units int, newWorker func() func(chunk, first, c
 			work := newWorker()
 			for {
 				c := int(next.Add(1) - 1)
-				if c >= chunks {
+				if c >= chunks || ctx.Err() != nil {
 					return
 				}
 				run(work, c)
@@ -128,6 +148,7 @@ func resampleChunks(replicates, units int, newWorker func() func(chunk, first, c
 		})
 	}
 	wg.Wait()
+	return ctx.Err()
 }
 
 // resampleBlocks cuts n units into blocks of maxBlock units, the last

@@ -162,8 +162,8 @@ func RandomizationUnits(u PairedUnits, opts RandomizationOptions) (Randomization
 	if differencesAllZero(u.LeftSum, u.RightSum, d.sums) {
 		return res, nil
 	}
-	res.PValue = signFlipPValue(d.sums, B, opts.Seed)
-	return res, nil
+	res.PValue, err = signFlipPValue(opts.Context, d.sums, B, opts.Seed)
+	return res, err
 }
 
 // PairedUnitDifferences returns each unit's mean difference

@@ -233,7 +233,7 @@ func statsMethods() []statsMethod {
 				}
 				opts := compareOptions(c)
 				opts.Sentence = report.Verdict
-				res, err := compare.Scores(c.String("metric"), dir,
+				res, err := compare.Scores(c.Context, c.String("metric"), dir,
 					compare.Named{Name: c.String("left-name"), Scores: left}, compare.Named{Name: c.String("right-name"), Scores: right}, opts)
 				if err != nil {
 					return nil, err
