@@ -37,8 +37,12 @@ type NewEvaluation struct {
 	// (log loss, MAE). Every name must be one of the input's metrics.
 	LowerIsBetter []string
 
-	// IdempotencyKey, when set, makes a second log with the same key for the
-	// same run return the first evaluation, whatever its content.
+	// IdempotencyKey, when set, names the request: a second log with the
+	// same key for the same run is a retry of the first, so it writes
+	// nothing and returns the first evaluation with Existing set, whatever
+	// its content (a retried job may well have computed slightly different
+	// values). That holds also when the two logs run at once: one stores its
+	// evaluation and the other returns it.
 	IdempotencyKey string
 
 	Protocol Protocol
@@ -275,10 +279,12 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, ha
 		for i, m := range l.metrics {
 			res.Aggregates[m] = l.sums[i].sum() / float64(l.rows)
 		}
+		// out is set before the insert: when a concurrent log of the same
+		// evaluation wins, res holds what finds the winner.
+		out = res
 		if err := s.insertEvaluation(ctx, tx, ev, l, res); err != nil {
 			return err
 		}
-		out = res
 		if res.Existing {
 			return errRollback
 		}
@@ -296,7 +302,8 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, ha
 	case errors.Is(err, errRollback):
 		err = nil
 	case errors.Is(err, errConcurrentDuplicate):
-		// A concurrent log of the same evaluation committed first.
+		// A concurrent log with the same idempotency key, or of the same
+		// content, committed first: the answer is the evaluation it stored.
 		out.Existing, err = true, nil
 		if ev.IdempotencyKey != "" {
 			if found, ferr := s.findByKey(ctx, ev.Experiment, ev.Run, ev.IdempotencyKey); ferr == nil {
@@ -304,10 +311,12 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, ha
 				break
 			}
 		}
-		err = s.pool.QueryRow(ctx, `
+		if err = s.pool.QueryRow(ctx, `
 			SELECT id FROM evaluations
 			WHERE run_id = $1 AND evaluation_set_id = $2 AND content_sha256 = $3`,
-			out.RunID, out.EvalSetID, out.contentSHA).Scan(&out.ID)
+			out.RunID, out.EvalSetID, out.contentSHA).Scan(&out.ID); err != nil {
+			err = fmt.Errorf("find the evaluation logged concurrently: %w", err)
+		}
 	}
 	if err != nil {
 		return nil, err

@@ -406,3 +406,69 @@ func TestLogFromASourceThatSkipsRows(t *testing.T) {
 	require.Equal(t, "abc", got.Fingerprint)
 	require.Equal(t, "targets", got.FingerprintKind)
 }
+
+// TestConcurrentIdempotencyKeyDifferentContent logs many evaluations of one
+// run at once under one idempotency key, each with other values: one is
+// stored, and every caller gets that one back, as a retry would.
+func TestConcurrentIdempotencyKeyDifferentContent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, url := setup(t)
+
+	// The run exists, so that every log reaches the insert of the
+	// evaluation rather than racing to create the run.
+	_, err := s.LogEvaluation(ctx, newEval("e", "r"), twoMetricRows())
+	require.NoError(t, err)
+
+	const n = 16
+	var wg sync.WaitGroup
+	got := make([]*store.Logged, n)
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			ev := newEval("e", "r")
+			ev.IdempotencyKey = "job-42"
+			rows := &memRows{metrics: []string{"m"}, ids: []string{fmt.Sprintf("u%d", i), "shared"}, vals: [][]float64{{float64(i)}, {1}}}
+			got[i], errs[i] = s.LogEvaluation(ctx, ev, rows)
+		})
+	}
+	wg.Wait()
+
+	require.Equal(t, 1, count(t, url, `SELECT count(*) FROM evaluations WHERE idempotency_key = 'job-42'`))
+	stored := count(t, url, `SELECT id FROM evaluations WHERE idempotency_key = 'job-42'`)
+	fresh := 0
+	for i := range n {
+		require.NoError(t, errs[i], "caller %d", i)
+		require.Equal(t, int64(stored), got[i].ID, "caller %d gets the stored evaluation", i)
+		require.Equal(t, "job-42", got[i].IdempotencyKey)
+		if !got[i].Existing {
+			fresh++
+		}
+	}
+	require.Equal(t, 1, fresh, "one caller stored it; the others were told it existed")
+	require.Equal(t, 2, count(t, url, `SELECT count(*) FROM pg_partition_tree('unit_values') WHERE isleaf`), "no partition of a loser is left")
+}
+
+// TestConcurrentLogsOfTheSameContent logs one evaluation many times at once
+// without a key: it is stored once, and every caller gets it.
+func TestConcurrentLogsOfTheSameContent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, url := setup(t)
+	_, err := s.LogEvaluation(ctx, newEval("e", "r"), &memRows{metrics: []string{"m"}, ids: []string{"x"}, vals: [][]float64{{0}}})
+	require.NoError(t, err)
+
+	const n = 8
+	var wg sync.WaitGroup
+	got := make([]*store.Logged, n)
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() { got[i], errs[i] = s.LogEvaluation(ctx, newEval("e", "r"), twoMetricRows()) })
+	}
+	wg.Wait()
+	require.Equal(t, 2, count(t, url, `SELECT count(*) FROM evaluations`))
+	for i := range n {
+		require.NoError(t, errs[i])
+		require.Equal(t, got[0].ID, got[i].ID)
+	}
+}
