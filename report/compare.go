@@ -23,18 +23,18 @@ func Comparison(w io.Writer, format string, c *compare.Comparison) error {
 	b, cd := c.BaselineEval, c.CandidateEval
 	if format == "markdown" {
 		fmt.Fprintf(w, "**verdict compare**: baseline `%s/%s` (evaluation %d) vs candidate `%s/%s` (evaluation %d) on `%s`; difference = baseline − candidate\n\n",
-			b.Experiment, b.Run, b.ID, cd.Experiment, cd.Run, cd.ID, b.EvalSet)
+			Printable(b.Experiment), Printable(b.Run), b.ID, Printable(cd.Experiment), Printable(cd.Run), cd.ID, Printable(b.EvalSet))
 		if err := t.Markdown(w); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)
 		for _, r := range c.Metrics {
-			fmt.Fprintf(w, "- **%s**: %s\n", r.Metric, r.Verdict)
+			fmt.Fprintf(w, "- **%s**: %s\n", Printable(r.Metric), r.Verdict)
 		}
 		return nil
 	}
 	fmt.Fprintf(w, "baseline: evaluation %d (%s/%s on %s)\ncandidate: evaluation %d (%s/%s on %s)\n",
-		b.ID, b.Experiment, b.Run, b.EvalSet, cd.ID, cd.Experiment, cd.Run, cd.EvalSet)
+		b.ID, Printable(b.Experiment), Printable(b.Run), Printable(b.EvalSet), cd.ID, Printable(cd.Experiment), Printable(cd.Run), Printable(cd.EvalSet))
 	fmt.Fprintln(w, "difference = baseline − candidate; BETTER/WORSE/SAME count units where the candidate is better, worse, the same")
 	fmt.Fprintln(w)
 	if err := t.Write(w, "table"); err != nil {
@@ -42,7 +42,7 @@ func Comparison(w io.Writer, format string, c *compare.Comparison) error {
 	}
 	fmt.Fprintln(w)
 	for _, r := range c.Metrics {
-		fmt.Fprintf(w, "%s: %s\n", Paint(t.Color, Strong, r.Metric), r.Verdict)
+		fmt.Fprintf(w, "%s: %s\n", Paint(t.Color, Strong, Printable(r.Metric)), r.Verdict)
 		if r.ComparisonID != nil {
 			fmt.Fprintf(w, "  (recorded as comparison %d)\n", *r.ComparisonID)
 		}

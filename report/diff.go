@@ -44,7 +44,7 @@ func Diff(w io.Writer, format string, d *compare.DiffResult) error {
 		what = "did best"
 	}
 	fmt.Fprintf(w, "%s (%s): evaluation %d (%s, baseline) against %d (%s, candidate), %d paired users; difference = baseline − candidate\n\n",
-		d.Metric, d.Direction, d.BaseEval.ID, d.Baseline, d.CandEval.ID, d.Candidate, d.Units)
+		Printable(d.Metric), d.Direction, d.BaseEval.ID, Printable(d.Baseline), d.CandEval.ID, Printable(d.Candidate), d.Units)
 	fmt.Fprintf(w, "the %d users for whom the candidate %s:\n", n, what)
 	if err := t.Write(w, format); err != nil {
 		return err

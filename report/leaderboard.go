@@ -20,7 +20,7 @@ func Leaderboard(w io.Writer, format string, lb *compare.Leaderboard) error {
 		return leaderboardCSV(lb).CSV(w)
 	}
 	fmt.Fprintf(w, "%s on %s (%s); differences are %s minus each run, Holm-adjusted; * distinguishable\n\n",
-		lb.Metric, lb.EvalSet, lb.Direction, lb.Reference)
+		Printable(lb.Metric), Printable(lb.EvalSet), lb.Direction, Printable(lb.Reference))
 	if err := LeaderboardTable(lb).Write(w, format); err != nil {
 		return err
 	}
@@ -71,14 +71,14 @@ func LeaderboardNotes(lb *compare.Leaderboard) []string {
 	switch {
 	case len(lb.Rows) < 2:
 	case len(lb.Group) == 0:
-		notes = append(notes, fmt.Sprintf("every run shown differs distinguishably from %s", lb.Reference))
+		notes = append(notes, fmt.Sprintf("every run shown differs distinguishably from %s", Printable(lb.Reference)))
 	default:
-		notes = append(notes, fmt.Sprintf("cannot be told apart from %s: %s", lb.Reference, strings.Join(lb.Group, ", ")))
+		notes = append(notes, fmt.Sprintf("cannot be told apart from %s: %s", Printable(lb.Reference), Printable(strings.Join(lb.Group, ", "))))
 	}
 	if len(lb.Separate) > 0 {
 		var other []string
 		for _, r := range lb.Separate {
-			other = append(other, fmt.Sprintf("%s: %s, %d units, logged %s", r.Run, Interval(r.Mean.Estimate, r.Mean.Low, r.Mean.High, false),
+			other = append(other, fmt.Sprintf("%s: %s, %d units, logged %s", Printable(r.Run), Interval(r.Mean.Estimate, r.Mean.Low, r.Mean.High, false),
 				r.Units, r.LoggedAt.Local().Format("2006-01-02 15:04")))
 		}
 		notes = append(notes, "scored against other targets (not ranked with the above): "+strings.Join(other, "; "))

@@ -37,9 +37,9 @@ func Logged(w io.Writer, format string, l *store.Logged) error {
 		})
 	case l.Existing:
 		_, err = fmt.Fprintf(w, "evaluation %d: already logged for %s/%s on %s (same content or idempotency key); nothing written\n",
-			l.ID, l.Experiment, l.Run, l.EvalSet)
+			l.ID, Printable(l.Experiment), Printable(l.Run), Printable(l.EvalSet))
 	default:
-		_, err = fmt.Fprintf(w, "evaluation %d: %s/%s on %s: %s, %s, %s in %.2f s\n", l.ID, l.Experiment, l.Run, l.EvalSet,
+		_, err = fmt.Fprintf(w, "evaluation %d: %s/%s on %s: %s, %s, %s in %.2f s\n", l.ID, Printable(l.Experiment), Printable(l.Run), Printable(l.EvalSet),
 			plural(int(l.Rows), "row"), plural(int(l.Units), "unit"), plural(len(l.Metrics), "metric"), l.Elapsed.Seconds())
 	}
 	return err
@@ -102,7 +102,7 @@ func Fingerprints(w io.Writer, format string, fps []Fingerprint) error {
 		return WriteJSON(w, fps)
 	}
 	for _, f := range fps {
-		if _, err := fmt.Fprintf(w, "%s\t%s\t%d samples with targets\n", f.Fingerprint, f.File, f.Samples); err != nil {
+		if _, err := fmt.Fprintf(w, "%s\t%s\t%d samples with targets\n", f.Fingerprint, Printable(f.File), f.Samples); err != nil {
 			return err
 		}
 	}

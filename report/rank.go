@@ -23,9 +23,9 @@ func Ranking(w io.Writer, format string, r *compare.Ranking) error {
 	}
 	f := r.Friedman
 	if len(r.Sets) > 0 {
-		fmt.Fprintf(w, "blocks: %d evaluation sets (%s)\n", len(r.Sets), strings.Join(r.Sets, ", "))
+		fmt.Fprintf(w, "blocks: %d evaluation sets (%s)\n", len(r.Sets), Printable(strings.Join(r.Sets, ", ")))
 	}
-	fmt.Fprintf(w, "%s (%s) over %d units (blocks) and %d runs; rank 1 is best\n\n", r.Metric, r.Direction, r.Units, len(r.Runs))
+	fmt.Fprintf(w, "%s (%s) over %d units (blocks) and %d runs; rank 1 is best\n\n", Printable(r.Metric), r.Direction, r.Units, len(r.Runs))
 	holm := holmByName(r)
 	t := Table{Header: []string{"RANK", "RUN", "AVG RANK", "MEAN", "P ADJ VS " + strings.ToUpper(r.Control), "DIFFERENT"}, Right: map[int]bool{0: true, 2: true, 3: true, 4: true}}
 	for i, run := range r.Runs {
@@ -51,7 +51,7 @@ func Ranking(w io.Writer, format string, r *compare.Ranking) error {
 		fmt.Fprintln(w, "every pair of runs is further apart than the critical difference")
 	}
 	for _, g := range r.Cliques {
-		fmt.Fprintf(w, "not distinguishable from each other: %s\n", strings.Join(g, ", "))
+		fmt.Fprintf(w, "not distinguishable from each other: %s\n", Printable(strings.Join(g, ", ")))
 	}
 	for _, n := range f.Notes {
 		fmt.Fprintln(w, "note:", NoteText(n))

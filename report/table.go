@@ -45,7 +45,7 @@ func (t *Table) Render(w io.Writer) error {
 	for _, row := range append([][]string{t.Header}, t.Rows...) {
 		for i, c := range row {
 			if i < len(widths) {
-				widths[i] = max(widths[i], utf8.RuneCountInString(c))
+				widths[i] = max(widths[i], utf8.RuneCountInString(Printable(c)))
 			}
 		}
 	}
@@ -57,7 +57,7 @@ func (t *Table) Render(w io.Writer) error {
 		for i := range widths {
 			c := ""
 			if i < len(row) {
-				c = cut(row[i], widths[i])
+				c = cut(Printable(row[i]), widths[i])
 			}
 			pad := widths[i] - utf8.RuneCountInString(c)
 			if t.Right[i] {
@@ -92,7 +92,7 @@ func (t *Table) Render(w io.Writer) error {
 // Markdown writes the table as a GitHub-flavoured Markdown table, with
 // right-aligned columns marked so and pipes in cells escaped.
 func (t *Table) Markdown(w io.Writer) error {
-	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	esc := func(s string) string { return strings.ReplaceAll(Printable(s), "|", `\|`) }
 	var b strings.Builder
 	b.WriteString("|")
 	for _, h := range t.Header {

@@ -26,6 +26,9 @@ import (
 // Its signature is compare.Options.Sentence's, so that the sentence a
 // front end prints is the one the history records.
 func Verdict(c *compare.Comparison, r *compare.MetricResult) string {
+	named := *r
+	named.Metric, named.Baseline, named.Candidate = Printable(r.Metric), Printable(r.Baseline), Printable(r.Candidate)
+	r = &named
 	var b strings.Builder
 	on := ""
 	if r.Metric != "" {
@@ -132,8 +135,11 @@ func writeMethod(b *strings.Builder, r *compare.MetricResult) {
 func RankVerdict(r *compare.Ranking, h stats.HolmComparison) string {
 	rank := map[string]float64{}
 	for _, run := range r.Runs {
-		rank[run.Name] = run.AvgRank
+		rank[Printable(run.Name)] = run.AvgRank
 	}
+	named := *r
+	named.Metric, named.Control, h.Name = Printable(r.Metric), Printable(r.Control), Printable(h.Name)
+	r = &named
 	p := "Holm " + PValueText(h.PAdjusted, r.Alpha)
 	if !h.Rejected {
 		return fmt.Sprintf("%s and %s are not distinguishable on %s by rank (%s, n = %s)", r.Control, h.Name, r.Metric, p, units(r.Units))
