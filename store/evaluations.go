@@ -173,6 +173,12 @@ func (s *Store) insertEvaluation(ctx context.Context, tx pgx.Tx, ev NewEvaluatio
 		    tags = ARRAY(SELECT DISTINCT t FROM unnest(runs.tags || EXCLUDED.tags) AS t ORDER BY t),
 		    git_commit = coalesce(runs.git_commit, EXCLUDED.git_commit)
 		RETURNING id`, expID, ev.Run, ev.Params, tags, ev.GitCommit).Scan(&res.RunID)
+	if isCheckViolation(err) {
+		// The names logged now were checked; the run's earlier ones, from
+		// before migration 7 limited names, were not.
+		return fmt.Errorf("%w: run %s has a tag or param name, logged before names were limited, that is over %d bytes long or holds a control character; fix it in the database to log to this run",
+			ErrBadInput, namePreview(ev.Run), maxNameBytes)
+	}
 	if err != nil {
 		return fmt.Errorf("create run: %w", err)
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -340,6 +342,24 @@ func checkNewEvaluation(ev NewEvaluation) error {
 		if strings.TrimSpace(f.v) == "" {
 			return fmt.Errorf("%w: the %s name is empty", ErrBadInput, f.name)
 		}
+		if err := checkName(f.name+" name", f.v); err != nil {
+			return fmt.Errorf("%w: %w", ErrBadInput, err)
+		}
+	}
+	for _, tag := range ev.Tags {
+		if err := checkName("tag", tag); err != nil {
+			return fmt.Errorf("%w: %w", ErrBadInput, err)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(ev.Params)) {
+		if err := checkName("param name", k); err != nil {
+			return fmt.Errorf("%w: %w", ErrBadInput, err)
+		}
+	}
+	if ev.IdempotencyKey != "" {
+		if err := checkName("idempotency key", ev.IdempotencyKey); err != nil {
+			return fmt.Errorf("%w: %w", ErrBadInput, err)
+		}
 	}
 	switch ev.Protocol.Name {
 	case "", "holdout", "kfold", "repeated_kfold", "5x2":
@@ -373,6 +393,9 @@ func checkMetricNames(metrics, lowerIsBetter []string) error {
 	}
 	seen := make(map[string]bool, len(metrics))
 	for _, m := range metrics {
+		if err := checkName("metric name", m); err != nil {
+			return &InputError{Problem: err.Error()}
+		}
 		switch {
 		case strings.TrimSpace(m) == "":
 			return &InputError{Problem: "a metric has an empty name"}
@@ -383,7 +406,7 @@ func checkMetricNames(metrics, lowerIsBetter []string) error {
 	}
 	for _, m := range lowerIsBetter {
 		if !seen[m] {
-			return fmt.Errorf("%w: --lower-is-better names %q, which is not among the metrics (%s)", ErrBadInput, m, strings.Join(metrics, ", "))
+			return fmt.Errorf("%w: %s is marked lower-is-better but is not among the metrics (%s)", ErrBadInput, namePreview(m), strings.Join(metrics, ", "))
 		}
 	}
 	return nil
@@ -457,4 +480,9 @@ func (l *load) countUnits(ctx context.Context, tx pgx.Tx, fingerprint bool) (uni
 func isUniqueViolation(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}
+
+func isCheckViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23514"
 }

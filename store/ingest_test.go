@@ -203,7 +203,7 @@ func TestLogRefusesBadInput(t *testing.T) {
 		{name: "duplicate metric", rows: &memRows{metrics: []string{"a", "a"}, ids: []string{"u1"}, vals: [][]float64{{1, 1}}},
 			want: `column "a": metric appears twice`},
 		{name: "unknown lower-is-better metric", rows: twoMetricRows(), ev: func(e *store.NewEvaluation) { e.LowerIsBetter = []string{"logloss"} },
-			want: `bad input: --lower-is-better names "logloss", which is not among the metrics (ndcg@10, recall@10)`},
+			want: `bad input: "logloss" is marked lower-is-better but is not among the metrics (ndcg@10, recall@10)`},
 		{name: "empty run", rows: twoMetricRows(), ev: func(e *store.NewEvaluation) { e.Run = " " },
 			want: `bad input: the run name is empty`},
 		{name: "negative required k", rows: twoMetricRows(), ev: func(e *store.NewEvaluation) { e.Protocol.RequiredK = -10 },

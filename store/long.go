@@ -173,6 +173,10 @@ func (e *longEncoder) next() {
 			e.err = &InputError{Where: r.Where(rec), SampleID: id, Column: "metric", Problem: "empty metric name"}
 			return
 		}
+		if err := checkName("metric name", name); err != nil {
+			e.err = &InputError{Where: r.Where(rec), SampleID: id, Column: "metric", Problem: err.Error()}
+			return
+		}
 		if len(l.metrics) == maxMetrics {
 			e.err = &InputError{Where: r.Where(rec), SampleID: id, Column: "metric", Problem: fmt.Sprintf("more than %d distinct metrics", maxMetrics)}
 			return

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // wideChecker reads a Rows source and checks every row: sample ID, draw,
@@ -150,4 +152,47 @@ func toReal(v float64) (float32, string) {
 		return 0, fmt.Sprintf("value %g is out of range for a real (float4)", v)
 	}
 	return float32(v), ""
+}
+
+// maxNameBytes bounds the names of experiments, runs, evaluation sets,
+// metrics, tags and params, and idempotency keys: far more than
+// anyone types, and little enough that a name pasted by mistake (a file, a
+// column of values) is refused rather than stored and then printed by every
+// report. Migration 7 sets the same limits in the schema.
+const maxNameBytes = 256
+
+// checkName returns what is wrong with a name of the given kind ("run
+// name", "tag", ...), or nil: more than maxNameBytes bytes, invalid UTF-8,
+// or a control character (Unicode category Cc: C0, DEL and C1, ESC among
+// them), which a terminal would act on when a report prints the name. The
+// error names the kind, quotes the start of the name with its control
+// characters escaped, and says how long it is; it does not wrap ErrBadInput,
+// so that callers can place it.
+func checkName(kind, name string) error {
+	if len(name) > maxNameBytes {
+		return fmt.Errorf("the %s %s is %d bytes long; at most %d are allowed", kind, namePreview(name), len(name), maxNameBytes)
+	}
+	if !utf8.ValidString(name) {
+		return fmt.Errorf("the %s %s is not valid UTF-8", kind, namePreview(name))
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("the %s %s contains the control character %U", kind, namePreview(name), r)
+		}
+	}
+	return nil
+}
+
+// namePreview quotes the first 40 bytes of a name, cut at a character
+// boundary, and marks a cut with an ellipsis.
+func namePreview(name string) string {
+	const most = 40
+	if len(name) <= most {
+		return fmt.Sprintf("%q", name)
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%q…", name[:cut])
 }
