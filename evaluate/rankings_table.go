@@ -609,7 +609,7 @@ func openCSVTable(path string, f *input.File, tsv bool) (*csvTable, []string, er
 	if tsv {
 		comma = '\t'
 	}
-	r, err := input.NewCSV(path, text, comma, ErrBadInput)
+	r, err := input.NewCSV(path, text, comma, input.Columns{Max: input.MaxColumns}, ErrBadInput)
 	if err == io.EOF {
 		return nil, nil, input.Location{Path: path}.Errorf(ErrBadInput, "the file is empty; it needs a header line naming its columns")
 	}

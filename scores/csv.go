@@ -19,7 +19,7 @@ type csvDecoder struct {
 // openCSV reads the header of a CSV (comma ',') or TSV (comma '\t') file.
 func openCSV(path string, r io.Reader, comma rune) (*csvDecoder, layout, error) {
 	at := input.Location{Path: path}
-	cr, err := input.NewCSV(path, r, comma, ErrBadInput)
+	cr, err := input.NewCSV(path, r, comma, headerColumns, ErrBadInput)
 	if err == io.EOF {
 		return nil, layout{}, at.Errorf(ErrBadInput, "the file is empty; it needs a header line naming sample_id and the metric columns")
 	}
@@ -63,8 +63,8 @@ func (d *csvDecoder) decode(rec *record) error {
 	}
 	if d.cols.long {
 		name := fields[d.cols.metric]
-		if name == "" {
-			return a.WithColumn("metric").Errorf(ErrBadInput, "metric name missing")
+		if problem := nameProblem(name); problem != "" {
+			return a.WithColumn("metric").Errorf(ErrBadInput, "%s", problem)
 		}
 		rec.metric = d.metric.Intern(name)
 		var problem string

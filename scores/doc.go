@@ -46,6 +46,27 @@
 // sample IDs, NaN and ±Inf, duplicate (sample ID, draw) pairs and an empty
 // input, are left to the store.
 //
+// # Limits
+//
+// Memory stays bounded whatever a file holds or claims, so a corrupt or
+// hostile file is refused at its line, or row, rather than exhausting
+// memory:
+//
+//   - a line of CSV, TSV or JSON Lines (a CSV record, quoted line ends
+//     included) holds at most 4 MiB (input.MaxLineBytes), checked as it is
+//     read: a gzip stream that expands to one line of gigabytes is refused
+//     once 4 MiB of it are read;
+//   - a file has at most 1,000 metrics, the store's limit, besides
+//     sample_id and draw: a CSV header's columns and a JSON object's keys
+//     are counted as they are read, so a header of ten million columns is
+//     refused at its 1,003rd, and a Parquet schema's columns and an .npz
+//     archive's members are counted before any column is read;
+//   - a metric name holds at most 1,024 bytes (input.MaxNameBytes), as a
+//     sample ID does in the store;
+//   - an .npz array's elements hold at most 64 KiB (input.MaxItemBytes),
+//     and no buffer is sized by an array's shape before the archive is
+//     known to hold the data.
+//
 // # What it does not do
 //
 // It does not compute metrics: package evaluate scores rankings. It does

@@ -182,6 +182,9 @@ func (d *jsonlDecoder) decode(rec *record) error {
 		} else {
 			rec.metric = d.metric.InternBytes(v.raw[1 : len(v.raw)-1])
 		}
+		if problem := nameProblem(rec.metric); problem != "" {
+			return a.WithColumn("metric").Errorf(ErrBadInput, "%s", problem)
+		}
 		var problem string
 		if rec.value, problem = jsonNumber(d.byKey[d.cols.value]); problem != "" {
 			return a.WithColumn("value").Errorf(ErrBadInput, "%s", problem)
@@ -373,6 +376,9 @@ func (d *jsonlDecoder) scanInto(line []byte, vals []jsonValue) ([]jsonValue, err
 			}
 		}
 		v.raw = line[start:s.i]
+		if len(vals) == headerColumns.Max {
+			return nil, d.at().Errorf(ErrBadInput, "the object has more than %d keys; %s", headerColumns.Max, headerColumns.Why)
+		}
 		vals = append(vals, v)
 		s.space()
 		if s.eat(',') {

@@ -29,7 +29,7 @@ func ReadLabels(path string) ([]store.Label, error) {
 		return nil, err
 	}
 	at := input.Location{Path: path}
-	r, err := input.NewCSV(path, text, ',', ErrBadInput)
+	r, err := input.NewCSV(path, text, ',', input.Columns{Max: input.MaxColumns}, ErrBadInput)
 	if err == io.EOF {
 		return nil, at.Errorf(ErrBadInput, "the file is empty; it needs a header line sample_id,label")
 	}

@@ -48,6 +48,10 @@ func openNPZ(path string, r io.ReaderAt, size int64) (_ *npzDecoder, _ layout, e
 		return nil, layout{}, input.Location{Path: path}.Wrap(ErrBadInput, err, "not a NumPy .npz file: %v", err)
 	}
 	file := input.Location{Path: path, Unit: "row", ColumnNoun: "array"}
+	if len(zr.File) > headerColumns.Max {
+		// Each member opened holds a decompressor.
+		return nil, layout{}, file.Errorf(ErrBadInput, "the archive holds %d members; %s", len(zr.File), headerColumns.Why)
+	}
 	d := &npzDecoder{at: file, names: input.Interner{}}
 	defer func() {
 		if err != nil {
@@ -159,8 +163,8 @@ func (d *npzDecoder) decode(rec *record) error {
 		rec.draw = d.drawBuf[i]
 	}
 	if d.metric != nil {
-		if d.nameBuf[i] == "" {
-			return d.rowAt(d.metric).WithSample(rec.id).Errorf(ErrBadInput, "metric name missing")
+		if problem := nameProblem(d.nameBuf[i]); problem != "" {
+			return d.rowAt(d.metric).WithSample(rec.id).Errorf(ErrBadInput, "%s", problem)
 		}
 		rec.metric = d.nameBuf[i]
 		rec.value = d.valBufs[0][i]

@@ -93,8 +93,11 @@ func (d *parquetDecoder) decode(rec *record) error {
 		}
 	}
 	if d.metric != nil {
-		if d.metric.Null[i] || d.metric.S[i] == "" {
+		if d.metric.Null[i] {
 			return a.WithColumn(d.metric.Name).Errorf(ErrBadInput, "metric name missing")
+		}
+		if problem := nameProblem(d.metric.S[i]); problem != "" {
+			return a.WithColumn(d.metric.Name).Errorf(ErrBadInput, "%s", problem)
 		}
 		rec.metric = d.metric.S[i]
 		v := d.values[0]

@@ -34,6 +34,20 @@ var ErrBadInput = errors.New("malformed scores file")
 // maxDraw is the largest draw number; the store keeps draws in a smallint.
 const maxDraw = math.MaxInt16
 
+// maxMetrics is the most metrics a file may have, the store's bound on the
+// metrics of one evaluation. The readers count a header's columns (a JSON
+// object's keys, a Parquet schema's columns, an archive's arrays) against
+// it before they hold them: a header of ten million columns is refused at
+// the 1,003rd.
+const maxMetrics = 1000
+
+// headerColumns bounds the columns of a CSV or TSV header: sample_id, draw
+// and the metrics.
+var headerColumns = input.Columns{
+	Max: maxMetrics + 2,
+	Why: fmt.Sprintf("a scores file has sample_id, draw and at most %d metrics", maxMetrics),
+}
+
 // knownFormat reports whether OpenScores accepts the format name, and
 // whether the format is text (and so may be gzipped).
 func knownFormat(name string) (known, text bool) {
@@ -417,10 +431,30 @@ func findColumns(names []string, kind string) (columns, string) {
 			c.metrics = append(c.metrics, i)
 		}
 	}
+	if len(c.metrics) > maxMetrics {
+		return c, fmt.Sprintf("%d metric %ss; at most %d are supported", len(c.metrics), kind, maxMetrics)
+	}
+	for _, i := range c.metrics {
+		if p := nameProblem(names[i]); p != "" {
+			return c, fmt.Sprintf("%s %d: %s", kind, i+1, p)
+		}
+	}
 	if len(c.metrics) == 0 {
 		return c, fmt.Sprintf("no metric %ss besides %s", kind, input.QuoteList(names))
 	}
 	return c, ""
+}
+
+// nameProblem says what is wrong with a metric name, of a column or of a
+// long form's record, or returns "".
+func nameProblem(name string) string {
+	switch {
+	case name == "":
+		return "metric name missing"
+	case len(name) > input.MaxNameBytes:
+		return fmt.Sprintf("the metric name is %d bytes long; at most %d are allowed", len(name), input.MaxNameBytes)
+	}
+	return ""
 }
 
 // parseValue parses a metric value written as text. NaN and infinities are

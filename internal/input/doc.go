@@ -11,8 +11,7 @@
 //     magic bytes whatever its name;
 //   - CSV: a CSV or TSV reader that reads the header line, drops a byte
 //     order mark and reports quoting errors at their line;
-//   - Lines: text a line at a time, however long, with line numbers (JSON
-//     Lines, TREC);
+//   - Lines: text a line at a time, with line numbers (JSON Lines, TREC);
 //   - OpenParquet, Column and Batches: a Parquet file's columns decoded in
 //     step, a batch of rows at a time, row group by row group;
 //   - ReadNPY and NPY: a .npy array's header (dtype, shape, order) and its
@@ -23,6 +22,25 @@
 //   - Location and Error: where a problem is (file, line or 1-based row or
 //     record, the 0-based row of a ranking reader, sample ID, column) and
 //     what it is, wrapping the sentinel of the package that reports it.
+//
+// # Limits
+//
+// A reader's memory is bounded by what it keeps, never by what a file
+// claims or by how long one of its lines is, so that a corrupt or hostile
+// file (a gzip stream that expands to one line of gigabytes, a header of
+// ten million columns, a .npy header claiming strings of a gigabyte) is
+// refused with its file and line, at the cost of a few megabytes:
+//
+//   - MaxLineBytes (4 MiB): the longest line of JSON Lines, TREC or a
+//     table, and the longest CSV or TSV record, checked while it is read;
+//   - Columns: the most columns of a CSV or TSV header, counted while the
+//     header is read, and the most fields of a record (MaxColumns, 1,024,
+//     unless the reader says fewer; a scores file has 1,002);
+//   - MaxNameBytes (1,024 bytes): the longest metric name, as the store
+//     bounds a sample ID;
+//   - MaxItemBytes (64 KiB): the largest element of a .npy array, checked
+//     before anything is allocated for it, and CheckData: no buffer is
+//     sized by a shape before the file or member is known to hold it.
 //
 // # What it does not do
 //

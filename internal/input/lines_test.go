@@ -34,3 +34,20 @@ func TestLines(t *testing.T) {
 		require.Equal(t, io.EOF, err)
 	}
 }
+
+// A line longer than MaxLineBytes is refused, reported by ReadError at its
+// line; one of exactly MaxLineBytes, with a CRLF after it, is read.
+func TestLinesTooLong(t *testing.T) {
+	t.Parallel()
+	most := strings.Repeat("x", input.MaxLineBytes)
+	l := input.NewLines(strings.NewReader("a\n" + most + "\r\n" + most + "x\nb\n"))
+	for _, want := range []string{"a", most} {
+		line, err := l.Next()
+		require.NoError(t, err)
+		require.Equal(t, want, string(line))
+	}
+	_, err := l.Next()
+	err = input.ReadError(errBad, input.Location{Path: "f.jsonl", Pos: l.N + 1}, err)
+	require.EqualError(t, err, "f.jsonl: line 3: the line is longer than 4 MiB, the most a line may hold")
+	require.ErrorIs(t, err, errBad)
+}

@@ -138,11 +138,18 @@ func (e *Error) Unwrap() []error {
 
 // ReadError reports a failure to read, decompress or unzip the file at l.
 // A truncated file or a corrupt compressed stream (gzip, deflate, a zip
-// member's checksum) is the user's to fix, so the error wraps kind; any
-// other failure is passed on with its location.
+// member's checksum) is the user's to fix, so the error wraps kind, and so
+// does a line longer than MaxLineBytes (Lines.Next), reported at the line
+// where it starts; any other failure is passed on with its location.
 func ReadError(kind error, l Location, err error) error {
-	var corrupt flate.CorruptInputError
+	var (
+		corrupt flate.CorruptInputError
+		limit   *limitError
+	)
 	switch {
+	case errors.As(err, &limit):
+		l.Pos = limit.line
+		return l.Errorf(kind, "%s", limit.problem(nil, Columns{}))
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return l.Wrap(kind, err, "the file is truncated")
 	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.As(err, &corrupt):

@@ -112,7 +112,7 @@ func TestTruncatedGzipAtItsLine(t *testing.T) {
 	defer f.Close()
 	r, err := f.Text(errBad)
 	require.NoError(t, err)
-	c, err := input.NewCSV(path, r, ',', errBad)
+	c, err := input.NewCSV(path, r, ',', input.Columns{Max: 100}, errBad)
 	require.NoError(t, err)
 	var last int64
 	for {

@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -41,6 +42,42 @@ func Gzip(t testing.TB, content []byte) []byte {
 	require.NoError(t, err)
 	require.NoError(t, zw.Close())
 	return buf.Bytes()
+}
+
+// GzipBomb writes to name, in a fresh temporary directory, a gzip stream
+// that expands to prefix, then n MiB of fill repeated, then suffix, and
+// returns its path. The stream is one member per MiB, all alike (gzip
+// readers read concatenated members as one stream), so that even
+// gigabytes of text cost the test a kilobyte or so per MiB to write.
+func GzipBomb(t testing.TB, name string, prefix []byte, fill string, n int, suffix []byte) string {
+	t.Helper()
+	f, err := os.Create(filepath.Join(t.TempDir(), name))
+	require.NoError(t, err)
+	defer f.Close()
+	_, err = f.Write(Gzip(t, prefix))
+	require.NoError(t, err)
+	mib := Gzip(t, []byte(strings.Repeat(fill, (1<<20)/len(fill))))
+	for range n {
+		_, err = f.Write(mib)
+		require.NoError(t, err)
+	}
+	_, err = f.Write(Gzip(t, suffix))
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	return f.Name()
+}
+
+// Allocated runs f and returns the bytes of heap it allocated, freed or
+// not (runtime.MemStats.TotalAlloc), which bounds the heap's growth while
+// f ran. Other goroutines' allocations count too, so a test that measures
+// runs on its own (without t.Parallel).
+func Allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }
 
 // NPY builds a .npy file by hand: format version major, the dtype descr and
