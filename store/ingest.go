@@ -298,7 +298,7 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, ha
 	if (err != nil || out.Existing) && len(l.leaves) > 0 {
 		// The hash partitions were committed on their own connections;
 		// with the evaluation rolled back they are garbage.
-		s.dropTables(context.WithoutCancel(ctx), l.leaves)
+		s.dropUnattached(context.WithoutCancel(ctx), l.id)
 	}
 	switch {
 	case errors.Is(err, errRollback):

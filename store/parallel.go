@@ -4,9 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"strconv"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -22,9 +21,14 @@ const advisoryLockSpace = 0x76657264
 // transaction: create, COPY, build the primary key. The partitions commit
 // together once every one is complete, and are attached to l.table in tx, the
 // transaction that logs the evaluation. Until then they belong to no table,
-// so an interrupted log leaves nothing visible; tx holds an advisory lock on
-// the evaluation ID so that collectOrphans can tell a live load from a dead
-// one, and the caller drops the partitions if tx does not commit.
+// so an interrupted log leaves nothing visible.
+//
+// Each partition is recorded in unattached_unit_values in the transaction
+// that creates it, and tx deletes the records when it attaches them; tx also
+// holds an advisory lock on the evaluation ID while it runs. A record whose
+// lock is free thus names a partition that will never be attached:
+// dropUnattached drops it: the caller's when tx does not commit, and Open's
+// clean-up (collectOrphansInBackground) those of a log that was killed.
 func (s *Store) loadBuckets(ctx context.Context, tx pgx.Tx, l *load, c *wideChecker) error {
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, advisoryLockSpace, l.id); err != nil {
 		return fmt.Errorf("lock evaluation %d: %w", l.id, err)
@@ -58,7 +62,8 @@ func (s *Store) loadBuckets(ctx context.Context, tx pgx.Tx, l *load, c *wideChec
 		}
 	}()
 	for k := range n {
-		leaves[k] = pgx.Identifier{"verdict_units", fmt.Sprintf("unit_values_%d_p%d", l.id, k)}.Sanitize()
+		name := fmt.Sprintf("unit_values_%d_p%d", l.id, k)
+		leaves[k] = pgx.Identifier{"verdict_units", name}.Sanitize()
 		g.Go(func() error {
 			conn, err := s.pool.Acquire(gctx)
 			if err != nil {
@@ -72,6 +77,9 @@ func (s *Store) loadBuckets(ctx context.Context, tx pgx.Tx, l *load, c *wideChec
 			txs[k] = ltx
 			if _, err := ltx.Exec(gctx, fmt.Sprintf(`CREATE TABLE %s (%s)`, leaves[k], l.columns())); err != nil {
 				return fmt.Errorf("create partition %d: %w", k, err)
+			}
+			if _, err := ltx.Exec(gctx, `INSERT INTO unattached_unit_values (table_name, evaluation_id) VALUES ($1, $2)`, name, l.id); err != nil {
+				return fmt.Errorf("record partition %d: %w", k, err)
 			}
 			src := &chanReader{ch: chans[k], ctx: gctx}
 			if _, err := ltx.Conn().PgConn().CopyFrom(gctx, src, l.copySQL(leaves[k])); err != nil {
@@ -123,50 +131,91 @@ func (s *Store) loadBuckets(ctx context.Context, tx pgx.Tx, l *load, c *wideChec
 			return fmt.Errorf("attach partition %d: %w", k, err)
 		}
 	}
+	if _, err := tx.Exec(ctx, `DELETE FROM unattached_unit_values WHERE evaluation_id = $1`, l.id); err != nil {
+		return fmt.Errorf("record the partitions as attached: %w", err)
+	}
 	return nil
 }
 
-var leafName = regexp.MustCompile(`^unit_values_([0-9]+)_p[0-9]+$`)
-
-// collectOrphans drops hash partitions that a killed log committed but never
-// attached: tables of verdict_units that belong to no table and whose
-// evaluation ID no live session holds the advisory lock on. It is best
-// effort; a failure only leaves the garbage for next time.
+// collectOrphans drops the partitions that logs killed between committing
+// them and committing their evaluation left behind. It is best effort; a
+// failure only leaves the garbage for next time.
 func (s *Store) collectOrphans(ctx context.Context) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT c.relname
-		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-		WHERE n.nspname = 'verdict_units' AND c.relkind = 'r' AND NOT c.relispartition`)
-	if err != nil {
-		return
-	}
-	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return
-	}
-	for _, name := range names {
-		m := leafName.FindStringSubmatch(name)
-		if m == nil {
-			continue
-		}
-		id, err := strconv.ParseInt(m[1], 10, 32)
-		if err != nil {
-			continue
-		}
-		_ = s.transact(ctx, func(tx pgx.Tx) error {
-			var free bool
-			if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1, $2)`, advisoryLockSpace, id).Scan(&free); err != nil || !free {
-				return err
-			}
-			_, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+pgx.Identifier{"verdict_units", name}.Sanitize())
-			return err
-		})
+	for _, id := range s.unattached(ctx) {
+		s.dropUnattached(ctx, id)
 	}
 }
 
-// dropTables drops tables by sanitized name, best effort.
-func (s *Store) dropTables(ctx context.Context, names []string) {
-	for _, n := range names {
-		_, _ = s.pool.Exec(ctx, `DROP TABLE IF EXISTS `+n)
+// collectOrphansInBackground looks for partitions that killed logs left,
+// with one query on a table that is empty but while a log over several
+// connections runs, and drops any it finds in a goroutine that Close waits
+// for, so that opening the store takes no longer.
+func (s *Store) collectOrphansInBackground(ctx context.Context) {
+	ids := s.unattached(ctx)
+	if len(ids) == 0 {
+		return
 	}
+	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	s.background.Go(func() {
+		defer cancel()
+		for _, id := range ids {
+			s.dropUnattached(bg, id)
+		}
+	})
+}
+
+// unattached returns the evaluation IDs that have partitions recorded as
+// not attached: those of logs in progress, and those of killed logs.
+func (s *Store) unattached(ctx context.Context) []int64 {
+	rows, err := s.pool.Query(ctx, `SELECT DISTINCT evaluation_id FROM unattached_unit_values`)
+	if err != nil {
+		return nil
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil
+	}
+	return ids
+}
+
+// dropUnattached drops the partitions of evaluation id recorded as not
+// attached, unless the log that loads them still runs (holds the
+// evaluation's advisory lock). It never drops a table that is attached,
+// whatever the records say. It is best effort: it waits for no lock longer
+// than a second, and a failure leaves the partitions for next time.
+func (s *Store) dropUnattached(ctx context.Context, id int64) {
+	_ = s.transact(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '1s'`); err != nil {
+			return err
+		}
+		var free bool
+		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1, $2)`, advisoryLockSpace, id).Scan(&free); err != nil || !free {
+			return errRollback
+		}
+		// Read after the lock: a log that committed meanwhile deleted its
+		// records with the attachment.
+		rows, err := tx.Query(ctx, `DELETE FROM unattached_unit_values WHERE evaluation_id = $1 RETURNING table_name`, id)
+		if err != nil {
+			return err
+		}
+		names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		for _, name := range names {
+			table := pgx.Identifier{"verdict_units", name}.Sanitize()
+			var attached bool
+			err := tx.QueryRow(ctx, `SELECT relispartition FROM pg_class WHERE oid = to_regclass($1)`, table).Scan(&attached)
+			if errors.Is(err, pgx.ErrNoRows) || err == nil && attached {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `DROP TABLE `+table); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

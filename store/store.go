@@ -26,6 +26,9 @@ type Store struct {
 	// schemaErr is non-nil when the database schema is newer than this binary;
 	// every write returns it.
 	schemaErr error
+
+	// background is the clean-up Open may start; Close waits for it.
+	background sync.WaitGroup
 }
 
 // Options tune Open.
@@ -58,12 +61,20 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 			pool.Close()
 			return nil, err
 		}
+		if s.schemaErr == nil {
+			// What a killed log over several connections left goes now,
+			// whatever the command.
+			s.collectOrphansInBackground(ctx)
+		}
 	}
 	return s, nil
 }
 
-// Close releases the pool.
-func (s *Store) Close() { s.pool.Close() }
+// Close waits for the clean-up Open started, if any, and releases the pool.
+func (s *Store) Close() {
+	s.background.Wait()
+	s.pool.Close()
+}
 
 // URL is the database URL with any password redacted.
 func (s *Store) URL() string { return s.url }
