@@ -3,8 +3,10 @@ package store
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -24,6 +26,15 @@ var ErrBadFilter = errors.New("bad filter")
 // values are single-quoted strings (” for a quote) and numbers. Keywords are
 // case-insensitive. The expression compiles to parameterised SQL: no text of
 // the user's ever becomes SQL text.
+//
+// created, the time the run was first logged, compares with times: a date
+// ('2026-11-01', midnight in the local time zone), a date and time
+// ('2026-11-01T09:30:00', local; '2026-11-01T09:30:00Z' or any RFC 3339
+// time) or an age, a whole number of days, hours or minutes before now
+// (-7d, -12h, -30m; quoted or not, with or without the minus), so that
+// created > -7d selects the runs of the last week. Any other value is an
+// error that gives its column. With LIKE and ILIKE, created is text in UTC,
+// 2026-11-01T09:30:00.
 type RunFilter struct {
 	root node
 }
@@ -53,6 +64,12 @@ type operand struct {
 type value struct {
 	text   string
 	number bool
+	col    int // where the value starts, for messages
+
+	// A value compared with created is a time: at, or ago before now.
+	time bool
+	at   time.Time
+	ago  time.Duration
 }
 
 // sqlBuilder collects the parameters of the compiled SQL.
@@ -75,6 +92,9 @@ func (n *notNode) sql(b *sqlBuilder) string { return "(NOT " + n.inner.sql(b) + 
 func (n *cmpNode) sql(b *sqlBuilder) string {
 	numeric := len(n.values) > 0 && n.values[0].number
 	lhs := n.operand.sql(b, numeric)
+	if n.operand.kind == "created" && (n.op == "LIKE" || n.op == "ILIKE") {
+		lhs = createdText
+	}
 	if n.op == "IN" {
 		var ps []string
 		for _, v := range n.values {
@@ -86,6 +106,14 @@ func (n *cmpNode) sql(b *sqlBuilder) string {
 }
 
 func (v value) param(b *sqlBuilder) string {
+	switch {
+	case v.time && v.ago != 0:
+		return "(now() - " + b.param(v.ago.Seconds()) + "::double precision * interval '1 second')"
+	case v.time && v.ago == 0 && v.at.IsZero():
+		return "now()"
+	case v.time:
+		return b.param(v.at) + "::timestamptz"
+	}
 	if v.number {
 		f, _ := strconv.ParseFloat(v.text, 64)
 		return b.param(f) + "::double precision"
@@ -101,10 +129,7 @@ func (o operand) sql(b *sqlBuilder, numeric bool) string {
 	case "git_commit":
 		return "coalesce(r.git_commit, '')"
 	case "created":
-		if numeric {
-			return "extract(epoch FROM r.created_at)"
-		}
-		return "to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS')"
+		return "r.created_at"
 	case "params":
 		k := b.param(o.name)
 		if numeric {
@@ -126,6 +151,9 @@ func (o operand) sql(b *sqlBuilder, numeric bool) string {
 	}
 	panic("store: unknown operand " + o.kind)
 }
+
+// createdText is created as text, for LIKE and ILIKE.
+const createdText = `to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS')`
 
 // ParseRunFilter parses a run search expression; see RunFilter. An empty
 // expression matches every run.
@@ -186,6 +214,7 @@ const (
 	tokLParen
 	tokRParen
 	tokComma
+	tokAge // a number and a unit, such as -7d
 )
 
 type token struct {
@@ -212,7 +241,12 @@ type filterParser struct {
 }
 
 func (p *filterParser) errorf(format string, args ...any) error {
-	return fmt.Errorf("%w: column %d: %s", ErrBadFilter, p.tok.col, fmt.Sprintf(format, args...))
+	return p.errorAt(p.tok.col, format, args...)
+}
+
+// errorAt reports a problem at a column of the expression.
+func (p *filterParser) errorAt(col int, format string, args ...any) error {
+	return fmt.Errorf("%w: column %d: %s", ErrBadFilter, col, fmt.Sprintf(format, args...))
 }
 
 // isNameRune reports what may appear in a bare name such as ndcg@20.
@@ -279,6 +313,23 @@ func (p *filterParser) next() {
 		end := p.pos + 1
 		for end < len(p.src) && strings.ContainsRune("0123456789.eE+-", rune(p.src[end])) {
 			end++
+		}
+		// A number with letters after it is an age (-7d), or a mistake.
+		suffix := end
+		for suffix < len(p.src) && ('a' <= p.src[suffix] && p.src[suffix] <= 'z' || 'A' <= p.src[suffix] && p.src[suffix] <= 'Z') {
+			suffix++
+		}
+		if suffix > end {
+			text := p.src[p.pos:suffix]
+			if _, ok := parseAge(text); !ok {
+				p.tok = token{tokEOF, "", col}
+				p.err = fmt.Errorf("%w: column %d: %q is not a number, nor an age such as -7d, -12h or -30m", ErrBadFilter, col, text)
+				p.pos = len(p.src)
+				return
+			}
+			p.tok = token{tokAge, text, col}
+			p.pos = suffix
+			return
 		}
 		text := p.src[p.pos:end]
 		if _, err := strconv.ParseFloat(text, 64); err != nil {
@@ -408,22 +459,42 @@ func (p *filterParser) comparison() (node, error) {
 			p.next()
 			break
 		}
-		for _, v := range n.values {
-			if v.number != n.values[0].number {
-				return nil, p.errorf("IN mixes numbers and strings")
+		if o.kind != "created" {
+			for _, v := range n.values {
+				if v.number != n.values[0].number {
+					return nil, p.errorf("IN mixes numbers and strings")
+				}
 			}
 		}
-		return n, nil
+		return n, p.checkValues(n)
 	}
 	v, err := p.value()
 	if err != nil {
 		return nil, err
 	}
-	if (op == "LIKE" || op == "ILIKE") && v.number {
-		return nil, p.errorf("%s needs a string pattern", op)
+	if (op == "LIKE" || op == "ILIKE") && (v.number || v.time) {
+		return nil, p.errorAt(v.col, "%s needs a string pattern", op)
 	}
 	n.values = []value{v}
-	return n, nil
+	return n, p.checkValues(n)
+}
+
+// checkValues turns the values a comparison with created compares with into
+// times, and refuses ages elsewhere.
+func (p *filterParser) checkValues(n *cmpNode) error {
+	for i, v := range n.values {
+		switch {
+		case n.operand.kind == "created" && n.op != "LIKE" && n.op != "ILIKE":
+			t, err := p.timeValue(v)
+			if err != nil {
+				return err
+			}
+			n.values[i] = t
+		case v.time:
+			return p.errorAt(v.col, "an age such as %s compares with created only", v.text)
+		}
+	}
+	return nil
 }
 
 func (p *filterParser) operand() (operand, error) {
@@ -444,7 +515,7 @@ func (p *filterParser) operand() (operand, error) {
 			return operand{}, p.errorf("expected . after %s but found %s", word, p.tok)
 		}
 		p.next()
-		if p.tok.kind != tokWord && p.tok.kind != tokString && p.tok.kind != tokNumber {
+		if p.tok.kind != tokWord && p.tok.kind != tokString && p.tok.kind != tokNumber && p.tok.kind != tokAge {
 			return operand{}, p.errorf("expected a name after %s. but found %s", word, p.tok)
 		}
 		name := p.tok.text
@@ -458,15 +529,59 @@ func (p *filterParser) value() (value, error) {
 	if p.err != nil {
 		return value{}, p.err
 	}
+	v := value{text: p.tok.text, col: p.tok.col}
 	switch p.tok.kind {
 	case tokString:
-		v := value{text: p.tok.text}
-		p.next()
-		return v, p.err
 	case tokNumber:
-		v := value{text: p.tok.text, number: true}
-		p.next()
-		return v, p.err
+		v.number = true
+	case tokAge:
+		v.time = true
+		v.ago, _ = parseAge(v.text)
+	default:
+		return value{}, p.errorf("expected a value (a 'string' or a number) but found %s", p.tok)
 	}
-	return value{}, p.errorf("expected a value (a 'string' or a number) but found %s", p.tok)
+	p.next()
+	return v, p.err
+}
+
+// timeValue turns a value compared with created into a time, or says
+// what is wrong with it.
+func (p *filterParser) timeValue(v value) (value, error) {
+	if v.time {
+		return v, nil
+	}
+	if !v.number {
+		if ago, ok := parseAge(v.text); ok {
+			v.time, v.ago = true, ago
+			return v, nil
+		}
+		// Without a zone, local time, as the history's since reads dates.
+		for _, layout := range []string{"2006-01-02", "2006-01-02T15:04:05", "2006-01-02 15:04:05", time.RFC3339} {
+			if at, err := time.ParseInLocation(layout, v.text, time.Local); err == nil {
+				v.time, v.at = true, at
+				return v, nil
+			}
+		}
+	}
+	what := fmt.Sprintf("'%s'", v.text)
+	if v.number {
+		what = v.text
+	}
+	return v, fmt.Errorf("%w: column %d: created compares with a date ('2026-11-01', '2026-11-01T09:30:00Z') or an age (-7d, -12h, -30m), not %s",
+		ErrBadFilter, v.col, what)
+}
+
+// parseAge reads an age: an optional minus, a whole number and a unit, d, h
+// or m. Both -7d and 7d are 7 days before now.
+func parseAge(s string) (time.Duration, bool) {
+	num := strings.TrimPrefix(s, "-")
+	if len(num) < 2 {
+		return 0, false
+	}
+	unit := map[byte]time.Duration{'d': 24 * time.Hour, 'h': time.Hour, 'm': time.Minute}[num[len(num)-1]]
+	n, err := strconv.ParseUint(num[:len(num)-1], 10, 63)
+	if unit == 0 || err != nil || n > uint64(math.MaxInt64/unit) {
+		return 0, false
+	}
+	return time.Duration(n) * unit, true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/verdict-ml/verdict/store"
@@ -116,4 +117,68 @@ func TestRunFilterResistsInjection(t *testing.T) {
 		require.Empty(t, names(got), "%q must match literally, and nothing is named so", filter)
 	}
 	require.Equal(t, 4, count(t, url, `SELECT count(*) FROM runs`), "the runs are intact")
+}
+
+func TestCreatedFilterDatesAndDurations(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, url := setup(t)
+	for _, run := range []string{"old", "mid", "new"} {
+		_, err := s.LogEvaluation(ctx, newEval("e", run), twoMetricRows())
+		require.NoError(t, err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, `
+		UPDATE runs SET created_at = '2020-01-15T12:00:00Z' WHERE name = 'old';
+		UPDATE runs SET created_at = now() - interval '10 days' WHERE name = 'mid';
+		UPDATE runs SET created_at = now() - interval '1 hour' WHERE name = 'new'`)
+	require.NoError(t, err)
+
+	for _, tt := range []struct {
+		filter string
+		want   []string
+	}{
+		{"created > -7d", []string{"new"}},
+		{"created > '-7d'", []string{"new"}},
+		{"created > 7d", []string{"new"}},
+		{"created < -7d", []string{"old", "mid"}},
+		{"created > -11d", []string{"mid", "new"}},
+		{"created > -2h", []string{"new"}},
+		{"created > -30m", []string{}},
+		{"created >= -120m AND created <= -0m", []string{"new"}},
+		// Dates are midnight in the local time zone; these hold in any.
+		{"created < '2020-01-17'", []string{"old"}},
+		{"created > '2020-01-14'", []string{"old", "mid", "new"}},
+		{"created > '2020-01-15T11:59:59Z'", []string{"old", "mid", "new"}},
+		{"created = '2020-01-15T12:00:00Z'", []string{"old"}},
+		{"created = '2020-01-15T13:00:00+01:00'", []string{"old"}},
+		{"created < '2020-01-15T13:00:00+01:00'", []string{}},
+		{"created < '2020-01-15T12:00:00.5Z'", []string{"old"}},
+		{"created IN ('2020-01-15T12:00:00Z', '2021-01-01')", []string{"old"}},
+		{"created LIKE '2020-01-15T12%'", []string{"old"}},
+		{"NOT created > -7d AND run != 'old'", []string{"mid"}},
+	} {
+		got, err := s.SearchRuns(ctx, store.RunQuery{Experiment: "e", Filter: tt.filter, OrderBy: "created"})
+		require.NoError(t, err, tt.filter)
+		require.Equal(t, tt.want, names(got), tt.filter)
+	}
+
+	for _, tt := range []struct{ filter, want string }{
+		{"created > 'yesterday'", `bad filter: column 11: created compares with a date ('2026-11-01', '2026-11-01T09:30:00Z') or an age (-7d, -12h, -30m), not 'yesterday'`},
+		{"created > 1700000000", `bad filter: column 11: created compares with a date ('2026-11-01', '2026-11-01T09:30:00Z') or an age (-7d, -12h, -30m), not 1700000000`},
+		{"created > '2026-13-01'", `bad filter: column 11: created compares with a date ('2026-11-01', '2026-11-01T09:30:00Z') or an age (-7d, -12h, -30m), not '2026-13-01'`},
+		{"created > '7 days'", `bad filter: column 11: created compares with a date ('2026-11-01', '2026-11-01T09:30:00Z') or an age (-7d, -12h, -30m), not '7 days'`},
+		{"run = 'x' AND created IN ('2026-11-01', 'soon')", `bad filter: column 41: created compares with a date ('2026-11-01', '2026-11-01T09:30:00Z') or an age (-7d, -12h, -30m), not 'soon'`},
+		{"created > -7days", `bad filter: column 11: "-7days" is not a number, nor an age such as -7d, -12h or -30m`},
+		{"created > -7w", `bad filter: column 11: "-7w" is not a number, nor an age such as -7d, -12h or -30m`},
+		{"created > -1.5d", `bad filter: column 11: "-1.5d" is not a number, nor an age such as -7d, -12h or -30m`},
+		{"params.lr > -7d", `bad filter: column 13: an age such as -7d compares with created only`},
+		{"created LIKE -7d", `bad filter: column 14: LIKE needs a string pattern`},
+	} {
+		_, err := s.SearchRuns(ctx, store.RunQuery{Experiment: "e", Filter: tt.filter})
+		require.ErrorIs(t, err, store.ErrBadFilter, tt.filter)
+		require.EqualError(t, err, tt.want)
+	}
 }
