@@ -14,6 +14,17 @@ import (
 // the column (1-based) where the expression went wrong.
 var ErrBadFilter = errors.New("bad filter")
 
+// ErrBadOrder is wrapped by the errors of ParseRunOrder; the message gives
+// the column (1-based) where the key went wrong. errors.Is also matches it
+// with ErrBadFilter: an order is the same language as a filter, and a
+// caller that handles one handles both.
+var ErrBadOrder error = badOrder{}
+
+type badOrder struct{}
+
+func (badOrder) Error() string        { return "bad order-by" }
+func (badOrder) Is(target error) bool { return target == ErrBadFilter }
+
 // A RunFilter is a parsed run search expression, such as
 //
 //	params.lr < 0.01 AND (tags.nightly = 'true' OR run LIKE 'als-%') AND metrics.ndcg@20 >= 0.3
@@ -158,7 +169,7 @@ const createdText = `to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24
 // ParseRunFilter parses a run search expression; see RunFilter. An empty
 // expression matches every run.
 func ParseRunFilter(expr string) (*RunFilter, error) {
-	p := &filterParser{src: expr}
+	p := &filterParser{src: expr, bad: ErrBadFilter}
 	p.next()
 	if p.tok.kind == tokEOF {
 		return &RunFilter{}, nil
@@ -176,10 +187,10 @@ func ParseRunFilter(expr string) (*RunFilter, error) {
 	return &RunFilter{root: n}, nil
 }
 
-// ParseRunOrder parses an --order-by key: an operand, then optionally asc
-// or desc (default asc).
+// ParseRunOrder parses an order key: an operand, then optionally asc or
+// desc (default asc). Its errors wrap ErrBadOrder.
 func ParseRunOrder(expr string) (key operand, desc bool, err error) {
-	p := &filterParser{src: expr}
+	p := &filterParser{src: expr, bad: ErrBadOrder}
 	p.next()
 	key, err = p.operand()
 	if err != nil {
@@ -238,6 +249,7 @@ type filterParser struct {
 	pos int
 	tok token
 	err error
+	bad error // the sentinel errors wrap: ErrBadFilter or ErrBadOrder
 }
 
 func (p *filterParser) errorf(format string, args ...any) error {
@@ -246,7 +258,7 @@ func (p *filterParser) errorf(format string, args ...any) error {
 
 // errorAt reports a problem at a column of the expression.
 func (p *filterParser) errorAt(col int, format string, args ...any) error {
-	return fmt.Errorf("%w: column %d: %s", ErrBadFilter, col, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: column %d: %s", p.bad, col, fmt.Sprintf(format, args...))
 }
 
 // isNameRune reports what may appear in a bare name such as ndcg@20.
@@ -292,7 +304,7 @@ func (p *filterParser) next() {
 		for {
 			if i >= len(p.src) {
 				p.tok = token{tokEOF, "", col}
-				p.err = fmt.Errorf("%w: column %d: unterminated string", ErrBadFilter, col)
+				p.err = fmt.Errorf("%w: column %d: unterminated string", p.bad, col)
 				p.pos = len(p.src)
 				return
 			}
@@ -323,7 +335,7 @@ func (p *filterParser) next() {
 			text := p.src[p.pos:suffix]
 			if _, ok := parseAge(text); !ok {
 				p.tok = token{tokEOF, "", col}
-				p.err = fmt.Errorf("%w: column %d: %q is not a number, nor an age such as -7d, -12h or -30m", ErrBadFilter, col, text)
+				p.err = fmt.Errorf("%w: column %d: %q is not a number, nor an age such as -7d, -12h or -30m", p.bad, col, text)
 				p.pos = len(p.src)
 				return
 			}
@@ -334,7 +346,7 @@ func (p *filterParser) next() {
 		text := p.src[p.pos:end]
 		if _, err := strconv.ParseFloat(text, 64); err != nil {
 			p.tok = token{tokEOF, "", col}
-			p.err = fmt.Errorf("%w: column %d: %q is not a number", ErrBadFilter, col, text)
+			p.err = fmt.Errorf("%w: column %d: %q is not a number", p.bad, col, text)
 			p.pos = len(p.src)
 			return
 		}
@@ -352,7 +364,7 @@ func (p *filterParser) next() {
 		if end == p.pos {
 			r := []rune(p.src[p.pos:])[0]
 			p.tok = token{tokEOF, "", col}
-			p.err = fmt.Errorf("%w: column %d: unexpected character %q", ErrBadFilter, col, r)
+			p.err = fmt.Errorf("%w: column %d: unexpected character %q", p.bad, col, r)
 			p.pos = len(p.src)
 			return
 		}
@@ -515,6 +527,9 @@ func (p *filterParser) operand() (operand, error) {
 			return operand{}, p.errorf("expected . after %s but found %s", word, p.tok)
 		}
 		p.next()
+		if p.err != nil {
+			return operand{}, p.err
+		}
 		if p.tok.kind != tokWord && p.tok.kind != tokString && p.tok.kind != tokNumber && p.tok.kind != tokAge {
 			return operand{}, p.errorf("expected a name after %s. but found %s", word, p.tok)
 		}
@@ -567,8 +582,7 @@ func (p *filterParser) timeValue(v value) (value, error) {
 	if v.number {
 		what = v.text
 	}
-	return v, fmt.Errorf("%w: column %d: created compares with a date ('2026-11-01', '2026-11-01T09:30:00Z') or an age (-7d, -12h, -30m), not %s",
-		ErrBadFilter, v.col, what)
+	return v, p.errorAt(v.col, "created compares with a date ('2026-11-01', '2026-11-01T09:30:00Z') or an age (-7d, -12h, -30m), not %s", what)
 }
 
 // parseAge reads an age: an optional minus, a whole number and a unit, d, h

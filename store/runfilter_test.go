@@ -182,3 +182,28 @@ func TestCreatedFilterDatesAndDurations(t *testing.T) {
 		require.EqualError(t, err, tt.want)
 	}
 }
+
+func TestOrderByErrorsSayOrderBy(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _ := searchSetup(t)
+	for _, tt := range []struct{ order, want string }{
+		{"metrics.ndcg@20 up", `bad order-by: column 17: unexpected "up": want asc or desc`},
+		{"foo desc", `bad order-by: column 1: unknown name "foo": want run, created, git_commit, params.NAME, tags.NAME or metrics.NAME`},
+		{"params.", `bad order-by: column 8: expected a name after params. but found end of expression`},
+		{"run desc;", `bad order-by: column 9: unexpected character ';'`},
+		{"params.'lr", `bad order-by: column 8: unterminated string`},
+		{"run 1x", `bad order-by: column 5: "1x" is not a number, nor an age such as -7d, -12h or -30m`},
+	} {
+		_, _, err := store.ParseRunOrder(tt.order)
+		require.EqualError(t, err, tt.want)
+		_, err = s.SearchRuns(ctx, store.RunQuery{Experiment: "movies", OrderBy: tt.order})
+		require.EqualError(t, err, tt.want)
+		require.ErrorIs(t, err, store.ErrBadOrder)
+		require.ErrorIs(t, err, store.ErrBadFilter, "callers that handle a bad filter handle a bad order")
+	}
+	// A filter's errors still say filter.
+	_, err := s.SearchRuns(ctx, store.RunQuery{Experiment: "movies", Filter: "run =", OrderBy: "run"})
+	require.EqualError(t, err, `bad filter: column 6: expected a value (a 'string' or a number) but found end of expression`)
+	require.NotErrorIs(t, err, store.ErrBadOrder)
+}

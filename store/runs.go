@@ -64,8 +64,9 @@ type RunQuery struct {
 	Limit      int
 }
 
-// SearchRuns returns the runs a query selects. A malformed filter or order
-// returns an error wrapping ErrBadFilter that names the column.
+// SearchRuns returns the runs a query selects. A malformed filter returns
+// an error wrapping ErrBadFilter, a malformed order one wrapping ErrBadOrder
+// (which errors.Is also matches with ErrBadFilter); both name the column.
 func (s *Store) SearchRuns(ctx context.Context, q RunQuery) ([]Run, error) {
 	f, err := ParseRunFilter(q.Filter)
 	if err != nil {
