@@ -1,6 +1,10 @@
 package evaluate_test
 
 import (
+	"archive/zip"
+	"bytes"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,6 +103,109 @@ func TestHugeHeaderRefused(t *testing.T) {
 			require.EqualError(t, err, path+": "+tt.want)
 			require.Less(t, alloc, uint64(maxAlloc), "bytes allocated")
 			t.Logf("%s: allocated %.1f MiB", tt.name, float64(alloc)/(1<<20))
+		})
+	}
+}
+
+// A .npy header, or a sparse matrix's shape, may claim elements, a shape or
+// a catalogue of any size; nothing is allocated by the claim. Arrays that
+// cannot be read are refused with their file, and a matrix of two billion
+// columns that holds few is read in little memory.
+func TestNPYHugeItemRefused(t *testing.T) {
+	oneRow := func(cols int, indices []int32, declare uint64) []byte {
+		n := len(indices)
+		if declare != 0 {
+			n = int(declare-128) / 4
+		}
+		members := csrNPZ(1, cols, inputtest.Int64s(0, int64(n)), inputtest.Int32s(indices...), nil)
+		members[0] = inputtest.Member{Name: "indices", Data: npyArr{"'<i4'", fmt.Sprintf("(%d,)", n), inputtest.Int32s(indices...)}.file(), Declare: declare}
+		members[4] = inputtest.Member{Name: "data", Data: npyArr{"'|b1'", fmt.Sprintf("(%d,)", n), bytes.Repeat([]byte{1}, len(indices))}.file()}
+		if declare != 0 {
+			members[4].Declare = 128 + uint64(n)
+		}
+		return inputtest.Zip(zip.Store, members...)
+	}
+	tests := []struct {
+		name  string
+		files map[string][]byte // over numpyFiles
+		rows  []rankedRow       // read without error
+		want  string            // after the path of the file named first in files
+	}{
+		{
+			name:  "items of strings of 200 MB",
+			files: map[string][]byte{"items.npy": npyArr{"'<U50000000'", "(6, 4)", nil}.file()},
+			want:  "has dtype <U50000000; item indices must be integers",
+		},
+		{
+			name:  "sample IDs of 2 GB",
+			files: map[string][]byte{"ids.npy": npyArr{"'|S2000000000'", "(6,)", nil}.file()},
+			want:  "has dtype |S2000000000, strings longer than the 65536 bytes supported",
+		},
+		{
+			name:  "items whose shape overflows",
+			files: map[string][]byte{"items.npy": npyArr{"'<i8'", "(2305843009213693952, 1)", nil}.file()},
+			want:  "has shape (2305843009213693952, 1), too large to be real; the header is corrupt",
+		},
+		{
+			name:  "items whose shape the file does not hold",
+			files: map[string][]byte{"items.npy": npyArr{"'<i4'", "(1000000, 10)", inputtest.Int32s(1, 2)}.file()},
+			want:  "is truncated: it holds 8 bytes of data, less than the 40000000 of its shape (1000000, 10)",
+		},
+		{
+			name: "a row of 100 million targets that are not there",
+			files: map[string][]byte{
+				"targets.npz": oneRow(10, []int32{1, 2}, 128+400_000_000),
+				"items.npy":   npyArr{"'<i4'", "(1, 2)", inputtest.Int32s(1, 2)}.file(),
+				"ids.npy":     npyArr{"'<U2'", "(1,)", inputtest.Strings(2, "u0")}.file(),
+				"scores.npy":  npyArr{"'<f4'", "(1, 2)", inputtest.Float32s(2, 1)}.file(),
+			},
+			want: `array "indices": the array ends after 2 of its 100000000 values`,
+		},
+		{
+			name: "two billion columns, few of them used",
+			files: map[string][]byte{
+				"targets.npz": oneRow(math.MaxInt32, []int32{math.MaxInt32 - 1, 7}, 0),
+				"items.npy":   npyArr{"'<i4'", "(1, 3)", inputtest.Int32s(7, math.MaxInt32-2, math.MaxInt32-1)}.file(),
+				"ids.npy":     npyArr{"'<U2'", "(1,)", inputtest.Strings(2, "u0")}.file(),
+				"scores.npy":  npyArr{"'<f4'", "(1, 3)", inputtest.Float32s(3, 2, 1)}.file(),
+			},
+			rows: []rankedRow{{"u0", "x.x", 2}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := numpyFiles()
+			var first string
+			for name, b := range tt.files {
+				files[name] = b
+				first = name
+			}
+			if len(tt.files) > 1 {
+				first = "targets.npz"
+			}
+			dir := writeFiles(t, files)
+			path := func(name string) string { return filepath.Join(dir, name) }
+			var (
+				rows []rankedRow
+				err  error
+			)
+			alloc := inputtest.Allocated(func() {
+				var r *evaluate.NumPyRankings
+				r, err = evaluate.OpenNumPyRankings(path("items.npy"), path("scores.npy"), path("targets.npz"), path("ids.npy"), evaluate.RankingOptions{})
+				if err == nil {
+					defer r.Close()
+					rows, _, err = readRankings(t, r)
+				}
+			})
+			require.Less(t, alloc, uint64(maxAlloc), "bytes allocated")
+			t.Logf("allocated %.1f MiB", float64(alloc)/(1<<20))
+			if tt.want == "" {
+				require.NoError(t, err)
+				require.Equal(t, tt.rows, rows)
+				return
+			}
+			require.ErrorIs(t, err, evaluate.ErrBadInput)
+			require.EqualError(t, err, path(first)+": "+tt.want)
 		})
 	}
 }

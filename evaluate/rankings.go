@@ -91,21 +91,29 @@ func (o RankingOptions) width(k int) int {
 // flags stampTarget and stampSeen of the current row. So starting a row costs
 // nothing, and a lookup is one load from an array that, for catalogues of up
 // to some hundred thousand items, stays in cache.
+//
+// The array grows with the items a row touches, not with the catalogue's
+// size as an input declares it (a sparse matrix's shape may claim two
+// billion columns), and up to maxDenseItems: the stamps of items above it
+// are kept in a map that holds the current row's only.
 type itemStamps struct {
-	mark []uint32
-	base uint32
+	mark  []uint32
+	limit int // the items below it may go in mark
+	far   map[int32]uint32
+	base  uint32
 }
+
+// maxDenseItems bounds the array of itemStamps: 2^24 items, 64 MiB.
+const maxDenseItems = 1 << 24
 
 const (
 	stampTarget = 1 // the item is relevant for the row
 	stampSeen   = 2 // the item has been predicted in the row
 )
 
-// grow makes room for item IDs below n.
+// grow makes room for item IDs below n, as the rows touch them.
 func (s *itemStamps) grow(n int) {
-	if n > len(s.mark) {
-		s.mark = append(s.mark, make([]uint32, n-len(s.mark))...)
-	}
+	s.limit = max(s.limit, min(n, maxDenseItems))
 }
 
 // newRow forgets the marks of the previous row.
@@ -115,34 +123,63 @@ func (s *itemStamps) newRow() {
 		clear(s.mark)
 		s.base = 4
 	}
+	if len(s.far) > 0 {
+		clear(s.far)
+	}
+}
+
+// get returns the stamp of item.
+func (s *itemStamps) get(item int32) uint32 {
+	if int(item) < len(s.mark) {
+		return s.mark[item]
+	}
+	return s.far[item] // 0, stale, when absent
+}
+
+// set sets the stamp of item, growing the array when the item is below
+// the limit.
+func (s *itemStamps) set(item int32, v uint32) {
+	switch i := int(item); {
+	case i < len(s.mark):
+	case i < s.limit:
+		n := min(max(2*len(s.mark), i+1, 1<<12), s.limit)
+		s.mark = append(s.mark, make([]uint32, n-len(s.mark))...)
+	default:
+		if s.far == nil {
+			s.far = map[int32]uint32{}
+		}
+		s.far[item] = v
+		return
+	}
+	s.mark[item] = v
 }
 
 // addTarget marks item as relevant and reports whether it was not already.
 func (s *itemStamps) addTarget(item int32) bool {
-	v := s.mark[item]
+	v := s.get(item)
 	if v < s.base {
-		s.mark[item] = s.base | stampTarget
+		s.set(item, s.base|stampTarget)
 		return true
 	}
-	s.mark[item] = v | stampTarget
+	s.set(item, v|stampTarget)
 	return v&stampTarget == 0
 }
 
 // seen marks item as predicted and reports whether it is relevant and
 // whether it was predicted before in the row.
 func (s *itemStamps) seen(item int32) (hit, again bool) {
-	v := s.mark[item]
+	v := s.get(item)
 	if v < s.base {
-		s.mark[item] = s.base | stampSeen
+		s.set(item, s.base|stampSeen)
 		return false, false
 	}
-	s.mark[item] = v | stampSeen
+	s.set(item, v|stampSeen)
 	return v&stampTarget != 0, v&stampSeen != 0
 }
 
 // isTarget reports whether item is relevant for the current row.
 func (s *itemStamps) isTarget(item int32) bool {
-	v := s.mark[item]
+	v := s.get(item)
 	return v >= s.base && v&stampTarget != 0
 }
 

@@ -35,7 +35,11 @@ import (
 //
 // Every array is read from disk in step, a batch of rows at a time, so
 // memory holds a few batches of each and never a whole array, plus 4 bytes
-// per target column for matching.
+// per target column for matching, for the columns up to the largest that
+// a row uses (and at most 64 MiB: the columns above 2^24 are matched in a
+// map of the row's own). Nothing is allocated by what a header or the
+// matrix's shape claims: a matrix of two billion columns costs memory for
+// the columns its rows use.
 //
 // With validation on, every item index of the first Width positions of a row
 // must be a column of the targets (from 0 to columns−1), and no item may
@@ -165,7 +169,6 @@ func OpenNumPyRankings(items, scores, targets, sampleIDs string, opts RankingOpt
 	r.cols = r.tg.cols
 	r.stamps.grow(int(r.cols))
 	r.tg.n = r.n
-	r.tg.texts = make([]string, min(r.tg.cols, maxColumnText))
 	return r, nil
 }
 
@@ -515,8 +518,19 @@ func (r *NumPyRankings) checkedHits(items []int32, hits []bool) int {
 	base, mark := r.stamps.base, r.stamps.mark
 	cols := uint32(r.cols)
 	for j, it := range items {
-		if uint32(it) >= cols {
-			return j
+		if uint32(it) >= uint32(len(mark)) {
+			// Outside the array: a bad item, or one that the array
+			// grows for or keeps aside.
+			if uint32(it) >= cols {
+				return j
+			}
+			hit, again := r.stamps.seen(it)
+			if again {
+				return j
+			}
+			hits[j] = hit
+			mark = r.stamps.mark
+			continue
 		}
 		v := mark[it]
 		if v < base {
@@ -539,8 +553,17 @@ func (r *NumPyRankings) checkedHits32(raw []byte, hits []bool) int {
 	cols := uint32(r.cols)
 	for j := range hits {
 		it := binary.LittleEndian.Uint32(raw[4*j:])
-		if it >= cols {
-			return j
+		if it >= uint32(len(mark)) {
+			if it >= cols {
+				return j
+			}
+			hit, again := r.stamps.seen(int32(it))
+			if again {
+				return j
+			}
+			hits[j] = hit
+			mark = r.stamps.mark
+			continue
 		}
 		v := mark[it]
 		if v < base {
@@ -811,7 +834,12 @@ func (t *csrReader) finish() error {
 // fingerprint.
 func (t *csrReader) columnText(c int32) string {
 	if int(c) >= len(t.texts) {
-		return strconv.Itoa(int(c))
+		if int64(c) >= min(t.cols, maxColumnText) {
+			return strconv.Itoa(int(c))
+		}
+		// Grown as columns are used, not by the matrix's shape.
+		n := min(max(2*len(t.texts), int(c)+1, 1<<12), int(min(t.cols, maxColumnText)))
+		t.texts = append(t.texts, make([]string, n-len(t.texts))...)
 	}
 	s := t.texts[c]
 	if s == "" {

@@ -125,7 +125,6 @@ func csrTargets(path, sampleIDs string) (*fingerprint.Set, error) {
 	}
 	t := r.tg
 	t.n = r.n
-	t.texts = make([]string, min(t.cols, maxColumnText))
 	var tr targetRows
 	for {
 		t.fill(&tr)

@@ -1,6 +1,7 @@
 package scores_test
 
 import (
+	"archive/zip"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -263,6 +264,62 @@ func TestLongMetricNameRefused(t *testing.T) {
 			}
 			require.ErrorIs(t, err, scores.ErrBadInput)
 			require.EqualError(t, err, path+": "+tt.want)
+		})
+	}
+}
+
+// An .npz member's header may claim elements or a shape of any size;
+// nothing is allocated by the claim, and the array is refused with its
+// name.
+func TestNPYHugeItemRefused(t *testing.T) {
+	ids := inputtest.Array("sample_id", inputtest.NPY(1, "'<i8'", "(1,)", inputtest.Int64s(1)))
+	value := inputtest.Array("value", inputtest.NPY(1, "'<f8'", "(1,)", inputtest.Float64s(0.5)))
+	tests := []struct {
+		name   string
+		member inputtest.Member
+		others []inputtest.Member
+		want   string
+	}{
+		{
+			name:   "sample IDs of 200 MB each",
+			member: inputtest.Array("sample_id", inputtest.NPY(1, "'<U50000000'", "(1,)", nil)),
+			others: []inputtest.Member{value},
+			want:   `array "sample_id": has dtype <U50000000, strings longer than the 65536 bytes supported`,
+		},
+		{
+			name:   "metric names of 2 GB each",
+			member: inputtest.Array("metric", inputtest.NPY(1, "'|S2000000000'", "(1,)", nil)),
+			others: []inputtest.Member{ids, value},
+			want:   `array "metric": has dtype |S2000000000, strings longer than the 65536 bytes supported`,
+		},
+		{
+			name:   "a shape whose bytes overflow",
+			member: inputtest.Array("ndcg", inputtest.NPY(1, "'<f8'", "(2305843009213693952,)", nil)),
+			others: []inputtest.Member{ids},
+			want:   `array "ndcg": has shape (2305843009213693952,), too large to be real; the header is corrupt`,
+		},
+		{
+			name:   "a shape the member does not hold",
+			member: inputtest.Array("ndcg", inputtest.NPY(1, "'<f8'", "(100000000,)", inputtest.Float64s(0.5))),
+			others: []inputtest.Member{ids},
+			want:   `array "ndcg": is truncated: it holds 8 bytes of data, less than the 800000000 of its shape (100000000,)`,
+		},
+		{
+			name: "members that declare more than they hold",
+			member: inputtest.Member{
+				Name: "sample_id", Data: inputtest.NPY(1, "'<U16384'", "(100000,)", inputtest.Strings(16384, "u1")),
+				Declare: 128 + 100_000*65536,
+			},
+			others: []inputtest.Member{{
+				Name: "ndcg", Data: inputtest.NPY(1, "'<f8'", "(100000,)", inputtest.Float64s(0.5)), Declare: 128 + 800_000,
+			}},
+			want: `array "sample_id": the array ends after 1 of its 100000 values`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := inputtest.WriteNPZ(t, "scores.npz", zip.Deflate, append([]inputtest.Member{tt.member}, tt.others...)...)
+			refusedWithin(t, path, tt.want)
 		})
 	}
 }

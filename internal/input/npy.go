@@ -322,7 +322,7 @@ func (a *NPY) Errorf(format string, args ...any) error {
 func (a *NPY) CheckData() error {
 	size := int64(a.Type.Size)
 	switch {
-	case a.Count < 0:
+	case a.Count < 0 || a.Count > math.MaxInt64/size:
 		return a.Errorf("has shape %s, too large to be real; the header is corrupt", a.ShapeText())
 	case a.avail >= 0 && a.Count > a.avail/size:
 		return a.Errorf("is truncated: it holds %d bytes of data, less than the %d of its shape %s",
@@ -334,16 +334,29 @@ func (a *NPY) CheckData() error {
 // Next reads the next n elements of the array and returns their bytes,
 // valid until the following call. Reading past the end of the shape is a
 // programmer's error and panics.
+//
+// The buffer grows with the data read, not with n: a zip member may
+// claim more data than it holds, so a caller that asks for many elements
+// at once (the stored values of a row of a sparse matrix) costs memory
+// for those that are there.
 func (a *NPY) Next(n int) ([]byte, error) {
 	if left := a.Count - a.done; int64(n) > left {
 		panic("input: reading past the end of an array")
 	}
 	size := n * a.Type.Size
-	if cap(a.buf) < size {
-		a.buf = make([]byte, size)
+	if cap(a.buf) < min(size, batchBytes) {
+		a.buf = make([]byte, min(size, batchBytes))
 	}
-	buf := a.buf[:size]
+	buf := a.buf[:min(size, cap(a.buf))]
 	got, err := io.ReadFull(a.r, buf)
+	for err == nil && got < size {
+		// Double what was read, at most up to size.
+		buf = append(buf, make([]byte, min(size-got, got))...)
+		a.buf = buf
+		var more int
+		more, err = io.ReadFull(a.r, buf[got:])
+		got += more
+	}
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, a.Errorf("the array ends after %d of its %d values", a.done+int64(got/a.Type.Size), a.Count)

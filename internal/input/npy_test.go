@@ -187,3 +187,81 @@ func TestBatchRows(t *testing.T) {
 	require.Equal(t, 1, input.BatchRows(8192, 1<<30))
 	require.Equal(t, 10, input.BatchRows(10, 0))
 }
+
+// A .npy header may claim elements or a shape of any size; nothing is
+// allocated by the claim. A dtype of huge elements is refused by ReadNPY
+// (Problem), a shape whose size overflows or that the data does not hold
+// by CheckData, and a member that holds less than its zip entry declares
+// by Next, which allocates for the data there is, not for the data asked
+// for. (A dtype '<U50000000' used to be feared to ask make for 1.6 TB.)
+func TestNPYHugeItemRefused(t *testing.T) {
+	tests := []struct {
+		name    string
+		dtype   string
+		shape   string
+		data    []byte
+		size    int64 // of the member, as its zip entry declares it; 0: the real one
+		next    int   // elements to read after CheckData
+		problem string
+		wantErr string
+	}{
+		{
+			name: "unicode strings of 200 MB each", dtype: "'<U50000000'", shape: "(1000,)",
+			problem: "has dtype <U50000000, strings longer than the 65536 bytes supported",
+		},
+		{
+			name: "byte strings of 2 GB each", dtype: "'|S2000000000'", shape: "(1,)",
+			problem: "has dtype |S2000000000, strings longer than the 65536 bytes supported",
+		},
+		{
+			name: "an element size past any integer", dtype: "'<U99999999999999999999'", shape: "(1,)",
+			problem: "has dtype <U99999999999999999999, which is not supported",
+		},
+		{
+			name: "a shape whose count overflows", dtype: "'<f8'", shape: "(4611686018427387904, 4)",
+			wantErr: "has shape (4611686018427387904, 4), too large to be real; the header is corrupt",
+		},
+		{
+			name: "a shape whose bytes overflow", dtype: "'<f8'", shape: "(2305843009213693952,)",
+			wantErr: "has shape (2305843009213693952,), too large to be real; the header is corrupt",
+		},
+		{
+			name: "a shape the member does not hold", dtype: "'<U16384'", shape: "(1000000,)", data: inputtest.Strings(16384, "u1"),
+			wantErr: "is truncated: it holds 65536 bytes of data, less than the 65536000000 of its shape (1000000,)",
+		},
+		{
+			name: "a member that declares more than it holds", dtype: "'<f8'", shape: "(100000000,)", data: inputtest.Float64s(1, 2, 3),
+			size: 800_000_128, next: 100_000_000,
+			wantErr: "the array ends after 3 of its 100000000 values",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var err error
+			alloc := inputtest.Allocated(func() {
+				file := inputtest.NPY(1, tt.dtype, tt.shape, tt.data)
+				size := tt.size
+				if size == 0 {
+					size = int64(len(file))
+				}
+				var a *input.NPY
+				a, err = input.ReadNPY(bytes.NewReader(file), size, arr, errBad)
+				require.NoError(t, err)
+				require.Equal(t, tt.problem, a.Problem)
+				if a.Problem != "" {
+					return
+				}
+				if err = a.CheckData(); err == nil {
+					_, err = a.Next(tt.next)
+				}
+			})
+			require.Less(t, alloc, uint64(16<<20), "bytes allocated")
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, errBad)
+			require.EqualError(t, err, `a.npz: array "x": `+tt.wantErr)
+		})
+	}
+}

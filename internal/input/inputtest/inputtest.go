@@ -10,6 +10,8 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -110,6 +112,9 @@ func Fortran(npy []byte) []byte {
 type Member struct {
 	Name string // without .npy, which Zip adds unless the name has a dot
 	Data []byte // the whole .npy file
+	// Declare, when not 0, is the size the member's zip entry declares,
+	// a lie: Zip stores the member as it is, with that size.
+	Declare uint64
 }
 
 // Array is the member name holding the .npy file npy.
@@ -124,7 +129,18 @@ func Zip(method uint16, members ...Member) []byte {
 		if !strings.Contains(name, ".") {
 			name += ".npy"
 		}
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: method})
+		var (
+			w   io.Writer
+			err error
+		)
+		if m.Declare != 0 {
+			w, err = zw.CreateRaw(&zip.FileHeader{
+				Name: name, Method: zip.Store, CRC32: crc32.ChecksumIEEE(m.Data),
+				CompressedSize64: uint64(len(m.Data)), UncompressedSize64: m.Declare,
+			})
+		} else {
+			w, err = zw.CreateHeader(&zip.FileHeader{Name: name, Method: method})
+		}
 		if err == nil {
 			_, err = w.Write(m.Data)
 		}
