@@ -43,6 +43,10 @@ type Columns struct {
 	rows   int
 }
 
+// MaxBytes bounds the input Read takes: the columns are held in memory,
+// several times their text's size once parsed.
+const MaxBytes = 256 << 20
+
 // Open reads the file at path in format, or by its extension when format
 // is empty; a path of "" or "-" is standard input, named stdin.
 func Open(path, format string) (*Columns, error) {
@@ -64,7 +68,10 @@ func Open(path, format string) (*Columns, error) {
 // "tsv", or "" to tell JSON (an object) from CSV by the first character.
 func Read(r io.Reader, source, format string) (*Columns, error) {
 	in := &Columns{source: source}
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
+	if err == nil && len(data) > MaxBytes {
+		return nil, userError("%s: more than %d MiB: the statistics take their input in memory; sample it, or log it and use verdict compare", in.source, MaxBytes>>20)
+	}
 	if err != nil {
 		return nil, userError("%s: %v", in.source, err)
 	}
