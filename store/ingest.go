@@ -25,9 +25,10 @@ type NewEvaluation struct {
 	EvalSet    string // the evaluation set's name
 
 	// TargetFingerprint is the fingerprint of the targets the values were
-	// scored against (see `verdict fingerprint`). When empty, the store derives
-	// a samples-only fingerprint from the set of sample IDs and records that
-	// the guard covers samples, not targets.
+	// scored against (see `verdict fingerprint`): a SHA-256 digest in 64
+	// hexadecimal digits, recorded in lower case. When empty, the store
+	// derives a samples-only fingerprint from the set of sample IDs and
+	// records that the guard covers samples, not targets.
 	TargetFingerprint string
 
 	Params    map[string]any // merged into the run's params; new keys win
@@ -177,6 +178,7 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, ha
 	if err := checkNewEvaluation(ev); err != nil {
 		return nil, err
 	}
+	ev.TargetFingerprint = strings.ToLower(ev.TargetFingerprint)
 	if ev.IdempotencyKey != "" {
 		found, err := s.findByKey(ctx, ev.Experiment, ev.Run, ev.IdempotencyKey)
 		if err == nil {
@@ -361,6 +363,9 @@ func checkNewEvaluation(ev NewEvaluation) error {
 			return fmt.Errorf("%w: %w", ErrBadInput, err)
 		}
 	}
+	if fp := ev.TargetFingerprint; fp != "" && !isSHA256Hex(fp) {
+		return fmt.Errorf("%w: the target fingerprint %s is not a SHA-256 digest: want 64 hexadecimal digits", ErrBadInput, namePreview(fp))
+	}
 	switch ev.Protocol.Name {
 	case "", "holdout", "kfold", "repeated_kfold", "5x2":
 	default:
@@ -382,6 +387,21 @@ func checkNewEvaluation(ev NewEvaluation) error {
 		}
 	}
 	return nil
+}
+
+// isSHA256Hex reports whether s is 64 hexadecimal digits, of either case.
+func isSHA256Hex(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := range len(s) {
+		switch c := s[i]; {
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func checkMetricNames(metrics, lowerIsBetter []string) error {

@@ -2,8 +2,11 @@ package store_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 
@@ -124,11 +127,50 @@ func TestLogDrawsAndTargetFingerprint(t *testing.T) {
 	require.Equal(t, "holdout", stored.Protocol.Name)
 
 	ev = newEval("e", "r3")
-	ev.TargetFingerprint = "t-123"
+	ev.TargetFingerprint = targetsFingerprint("t-123")
 	got3, err := s.LogEvaluation(ctx, ev, twoMetricRows())
 	require.NoError(t, err)
-	require.Equal(t, "t-123", got3.Fingerprint)
+	require.Equal(t, targetsFingerprint("t-123"), got3.Fingerprint)
 	require.Equal(t, "targets", got3.FingerprintKind)
+}
+
+// targetsFingerprint stands for the fingerprint of some targets: a SHA-256
+// digest in hexadecimal, as package fingerprint writes it.
+func targetsFingerprint(name string) string {
+	sum := sha256.Sum256([]byte(name))
+	return hex.EncodeToString(sum[:])
+}
+
+func TestTargetFingerprintMustBeSHA256(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, url := setup(t)
+
+	fp := targetsFingerprint("targets.npz")
+	for i, ok := range []string{fp, strings.ToUpper(fp)} {
+		ev := newEval("e", fmt.Sprintf("ok-%d", i))
+		ev.TargetFingerprint = ok
+		got, err := s.LogEvaluation(ctx, ev, twoMetricRows())
+		require.NoError(t, err, ok)
+		require.Equal(t, fp, got.Fingerprint, "recorded in lower case")
+	}
+	require.Equal(t, 1, count(t, url, `SELECT count(*) FROM evaluation_sets`), "either case is the same evaluation set")
+
+	for _, tt := range []struct{ fingerprint, want string }{
+		{"targets-1", `"targets-1"`},
+		{fp[:63], fmt.Sprintf("%q", fp[:40]) + "…"},
+		{fp + "0", fmt.Sprintf("%q", fp[:40]) + "…"},
+		{"sha256:" + fp[:57], `"sha256:` + fp[:33] + `"…`},
+		{strings.Repeat("g", 64), fmt.Sprintf("%q…", strings.Repeat("g", 40))},
+		{" " + fp[1:], fmt.Sprintf("%q…", " "+fp[1:40])},
+	} {
+		ev := newEval("e", "bad")
+		ev.TargetFingerprint = tt.fingerprint
+		_, err := s.LogEvaluation(ctx, ev, twoMetricRows())
+		require.ErrorIs(t, err, store.ErrBadInput, tt.fingerprint)
+		require.EqualError(t, err, "bad input: the target fingerprint "+tt.want+" is not a SHA-256 digest: want 64 hexadecimal digits")
+	}
+	require.Zero(t, count(t, url, `SELECT count(*) FROM runs WHERE name = 'bad'`))
 }
 
 func TestLogIsIdempotent(t *testing.T) {
@@ -273,12 +315,12 @@ func TestLogRecordsEvalDraws(t *testing.T) {
 		{name: "wide with draws, samples fingerprint", log: func(ev store.NewEvaluation) (*store.Logged, error) { return s.LogEvaluation(ctx, ev, drawn()) },
 			draws: 3, units: 3},
 		{name: "wide with draws, target fingerprint", log: func(ev store.NewEvaluation) (*store.Logged, error) { return s.LogEvaluation(ctx, ev, drawn()) },
-			ev: func(ev *store.NewEvaluation) { ev.TargetFingerprint = "t-1" }, draws: 3, units: 3},
+			ev: func(ev *store.NewEvaluation) { ev.TargetFingerprint = targetsFingerprint("t-1") }, draws: 3, units: 3},
 		{name: "wide with draws over several connections", log: func(ev store.NewEvaluation) (*store.Logged, error) { return s.LogEvaluation(ctx, ev, drawn()) },
 			ev: func(ev *store.NewEvaluation) { ev.Connections = 2 }, draws: 3, units: 3},
 		{name: "counted by the source", log: func(ev store.NewEvaluation) (*store.Logged, error) {
 			return s.LogEvaluation(ctx, ev, &countedRows{memRows: drawn(), units: 3, draws: 4})
-		}, ev: func(ev *store.NewEvaluation) { ev.TargetFingerprint = "t-2" }, draws: 4, units: 3},
+		}, ev: func(ev *store.NewEvaluation) { ev.TargetFingerprint = targetsFingerprint("t-2") }, draws: 4, units: 3},
 		{name: "named by the protocol", log: func(ev store.NewEvaluation) (*store.Logged, error) { return s.LogEvaluation(ctx, ev, drawn()) },
 			ev: func(ev *store.NewEvaluation) { ev.Protocol.EvalDraws = 5 }, draws: 5, units: 3},
 		{name: "long with draws", log: func(ev store.NewEvaluation) (*store.Logged, error) { return s.LogEvaluationLong(ctx, ev, drawnLong) },

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -15,7 +16,7 @@ func TestPairAlignsUnitsAndCountsTheMissing(t *testing.T) {
 	s, url := setup(t)
 
 	ev := newEval("e", "a")
-	ev.TargetFingerprint = "same-targets"
+	ev.TargetFingerprint = strings.Repeat("a", 64)
 	a, err := s.LogEvaluation(ctx, ev, &memRows{metrics: []string{"x", "y"},
 		ids: []string{"u1", "u2", "u3"}, vals: [][]float64{{1, 0.5}, {0, 0.25}, {1, 1}}})
 	require.NoError(t, err)
@@ -39,13 +40,13 @@ func TestPairAlignsUnitsAndCountsTheMissing(t *testing.T) {
 
 	// Different targets are refused unless the intersection is asked for.
 	other := newEval("e", "c")
-	other.TargetFingerprint = "other-targets"
+	other.TargetFingerprint = strings.Repeat("b", 64)
 	c, err := s.LogEvaluation(ctx, other, &memRows{metrics: []string{"y"}, ids: []string{"u1", "u2"}, vals: [][]float64{{1}, {0}}})
 	require.NoError(t, err)
 	_, err = s.Pair(ctx, a.ID, c.ID, "y", false)
 	require.ErrorIs(t, err, store.ErrNotComparable)
-	require.Contains(t, err.Error(), `e/a on "test", targets fingerprint same-targets`)
-	require.Contains(t, err.Error(), `e/c on "test", targets fingerprint other-target`)
+	require.Contains(t, err.Error(), `e/a on "test", targets fingerprint aaaaaaaaaaaa`)
+	require.Contains(t, err.Error(), `e/c on "test", targets fingerprint bbbbbbbbbbbb`)
 	p, err = s.Pair(ctx, a.ID, c.ID, "y", true)
 	require.NoError(t, err)
 	require.Equal(t, []string{"u1", "u2"}, p.SampleIDs)
