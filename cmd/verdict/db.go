@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -143,7 +141,23 @@ func dbPsql(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	args := append([]string{"psql", url}, c.Args().Slice()...)
-	// Replace this process, so that psql owns the terminal and its signals.
-	return syscall.Exec(psql, args, os.Environ())
+	args, password, err := psqlArgs(url, c.Args().Slice())
+	if err != nil {
+		return err
+	}
+	code, err := localpg.RunPsql(psql, args, password, c.App.Reader, c.App.Writer, c.App.ErrWriter)
+	if err == nil && code != 0 {
+		err = cli.Exit("", code)
+	}
+	return err
+}
+
+// psqlArgs returns psql's arguments for the database at url, extra after
+// them, and the password they leave out: ps shows them to every user.
+func psqlArgs(url string, extra []string) (args []string, password string, err error) {
+	conn, password, err := store.SplitPassword(url)
+	if err != nil {
+		return nil, "", err
+	}
+	return append([]string{conn}, extra...), password, nil
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
 	"os/exec"
 )
 
@@ -19,3 +20,7 @@ func runAs(*exec.Cmd, *account) {}
 func ownerOf(fs.FileInfo) (uid, gid int, ok bool) { return 0, 0, false }
 
 func isPostmaster(pid int, _ string) bool { return pid > 0 }
+
+var psqlSignals = []os.Signal{os.Interrupt}
+
+func forwardToPsql(os.Signal) bool { return false }

@@ -133,3 +133,10 @@ func isPostgresProgram(argv0 string) bool {
 	base := filepath.Base(argv0)
 	return base == "postgres" || base == "postmaster"
 }
+
+// psqlSignals are the signals RunPsql catches while psql runs. The terminal
+// sends SIGINT (Ctrl-C) and SIGQUIT (Ctrl-\) to psql as well; RunPsql passes
+// those forwardToPsql names on to it.
+var psqlSignals = []os.Signal{syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP}
+
+func forwardToPsql(s os.Signal) bool { return s == syscall.SIGTERM || s == syscall.SIGHUP }
