@@ -202,7 +202,7 @@ func (s *Store) insertEvaluation(ctx context.Context, tx pgx.Tx, ev NewEvaluatio
 			ErrBadInput, ev.EvalSet, res.Fingerprint, kind, res.FingerprintKind)
 	}
 
-	if err := recordLabels(ctx, tx, res.EvalSetID, ev.Labels); err != nil {
+	if err := recordLabels(ctx, tx, res.EvalSetID, ev.Labels, l); err != nil {
 		return err
 	}
 	content := l.content.sum()
@@ -262,23 +262,40 @@ func positive(v int64) any {
 	return v
 }
 
-// recordLabels stores labels for an evaluation set, refusing any that
+// recordLabels stores labels for an evaluation set, refusing labels of
+// samples the evaluation being loaded (ld) does not have, and any that
 // disagree with labels recorded before.
-func recordLabels(ctx context.Context, tx pgx.Tx, setID int64, labels []Label) error {
+func recordLabels(ctx context.Context, tx pgx.Tx, setID int64, labels []Label, ld *load) error {
 	if len(labels) == 0 {
 		return nil
 	}
 	ids := make([]string, len(labels))
 	vals := make([]int16, len(labels))
 	for i, l := range labels {
+		if err := checkSampleID(l.SampleID); err != nil {
+			return fmt.Errorf("%w: label %d: %w", ErrBadInput, i+1, err)
+		}
 		if l.Label != 0 && l.Label != 1 {
 			return fmt.Errorf("%w: label of sample %q is %d, not 0 or 1", ErrBadInput, l.SampleID, l.Label)
 		}
 		ids[i], vals[i] = l.SampleID, l.Label
 	}
+	// The first label, in the given order, of a sample the evaluation does
+	// not have; its partition's key finds each sample.
 	var id string
+	err := tx.QueryRow(ctx, fmt.Sprintf(`
+		SELECT n.sample_id FROM unnest($2::text[]) WITH ORDINALITY AS n (sample_id, i)
+		WHERE NOT EXISTS (SELECT FROM %s u WHERE u.evaluation_id = $1 AND u.sample_id = n.sample_id)
+		ORDER BY n.i
+		LIMIT 1`, ld.table), ld.id, ids).Scan(&id)
+	if err == nil {
+		return fmt.Errorf("%w: sample %q is labelled, but the evaluation has no such sample", ErrBadInput, id)
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("check labels: %w", err)
+	}
 	var old, now int16
-	err := tx.QueryRow(ctx, `
+	err = tx.QueryRow(ctx, `
 		SELECT s.sample_id, s.label, n.label
 		FROM unnest($2::text[], $3::smallint[]) AS n (sample_id, label)
 		JOIN sample_labels s ON s.evaluation_set_id = $1 AND s.sample_id = n.sample_id

@@ -514,3 +514,90 @@ func TestConcurrentLogsOfTheSameContent(t *testing.T) {
 		require.Equal(t, got[0].ID, got[i].ID)
 	}
 }
+
+func TestLabelsForUnknownSamplesRefused(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, url := setup(t)
+	labels := func(ids ...string) []store.Label {
+		out := make([]store.Label, len(ids))
+		for i, id := range ids {
+			out[i] = store.Label{SampleID: id, Label: int16(i % 2)}
+		}
+		return out
+	}
+
+	// Labels of some or all of the evaluation's samples are recorded.
+	ev := newEval("e", "some")
+	ev.Labels = labels("u3", "u1")
+	_, err := s.LogEvaluation(ctx, ev, twoMetricRows())
+	require.NoError(t, err)
+	ev = newEval("e", "all")
+	ev.Labels = labels("u3", "u1", "u2")
+	ev.Labels[0].Label, ev.Labels[1].Label = 0, 1
+	_, err = s.LogEvaluation(ctx, ev, twoMetricRows())
+	require.NoError(t, err)
+	require.Equal(t, 3, count(t, url, `SELECT count(*) FROM sample_labels`))
+
+	long := func() *memLong {
+		return &memLong{ids: []string{"u1", "u2", "u3"}, metrics: []string{"m", "m", "m"}, vals: []float64{1, 0, 1}}
+	}
+	for _, tt := range []struct {
+		name   string
+		labels []store.Label
+		log    func(ev store.NewEvaluation) error
+		want   string
+	}{
+		{name: "wide", labels: labels("u1", "u9", "u8"),
+			log:  func(ev store.NewEvaluation) error { _, err := s.LogEvaluation(ctx, ev, twoMetricRows()); return err },
+			want: `bad input: sample "u9" is labelled, but the evaluation has no such sample`},
+		{name: "wide over several connections", labels: labels("x", "u1"),
+			log: func(ev store.NewEvaluation) error {
+				ev.Connections = 2
+				_, err := s.LogEvaluation(ctx, ev, manyRows(100, false))
+				return err
+			},
+			want: `bad input: sample "x" is labelled, but the evaluation has no such sample`},
+		{name: "long", labels: labels("u2", "U2"),
+			log:  func(ev store.NewEvaluation) error { _, err := s.LogEvaluationLong(ctx, ev, long()); return err },
+			want: `bad input: sample "U2" is labelled, but the evaluation has no such sample`},
+		{name: "empty sample ID", labels: labels("u1", ""),
+			log:  func(ev store.NewEvaluation) error { _, err := s.LogEvaluation(ctx, ev, twoMetricRows()); return err },
+			want: `bad input: label 2: empty sample ID`},
+	} {
+		ev := newEval("e", "bad")
+		ev.Labels = tt.labels
+		err := tt.log(ev)
+		require.ErrorIs(t, err, store.ErrBadInput, tt.name)
+		require.EqualError(t, err, tt.want, tt.name)
+	}
+	require.Equal(t, 2, count(t, url, `SELECT count(*) FROM evaluations`), "nothing was written")
+	require.Equal(t, 3, count(t, url, `SELECT count(*) FROM sample_labels`))
+	require.Zero(t, count(t, url, `SELECT count(*) FROM runs WHERE name = 'bad'`))
+}
+
+func TestNegativeProtocolSizesRefused(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, url := setup(t)
+	for _, tt := range []struct {
+		set  func(*store.Protocol)
+		want string
+	}{
+		{func(p *store.Protocol) { p.Folds = -3 }, `bad input: the protocol's folds is -3; it must be positive, or 0 for unknown`},
+		{func(p *store.Protocol) { p.Repeats = -1 }, `bad input: the protocol's repeats is -1; it must be positive, or 0 for unknown`},
+		{func(p *store.Protocol) { p.NTrain = -100 }, `bad input: the protocol's training set size is -100; it must be positive, or 0 for unknown`},
+		{func(p *store.Protocol) { p.NTest = -1 }, `bad input: the protocol's test set size is -1; it must be positive, or 0 for unknown`},
+		{func(p *store.Protocol) { p.RequiredK = -10 }, `bad input: the protocol's required k is -10; it must be positive, or 0 for unknown`},
+		{func(p *store.Protocol) { p.EvalDraws = -2 }, `bad input: the protocol's eval draws is -2; it must be positive, or 0 for unknown`},
+		{func(p *store.Protocol) { p.Cutoffs = []int{10, -5} }, `bad input: cutoff -5; cutoffs must be positive`},
+	} {
+		ev := newEval("e", "r")
+		ev.Protocol.Name = "kfold"
+		tt.set(&ev.Protocol)
+		_, err := s.LogEvaluation(ctx, ev, twoMetricRows())
+		require.ErrorIs(t, err, store.ErrBadInput)
+		require.EqualError(t, err, tt.want)
+	}
+	require.Zero(t, count(t, url, `SELECT count(*) FROM evaluations`))
+}
