@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/verdict-ml/verdict/store/storetest"
+)
+
+// TestLogKilledAtAnyMomentLeavesNothing kills `verdict log` processes with
+// SIGKILL at moments spread over a log's whole life (before the COPY, in
+// it, during the index build, the attach, after the commit), plain and over
+// three connections. After each kill the database holds the whole
+// evaluation or none of it, and no table of values outside the evaluations;
+// a retry of the same file then succeeds and stores it once.
+func TestLogKilledAtAnyMomentLeavesNothing(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	const users = 100_000
+	var b strings.Builder
+	b.WriteString("sample_id,ndcg@10,recall@20\n")
+	for u := range users {
+		fmt.Fprintf(&b, "user-%06d,%g,%g\n", u, float64(u%97)/97, float64(u%89)/89)
+	}
+	path := filepath.Join(t.TempDir(), "scores.csv")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+
+	// How long a whole log takes, to spread the kills over it.
+	start := time.Now()
+	res := runVerdict(t, url, "log", "-e", "timing", "-r", "r", "-s", "test", path)
+	require.Equal(t, 0, res.code, res.stderr)
+	whole := time.Since(start)
+
+	for _, connections := range []string{"1", "3"} {
+		for i, frac := range []float64{0.02, 0.15, 0.3, 0.45, 0.6, 0.75, 0.9, 1.05} {
+			run := fmt.Sprintf("killed-%s-%d", connections, i)
+			cmd := verdictCmd(t, "--database-url", url, "log", "-e", "faults", "-r", run, "-s", "test",
+				"--connections", connections, path)
+			require.NoError(t, cmd.Start())
+			time.Sleep(time.Duration(frac * float64(whole)))
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			_ = cmd.Wait()
+
+			// Whole or nothing: an evaluation of this run has every user.
+			n := queryInt(t, url, `SELECT count(*) FROM evaluation_overview WHERE run = $1`, run)
+			if n == 1 {
+				require.Equal(t, users, queryInt(t, url, `SELECT n_units FROM evaluation_overview WHERE run = $1`, run), run)
+			} else {
+				require.Equal(t, 0, n, run)
+			}
+			// The retry stores it once, and leaves no table behind.
+			res := runVerdict(t, url, "log", "-e", "faults", "-r", run, "-s", "test", "--connections", connections, path)
+			require.Equal(t, 0, res.code, "%s: %s", run, res.stderr)
+			require.Equal(t, 1, queryInt(t, url, `SELECT count(*) FROM evaluation_overview WHERE run = $1`, run), run)
+			require.Zero(t, queryInt(t, url, `
+				SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+				WHERE n.nspname = 'verdict_units' AND c.relkind = 'r'
+				  AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = c.oid)`), "%s: a table of values outside the evaluations", run)
+		}
+	}
+	// Every evaluation that exists is whole.
+	require.Zero(t, queryInt(t, url, `
+		SELECT count(*) FROM evaluation_overview o
+		WHERE o.n_rows <> (SELECT count(*) FROM unit_values v WHERE v.evaluation_id = o.evaluation_id)`))
+}
