@@ -3,6 +3,7 @@ package localpg
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -97,7 +98,9 @@ func (a *account) makeReachable(dir string) ([]string, error) {
 			// account, the folder was set up that way on purpose.
 			continue
 		}
-		if err := os.Chmod(p, fi.Mode().Perm()|0o001); err != nil {
+		// Keep the sticky, setgid and setuid bits, which Perm drops.
+		keep := fi.Mode() & (fs.ModePerm | fs.ModeSticky | fs.ModeSetgid | fs.ModeSetuid)
+		if err := os.Chmod(p, keep|0o001); err != nil {
 			return changed, fmt.Errorf("localpg: letting OS user %s reach %s (chmod o+x %s): %w", a.name, dir, p, err)
 		}
 		changed = append(changed, p)

@@ -135,21 +135,36 @@ func (c *Cluster) url(db string) string {
 // run initdb and start the server once.
 //
 // Errors wrap ErrSocketPathTooLong when the home is too deep for a Unix socket,
-// ErrNoBinaries when PostgreSQL's server is not installed (or not the version
-// that created the cluster), and ErrNoPostgresUser when verdict runs as root
-// without a postgres OS user. When the server fails to start, the error holds
-// the end of server.log.
+// ErrUnsafeHome when another user could change the home (see CheckHome),
+// ErrClusterGone when the data folder of a cluster created in the home is
+// missing or empty, ErrNoBinaries when PostgreSQL's server is not installed
+// (or not the version that created the cluster), and ErrNoPostgresUser when
+// verdict runs as root without a postgres OS user. When the server fails to
+// start, the error holds the end of server.log.
 func (c *Cluster) Ensure(ctx context.Context) (url string, err error) {
 	if err := c.checkSocketPath(); err != nil {
+		return "", err
+	}
+	if err := c.CheckHome(); err != nil {
 		return "", err
 	}
 	// Fast path: the database answers, so there is nothing to do and no need
 	// to wait for the lock.
 	if c.answers(ctx, database) {
+		// A cluster made before verdict wrote markers gets one; the next
+		// start would write it too.
+		if version, err := c.clusterVersion(); err == nil && version != "" {
+			_ = c.ensureMarker(version)
+		}
 		return c.URL(), nil
 	}
 	if err := os.MkdirAll(c.home, 0o700); err != nil {
 		return "", fmt.Errorf("localpg: creating %s: %w", c.home, err)
+	}
+	// In a folder with the sticky bit, such as /tmp, another user may have
+	// made the home first.
+	if err := c.CheckHome(); err != nil {
+		return "", err
 	}
 	release, err := lockFile(ctx, c.lockPath())
 	if err != nil {
@@ -178,7 +193,15 @@ func (c *Cluster) ensureLocked(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if version != "" {
+	if version == "" {
+		// Never create a cluster where one was lost.
+		if err := c.checkNotGone(); err != nil {
+			return err
+		}
+	} else {
+		if err := c.ensureMarker(version); err != nil {
+			return err
+		}
 		if pid := c.postmasterPID(); pid != 0 {
 			ready, err := c.waitReady(ctx, pid)
 			if err != nil {
@@ -208,6 +231,9 @@ func (c *Cluster) ensureLocked(ctx context.Context) error {
 		if version, err = c.clusterVersion(); err != nil {
 			return err
 		}
+		if err := c.writeMarker(time.Now(), version); err != nil {
+			return err
+		}
 		c.notice("created a local PostgreSQL %s cluster in %s (first use%s)", version, c.home, acct.describe())
 	}
 	if err := c.start(ctx, bin, acct); err != nil {
@@ -220,10 +246,14 @@ func (c *Cluster) ensureLocked(ctx context.Context) error {
 // ended and their transactions rolled back; committed data is safe. Stopping a
 // cluster that is not running, or does not exist, is not an error.
 //
-// Errors wrap ErrNoBinaries or ErrNoPostgresUser as for Ensure.
+// Errors wrap ErrUnsafeHome, ErrNoBinaries or ErrNoPostgresUser as for Ensure.
 func (c *Cluster) Stop(ctx context.Context) error {
 	version, err := c.clusterVersion()
 	if err != nil || version == "" {
+		return err
+	}
+	// pg_ctl signals the PID in postmaster.pid.
+	if err := c.CheckHome(); err != nil {
 		return err
 	}
 	release, err := lockFile(ctx, c.lockPath())

@@ -27,10 +27,16 @@
 //
 // # Layout of $VERDICT_HOME
 //
-//	.lock       the lock file
-//	data/       the cluster (PGDATA)
-//	run/        the server's Unix socket (.s.PGSQL.5432)
-//	server.log  the server's log
+//	.lock         the lock file
+//	cluster.json  when the cluster was created, and with which PostgreSQL
+//	data/         the cluster (PGDATA)
+//	run/          the server's Unix socket (.s.PGSQL.5432)
+//	server.log    the server's log
+//
+// cluster.json outlives data/: when it says a cluster was created and data/
+// is missing or empty (moved away, deleted, a disk not mounted), Ensure
+// refuses with [ErrClusterGone] rather than quietly create an empty cluster
+// in its place. Removing the whole home starts afresh.
 //
 // # Security
 //
@@ -38,6 +44,13 @@
 // in a folder only the cluster's owner can enter, with unix_socket_permissions
 // 0700, so the cluster uses trust authentication for its one superuser,
 // "verdict".
+//
+// That holds only if no other user can replace the home or anything in it.
+// As ssh does with ~/.ssh, Ensure and Stop refuse ([ErrUnsafeHome]) a home
+// that is writable by group or others, or a folder above it, up to /, that
+// is (unless it has the sticky bit, as /tmp has), and any of them that
+// belongs to another user than the one running verdict or root
+// ([Cluster.CheckHome]).
 //
 // PostgreSQL refuses to run as root. When verdict runs as root, the cluster
 // belongs to the OS user "postgres": initdb and pg_ctl run under that account,
