@@ -650,7 +650,7 @@ func (t *csvTable) next(rec *tableRecord) (string, error) {
 	}
 	if t.key >= 0 {
 		text := strings.TrimSpace(fields[t.key])
-		v, err := strconv.ParseFloat(text, 64)
+		v, err := input.ParseNumber(text)
 		switch {
 		case text == "":
 			return t.keyCol + " missing", nil

@@ -333,7 +333,7 @@ func (r *TRECRankings) readLine() (query string, l runLine, problem string, err 
 			return query, l, fieldCount(n, len(fields)) + ", but a run line has 6: query, Q0, document, rank, score, run tag", nil
 		}
 		l.doc = fields[2]
-		l.score, err = strconv.ParseFloat(string(fields[4]), 64)
+		l.score, err = input.ParseNumber(string(fields[4]))
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
 			return query, l, fmt.Sprintf("score %q is not a number", fields[4]), nil
 		}

@@ -53,12 +53,13 @@ func TestCSVWide(t *testing.T) {
 			}},
 		},
 		{
-			name:    "NaN and infinity spellings are numbers, for the store to judge",
+			name:    "NaN and infinity spellings are numbers, for the store to judge; decimals as Python, NumPy and pandas write them",
 			file:    "scores.csv",
-			content: "sample_id,a,b,c,d\nu1,NaN,nan,inf,-Infinity\nu2,1e-400,+3,-0,0x1p-2\n",
+			content: "sample_id,a,b,c,d\nu1,NaN,nan,inf,-Infinity\nu2,1.5E+10,+3,-0,.5\nu3,1e-45,5.,0e-400,-1e-05\n",
 			want: wideFile{Metrics: []string{"a", "b", "c", "d"}, Rows: []wideRow{
 				{ID: "u1", Values: []float64{math.NaN(), math.NaN(), math.Inf(1), math.Inf(-1)}, Where: "scores.csv: line 2"},
-				{ID: "u2", Values: []float64{0, 3, 0, 0.25}, Where: "scores.csv: line 3"},
+				{ID: "u2", Values: []float64{1.5e10, 3, 0, 0.5}, Where: "scores.csv: line 3"},
+				{ID: "u3", Values: []float64{1e-45, 5, 0, -1e-05}, Where: "scores.csv: line 4"},
 			}},
 		},
 		{

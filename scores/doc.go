@@ -46,6 +46,15 @@
 // sample IDs, NaN and ±Inf, duplicate (sample ID, draw) pairs and an empty
 // input, are left to the store.
 //
+// A number written as text is read as Python, NumPy and pandas write one:
+// 0.5, -1, 1e-05, 1.5E+10 (and in JSON Lines, JSON's numbers with NaN,
+// Infinity and -Infinity). What Go's strconv would also read but no such
+// program writes, such as 1_0 or 0x1p-2, is not a number. The store keeps
+// values as real (float4), so a value that is not zero but that a real
+// holds as 0 (|x| ≤ 2^-150 ≈ 7e-46, such as 1e-50) is refused, in every
+// format, rather than stored as 0; subnormal reals, down to 1.4e-45, are
+// kept. Values too large for a real are refused by the store.
+//
 // # Limits
 //
 // Memory stays bounded whatever a file holds or claims, so a corrupt or

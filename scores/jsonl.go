@@ -49,6 +49,9 @@ const (
 	kindBool    = 'b'
 	kindObject  = 'o'
 	kindArray   = 'a'
+	// kindOther is a token that is no JSON value, such as 1_0, 0x1p-2 or
+	// +3: refused with its key, and its sample, when it is decoded.
+	kindOther = '?'
 )
 
 // openJSONL reads the first non-blank line of a JSON Lines file to learn its
@@ -269,6 +272,8 @@ func jsonNumber(v *jsonValue) (float64, string) {
 		return math.Inf(-1), ""
 	case kindNull:
 		return 0, "value missing"
+	case kindOther:
+		return 0, fmt.Sprintf("%s is not a number", describe(v))
 	}
 	return 0, fmt.Sprintf("expected a number, got %s", describe(v))
 }
@@ -335,9 +340,18 @@ func (d *jsonlDecoder) scanInto(line []byte, vals []jsonValue) ([]jsonValue, err
 		s.space()
 		v := jsonValue{key: key}
 		start = s.i
+		// badValue keeps a token that is no JSON value whole, for a
+		// message that names its key and sample, or refuses the line.
 		badValue := func() error {
 			s.i = start
-			return bad("expected a value")
+			for !s.atDelimiter() {
+				s.i++
+			}
+			if s.i == start {
+				return bad("expected a value")
+			}
+			v.kind = kindOther
+			return nil
 		}
 		switch c := s.peek(); {
 		case c == '"':
@@ -355,24 +369,32 @@ func (d *jsonlDecoder) scanInto(line []byte, vals []jsonValue) ([]jsonValue, err
 			}
 		case c == 'n':
 			v.kind = kindNull
-			if !s.word("null") {
-				return nil, badValue()
+			if !s.word("null") || !s.atDelimiter() {
+				if err := badValue(); err != nil {
+					return nil, err
+				}
 			}
 		case c == 't' || c == 'f':
 			v.kind = kindBool
-			if !s.word("true") && !s.word("false") {
-				return nil, badValue()
+			if (!s.word("true") && !s.word("false")) || !s.atDelimiter() {
+				if err := badValue(); err != nil {
+					return nil, err
+				}
 			}
 		case c == 'N' || c == 'I' || c == '-' && s.i+1 < len(line) && line[s.i+1] == 'I':
 			v.kind = kindSpecial
-			if !s.word("NaN") && !s.word("Infinity") && !s.word("-Infinity") {
-				return nil, badValue()
+			if (!s.word("NaN") && !s.word("Infinity") && !s.word("-Infinity")) || !s.atDelimiter() {
+				if err := badValue(); err != nil {
+					return nil, err
+				}
 			}
 		default:
 			v.kind = kindNumber
 			var ok bool
-			if v.int, ok = s.number(); !ok {
-				return nil, badValue()
+			if v.int, ok = s.number(); !ok || !s.atDelimiter() {
+				if err := badValue(); err != nil {
+					return nil, err
+				}
 			}
 		}
 		v.raw = line[start:s.i]
@@ -421,6 +443,19 @@ func (s *jsonScanner) space() {
 	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\r' || s.b[s.i] == '\n') {
 		s.i++
 	}
+}
+
+// atDelimiter reports whether the scanner is at the end of a value: at the
+// end of the line, white space, or a ',' or '}'.
+func (s *jsonScanner) atDelimiter() bool {
+	if s.i >= len(s.b) {
+		return true
+	}
+	switch s.b[s.i] {
+	case ',', '}', ' ', '\t', '\r', '\n':
+		return true
+	}
+	return false
 }
 
 func (s *jsonScanner) word(w string) bool {

@@ -245,7 +245,7 @@ func TestJSONLBad(t *testing.T) {
 		},
 		{
 			name: "bad number", content: first + `{"sample_id": "u2", "ndcg@10": 01, "recall@10": 1}`,
-			wantErr: `scores.jsonl: line 2: invalid JSON at byte 32: expected a value`,
+			wantErr: `scores.jsonl: line 2 (sample "u2"), key "ndcg@10": 01 is not a number`,
 		},
 		{
 			name: "single quotes", content: `{'sample_id': 'u1'}`,

@@ -14,6 +14,10 @@ import (
 // line. Sample IDs follow the rule of the score files: the white space
 // around them is no part of them.
 //
+// A label is a number that is 0 or 1, written as Python, NumPy and pandas
+// write numbers: 1, 1.0 (as pandas writes a column of floats) or 1e+00 (as
+// np.savetxt does), but not 0x1 or 1_0.
+//
 // It returns an error wrapping ErrBadInput for a file without those
 // columns, a ragged line or a label that is not 0 or 1, naming the line and
 // the sample, and the *os.PathError of os.Open when the file cannot be
@@ -58,9 +62,10 @@ func ReadLabels(path string) ([]store.Label, error) {
 			return nil, at.Errorf(ErrBadInput, "%s", problem)
 		}
 		sample := ids.From(fields[id])
-		switch v := input.TrimID(fields[label]); v {
-		case "0", "1":
-			labels = append(labels, store.Label{SampleID: sample, Label: int16(v[0] - '0')})
+		text := input.TrimID(fields[label])
+		switch v, err := input.ParseNumber(text); {
+		case err == nil && (v == 0 && !input.LostInReal(text, v) || v == 1):
+			labels = append(labels, store.Label{SampleID: sample, Label: int16(v)})
 		default:
 			return nil, at.WithSample(sample).WithColumn("label").Errorf(ErrBadInput, "label %q is not 0 or 1", fields[label])
 		}

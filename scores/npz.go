@@ -168,10 +168,16 @@ func (d *npzDecoder) decode(rec *record) error {
 		}
 		rec.metric = d.nameBuf[i]
 		rec.value = d.valBufs[0][i]
+		if problem := tinyProblem(rec.value); problem != "" {
+			return d.rowAt(d.values[0]).WithSample(rec.id).Errorf(ErrBadInput, "%s", problem)
+		}
 		return nil
 	}
 	for m := range d.values {
 		rec.values[m] = d.valBufs[m][i]
+		if problem := tinyProblem(rec.values[m]); problem != "" {
+			return d.rowAt(d.values[m]).WithSample(rec.id).Errorf(ErrBadInput, "%s", problem)
+		}
 	}
 	return nil
 }

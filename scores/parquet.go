@@ -104,12 +104,18 @@ func (d *parquetDecoder) decode(rec *record) error {
 		if v.Null[i] {
 			return a.WithColumn(v.Name).Errorf(ErrBadInput, "value missing")
 		}
+		if problem := tinyProblem(v.F[i]); problem != "" {
+			return a.WithColumn(v.Name).Errorf(ErrBadInput, "%s", problem)
+		}
 		rec.value = v.F[i]
 		return nil
 	}
 	for m, v := range d.values {
 		if v.Null[i] {
 			return a.WithColumn(v.Name).Errorf(ErrBadInput, "value missing")
+		}
+		if problem := tinyProblem(v.F[i]); problem != "" {
+			return a.WithColumn(v.Name).Errorf(ErrBadInput, "%s", problem)
 		}
 		rec.values[m] = v.F[i]
 	}

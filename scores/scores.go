@@ -457,9 +457,13 @@ func nameProblem(name string) string {
 	return ""
 }
 
-// parseValue parses a metric value written as text. NaN and infinities are
-// accepted in Go's and Python's spellings; the store refuses them with its
-// own message. It returns a problem for the user, or "".
+// parseValue parses a metric value written as text, as Python, NumPy and
+// pandas write numbers (input.ParseNumber): 1_0 and 0x1p-2 are not numbers.
+// NaN and infinities are accepted in Go's and Python's spellings; the store
+// refuses them with its own message. A value that is not zero but that a
+// real (float4), as the store keeps values, would hold as 0 is refused
+// (input.LostInReal): |x| ≤ 2^-150, such as 1e-50. It returns a problem for
+// the user, or "".
 func parseValue(s string) (float64, string) {
 	if s == "" {
 		return 0, "value missing"
@@ -470,20 +474,28 @@ func parseValue(s string) (float64, string) {
 			return 0, "value missing"
 		}
 	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil {
-		if errors.Is(err, strconv.ErrRange) && !math.IsInf(v, 0) {
-			return v, "" // underflow to zero or a subnormal
-		}
+	v, err := input.ParseNumber(t)
+	switch {
+	case err != nil && errors.Is(err, strconv.ErrRange):
 		// A copy, so that s does not escape and callers may pass a
 		// string converted from bytes without allocating.
-		text := strings.Clone(s)
-		if errors.Is(err, strconv.ErrRange) {
-			return 0, fmt.Sprintf("%q is out of range", text)
-		}
-		return 0, fmt.Sprintf("%q is not a number", text)
+		return 0, fmt.Sprintf("%q is out of range", strings.Clone(s))
+	case err != nil:
+		return 0, fmt.Sprintf("%q is not a number", strings.Clone(s))
+	case input.LostInReal(t, v):
+		return 0, fmt.Sprintf("%q is too close to zero: a real (float4), as values are stored, would hold 0", strings.Clone(s))
 	}
 	return v, ""
+}
+
+// tinyProblem refuses a value of a binary file (Parquet, NumPy) that is
+// not zero but that a real (float4) would hold as 0, as parseValue refuses
+// its text. It returns a problem for the user, or "".
+func tinyProblem(v float64) string {
+	if input.LostInReal("", v) {
+		return fmt.Sprintf("value %g is too close to zero: a real (float4), as values are stored, would hold 0", v)
+	}
+	return ""
 }
 
 // parseDraw parses a draw number written as text. It returns a problem for

@@ -13,14 +13,16 @@ import (
 
 // TestWriterRoundTrip writes rows with IDs and metric names that need
 // quoting and values that need every digit, and reads them back with
-// OpenScores: the same IDs, and bit for bit the same values.
+// OpenScores: the same IDs, and bit for bit the same values. (The smallest
+// value is the smallest a real (float4) holds: below it OpenScores refuses
+// a value that the store would keep as 0.)
 func TestWriterRoundTrip(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "per-user.csv")
 	metrics := []string{"ndcg@10", `odd,"name"`}
 	rows := []wideRow{
 		{ID: "u1", Values: []float64{0.1, 1.0 / 3}},
-		{ID: `say "hi", twice`, Values: []float64{math.SmallestNonzeroFloat64, math.Copysign(0, -1)}},
+		{ID: `say "hi", twice`, Values: []float64{math.SmallestNonzeroFloat32, math.Copysign(0, -1)}},
 		{ID: "multi\nline", Values: []float64{1e300, 0}},
 	}
 	w, err := scores.Create(path, metrics)
@@ -35,7 +37,7 @@ func TestWriterRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "sample_id,ndcg@10,\"odd,\"\"name\"\"\"\n"+
 		"u1,0.1,0.3333333333333333\n"+
-		"\"say \"\"hi\"\", twice\",5e-324,-0\n"+
+		"\"say \"\"hi\"\", twice\",1.401298464324817e-45,-0\n"+
 		"\"multi\nline\",1e+300,0\n", string(b))
 
 	got, err := readWide(t, path, "")
