@@ -36,8 +36,9 @@ func ResolveURL(flag string) (dbURL, source string) {
 const mask = "xxxxx"
 
 // ErrBadConnString means a database URL or connection string is not one pgx
-// can read. SplitPassword returns it, wrapped with the redacted string.
-var ErrBadConnString = errors.New("not a PostgreSQL URL or connection string pgx can read")
+// can read. SplitPassword returns it, wrapped with the redacted string and
+// pgx's reason.
+var ErrBadConnString = errors.New("not a valid PostgreSQL URL or connection string")
 
 // Redact hides every password in a database URL
 // (postgres://user:password@host/db?password=...) or keyword/value connection
@@ -215,8 +216,7 @@ func redactKeywords(s string) string {
 func SplitPassword(conn string) (rest, password string, err error) {
 	cfg, err := pgconn.ParseConfig(conn)
 	if err != nil {
-		// pgx's message may quote part of a malformed password.
-		return "", "", fmt.Errorf("database URL %s: %w", Redact(conn), ErrBadConnString)
+		return "", "", connStringError(conn, err)
 	}
 	found := false
 	if p, ok := strings.CutPrefix(conn, "postgres://"); ok {
@@ -231,6 +231,34 @@ func SplitPassword(conn string) (rest, password string, err error) {
 	}
 	return rest, cfg.Password, nil
 }
+
+// connStringError is the error for conn, a connection string pgx cannot
+// read, with err pgx's error: "database URL <conn redacted>: <ErrBadConnString>:
+// <pgx's reason>". pgx's reason may quote a part of conn, and so of a
+// malformed password in it (unexpected spaces found in "ss word@h"): quoted
+// text that the redacted string does not show is left out.
+func connStringError(conn string, err error) error {
+	redacted := Redact(conn)
+	var reason string
+	if inner := errors.Unwrap(err); inner != nil {
+		reason = inner.Error()
+	} else if i := strings.LastIndex(err.Error(), "`: "); i >= 0 {
+		// "cannot parse `<conn>`: invalid port"
+		reason = err.Error()[i+3:]
+	} else {
+		return fmt.Errorf("database URL %s: %w", redacted, ErrBadConnString)
+	}
+	reason = quotedRE.ReplaceAllStringFunc(reason, func(q string) string {
+		if strings.Contains(redacted, q[1:len(q)-1]) {
+			return q
+		}
+		return `"…"`
+	})
+	return fmt.Errorf("database URL %s: %w: %s", redacted, ErrBadConnString, reason)
+}
+
+// quotedRE matches the quoted text in pgx's messages.
+var quotedRE = regexp.MustCompile(`"[^"]*"`)
 
 // splitURL removes the password from p, a URL after its scheme that pgx
 // accepts, and reports whether there was one.
