@@ -190,9 +190,13 @@ func redactKeywords(s string) string {
 				// 'a'b=c is two pairs; xxxxxb=c would be one.
 				val += " "
 			}
-		case schemeRE.MatchString(strings.Trim(val, "'")):
+		case schemeRE.MatchString(strings.TrimPrefix(val, "'")):
 			// libpq reads a URL in dbname as a connection string.
-			val = Redact(val)
+			if inner, ok := strings.CutPrefix(val, "'"); ok {
+				val = "'" + Redact(strings.TrimSuffix(inner, "'")) + "'"
+			} else {
+				val = Redact(val)
+			}
 		default:
 			continue
 		}

@@ -182,6 +182,12 @@ func TestRedactNeverPrintsPassword(t *testing.T) {
 			want:    "dbname=postgres://u:xxxxx@h/db sslmode=disable",
 		},
 		{
+			name:    "keyword/value, quoted URL as dbname",
+			in:      "dbname='postgres://u:s3cret@h/db' sslmode=disable",
+			secrets: []string{"s3cret"},
+			want:    "dbname='postgres://u:xxxxx@h/db' sslmode=disable",
+		},
+		{
 			name: "keyword/value without password",
 			in:   "host=/tmp port=5432 dbname=verdict",
 			want: "host=/tmp port=5432 dbname=verdict",
