@@ -39,7 +39,9 @@
 // white space around it (spaces, tabs, no-break spaces), and so do the table
 // readers for an item ID: " u1" in a CSV table, "u1 " in a NumPy array of
 // IDs and u1 in a TREC run are the same sample, in the rows and in the
-// fingerprint. An ID of white space alone is missing. Package scores reads
+// fingerprint. An ID of white space alone is missing, and a sample ID that
+// is not UTF-8 text, which the store could not keep, is refused with its
+// file and line or row. Package scores reads
 // the sample IDs of per-unit score files by the same rule, through the same
 // code (internal/input), so that `verdict log` and `verdict evaluate` store
 // a user under the same ID and their evaluations pair.

@@ -861,7 +861,14 @@ func (t *csrReader) readIDs(tr *targetRows, n int) error {
 	if err != nil {
 		return err
 	}
+	first := len(tr.ids)
 	tr.ids = t.ids.Type.AppendIDs(tr.ids, raw, &t.idText)
+	for i, id := range tr.ids[first:] {
+		if problem := input.TextProblem("sample ID", id); problem != "" {
+			tr.ids = tr.ids[:first]
+			return rowAt(t.ids.At.Path, t.row+int64(i), id).Errorf(ErrBadInput, "%s", problem)
+		}
+	}
 	return nil
 }
 

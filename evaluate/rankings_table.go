@@ -644,6 +644,9 @@ func (t *csvTable) next(rec *tableRecord) (string, error) {
 	if rec.id == "" {
 		return "sample ID missing", nil
 	}
+	if problem := input.TextProblem("sample ID", rec.id); problem != "" {
+		return problem, nil
+	}
 	rec.item = input.TrimID(fields[t.item])
 	if rec.item == "" {
 		return "item missing", nil
@@ -733,6 +736,9 @@ func (t *pqTable) next(rec *tableRecord) (string, error) {
 		return "sample ID missing", nil
 	}
 	rec.id = id.S[i]
+	if problem := input.TextProblem("sample ID", rec.id); problem != "" {
+		return problem, nil
+	}
 	if item.Null[i] || item.S[i] == "" {
 		return "item missing", nil
 	}

@@ -182,6 +182,9 @@ func (r *TRECRankings) readQrels() error {
 		}
 		query := input.TrimID(string(fields[0]))
 		loc = loc.WithSample(query)
+		if problem := input.TextProblem("query ID", query); problem != "" {
+			return loc.Errorf(ErrBadInput, "%s", problem)
+		}
 		rel, err := strconv.ParseInt(string(fields[3]), 10, 64)
 		if err != nil {
 			return loc.Errorf(ErrBadInput, "relevance %q is not an integer", fields[3])
@@ -329,6 +332,9 @@ func (r *TRECRankings) readLine() (query string, l runLine, problem string, err 
 		}
 		query = r.ids.FromBytes(fields[0])
 		l.line = r.lines.N
+		if problem := input.TextProblem("query ID", query); problem != "" {
+			return query, l, problem, nil
+		}
 		if n != 6 {
 			return query, l, fieldCount(n, len(fields)) + ", but a run line has 6: query, Q0, document, rank, score, run tag", nil
 		}

@@ -32,7 +32,12 @@
 // that `verdict evaluate` computed, and fingerprint the same: evaluations are
 // paired by the exact bytes of their sample IDs, and a TREC run, whose
 // columns are separated by blanks, cannot hold such white space at all.
-// Integer IDs are kept as their decimal text.
+// Integer IDs are kept as their decimal text. Sample IDs and metric names
+// must be UTF-8 text without NUL bytes, which the store's text holds: one
+// that is not (a CSV written as Latin-1, a JSON string with a lone
+// surrogate escape as Python writes an undecodable byte, a NumPy 'U'
+// string with a surrogate code point) is refused with its file, line or
+// row, and column.
 //
 // A pandas index is refused in CSV, where to_csv without index=False writes
 // it as a first column with no name (or "Unnamed: 0" after a round trip),

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/verdict-ml/verdict/internal/input"
 )
@@ -156,6 +157,9 @@ func (d *jsonlDecoder) decode(rec *record) error {
 		}
 		rec.id = id
 		a = a.WithSample(id)
+		if problem := input.TextProblem("sample ID", id); problem != "" {
+			return a.WithColumn("sample_id").Errorf(ErrBadInput, "%s", problem)
+		}
 	}
 	if len(extra) > 0 || len(d.vals)-len(extra) < len(d.keys) {
 		var missing []string
@@ -181,7 +185,11 @@ func (d *jsonlDecoder) decode(rec *record) error {
 			return a.WithColumn("metric").Errorf(ErrBadInput, "expected a metric name, got %s", describe(v))
 		}
 		if bytes.IndexByte(v.raw, '\\') >= 0 {
-			rec.metric = d.metric.Intern(unquote(v.raw))
+			name, ok := unquote(v.raw)
+			if !ok {
+				return a.WithColumn("metric").Errorf(ErrBadInput, "%s", input.NotUTF8("metric name"))
+			}
+			rec.metric = d.metric.Intern(name)
 		} else {
 			rec.metric = d.metric.InternBytes(v.raw[1 : len(v.raw)-1])
 		}
@@ -232,7 +240,11 @@ func plural(noun string, names []string) string {
 func (d *jsonlDecoder) sampleID(v *jsonValue) (string, string) {
 	switch {
 	case v.kind == kindString && bytes.IndexByte(v.raw, '\\') >= 0:
-		return d.ids.From(unquote(v.raw)), ""
+		id, ok := unquote(v.raw)
+		if !ok {
+			return id, input.NotUTF8("sample ID")
+		}
+		return d.ids.From(id), ""
 	case v.kind == kindString:
 		return d.ids.FromBytes(v.raw[1 : len(v.raw)-1]), ""
 	case v.kind == kindNumber && v.int:
@@ -294,13 +306,21 @@ func describe(v *jsonValue) string {
 	return string(v.raw)
 }
 
-// unquote decodes a JSON string literal with escapes.
-func unquote(raw []byte) string {
+// unquote decodes a JSON string literal with escapes. It reports false,
+// with the literal without its quotes, for one that is not UTF-8 or whose
+// escapes are no Unicode text (a lone surrogate such as \udc80, as Python
+// writes a byte it could not decode), which encoding/json would turn into
+// U+FFFD silently.
+func unquote(raw []byte) (string, bool) {
 	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return string(raw[1 : len(raw)-1]) // scan accepted it, so unreachable
+	if !utf8.Valid(raw) || json.Unmarshal(raw, &s) != nil {
+		return string(raw[1 : len(raw)-1]), false
 	}
-	return s
+	if strings.ContainsRune(s, utf8.RuneError) && !bytes.ContainsRune(raw, utf8.RuneError) &&
+		!bytes.Contains(bytes.ToLower(raw), []byte(`\ufffd`)) {
+		return string(raw[1 : len(raw)-1]), false
+	}
+	return s, true
 }
 
 func (d *jsonlDecoder) scan(line []byte) ([]jsonValue, error) { return d.scanInto(line, nil) }
@@ -331,7 +351,13 @@ func (d *jsonlDecoder) scanInto(line []byte, vals []jsonValue) ([]jsonValue, err
 		}
 		key := line[start+1 : s.i-1]
 		if bytes.IndexByte(key, '\\') >= 0 {
-			key = []byte(unquote(line[start:s.i]))
+			k, ok := unquote(line[start:s.i])
+			if !ok {
+				at := d.at().WithColumn(k)
+				at.ColumnNoun = "key"
+				return nil, at.Errorf(ErrBadInput, "%s", input.NotUTF8("key"))
+			}
+			key = []byte(k)
 		}
 		s.space()
 		if !s.eat(':') {

@@ -62,6 +62,9 @@ func ReadLabels(path string) ([]store.Label, error) {
 			return nil, at.Errorf(ErrBadInput, "%s", problem)
 		}
 		sample := ids.From(fields[id])
+		if problem := input.TextProblem("sample ID", sample); problem != "" {
+			return nil, at.WithSample(sample).WithColumn("sample_id").Errorf(ErrBadInput, "%s", problem)
+		}
 		text := input.TrimID(fields[label])
 		switch v, err := input.ParseNumber(text); {
 		case err == nil && (v == 0 && !input.LostInReal(text, v) || v == 1):

@@ -152,6 +152,9 @@ func (d *npzDecoder) decode(rec *record) error {
 	d.row++
 	rec.pos = d.row
 	rec.id = d.idBuf[i]
+	if problem := input.TextProblem("sample ID", rec.id); problem != "" {
+		return d.rowAt(d.id).WithSample(rec.id).Errorf(ErrBadInput, "%s", problem)
+	}
 	if d.draw != nil {
 		if dr := d.drawBuf[i]; dr < 0 || dr > maxDraw {
 			text := "above 2^63"

@@ -446,7 +446,8 @@ func findColumns(names []string, kind string) (columns, string) {
 }
 
 // nameProblem says what is wrong with a metric name, of a column or of a
-// long form's record, or returns "".
+// long form's record: missing, too long, not UTF-8 or holding a NUL byte.
+// It returns "" for a good name.
 func nameProblem(name string) string {
 	switch {
 	case name == "":
@@ -454,7 +455,7 @@ func nameProblem(name string) string {
 	case len(name) > input.MaxNameBytes:
 		return fmt.Sprintf("the metric name is %d bytes long; at most %d are allowed", len(name), input.MaxNameBytes)
 	}
-	return ""
+	return input.TextProblem("metric name", name)
 }
 
 // parseValue parses a metric value written as text, as Python, NumPy and

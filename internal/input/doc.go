@@ -18,7 +18,12 @@
 //     data, streamed a batch of elements at a time, with the size of an
 //     element bounded before anything is allocated for it;
 //   - IDs and TrimID: the one conversion of a decoded sample or item ID to
-//     a string, without the white space around it;
+//     a string, without the white space around it, and TextProblem, the one
+//     check that a sample ID or metric name is text the store can keep
+//     (UTF-8, no NUL byte);
+//   - ParseNumber and LostInReal: numbers written as text, read the way
+//     Python, NumPy and pandas write them, and the check that a value does
+//     not become 0 in the store's real;
 //   - Location and Error: where a problem is (file, line or 1-based row or
 //     record, the 0-based row of a ranking reader, sample ID, column) and
 //     what it is, wrapping the sentinel of the package that reports it.

@@ -3,6 +3,7 @@ package input
 import (
 	"bytes"
 	"strings"
+	"unicode/utf8"
 )
 
 // IDs turns the sample and item IDs a reader decodes into strings, by one
@@ -84,4 +85,24 @@ func (in Interner) add(s string) string {
 		in[s] = s
 	}
 	return s
+}
+
+// TextProblem says what is wrong with s as text the store keeps, a sample
+// ID or a metric name, which what names ("sample ID"): bytes that are not
+// UTF-8, which PostgreSQL would refuse with a message that names no file
+// or line, or a NUL byte, which its text cannot hold. It returns "" for
+// good text.
+func TextProblem(what, s string) string {
+	switch {
+	case !utf8.ValidString(s):
+		return NotUTF8(what)
+	case strings.IndexByte(s, 0) >= 0:
+		return "the " + what + " contains a NUL byte"
+	}
+	return ""
+}
+
+// NotUTF8 is the problem of text, which what names, that is not UTF-8.
+func NotUTF8(what string) string {
+	return "the " + what + " is not valid UTF-8; convert the file to UTF-8 (was it written as Latin-1 or Windows-1252?)"
 }

@@ -1,12 +1,14 @@
 package input_test
 
 import (
+	"encoding/binary"
 	"testing"
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/verdict-ml/verdict/internal/input"
+	"github.com/verdict-ml/verdict/internal/input/inputtest"
 )
 
 func unsafeStringData(s string) *byte { return unsafe.StringData(s) }
@@ -40,5 +42,24 @@ func TestTrimID(t *testing.T) {
 		var ids input.IDs
 		require.Equal(t, tt.want, ids.From(tt.id), "From(%q)", tt.id)
 		require.Equal(t, tt.want, ids.FromBytes([]byte(tt.id)), "FromBytes(%q)", tt.id)
+	}
+}
+
+func TestTextProblem(t *testing.T) {
+	t.Parallel()
+	require.Empty(t, input.TextProblem("sample ID", "café ü5"))
+	require.Equal(t, "the sample ID is not valid UTF-8; convert the file to UTF-8 (was it written as Latin-1 or Windows-1252?)",
+		input.TextProblem("sample ID", "caf\xe9"))
+	require.Equal(t, "the metric name contains a NUL byte", input.TextProblem("metric name", "a\x00b"))
+
+	// A 'U' element that is no Unicode text becomes invalid UTF-8, so that
+	// the same check refuses it.
+	u := input.NPYType{Order: binary.LittleEndian, Kind: 'U', Size: 12}
+	for _, r := range []uint32{0xd800, 0xdfff, 0x110000, 0xffffffff} {
+		elem := binary.LittleEndian.AppendUint32(inputtest.Strings(1, "a"), r)
+		elem = append(elem, 0, 0, 0, 0)
+		text := string(u.AppendText(nil, elem, 0))
+		require.Equal(t, "a\xff", text, "code point %#x", r)
+		require.NotEmpty(t, input.TextProblem("sample ID", text))
 	}
 }

@@ -131,6 +131,10 @@ func (t NPYType) Ints(dst []int64, buf []byte) []int64 {
 
 // AppendText appends element k of buf, of a string dtype, to dst: UTF-32
 // code points for 'U', bytes for 'S', without NumPy's trailing NUL padding.
+// A 'U' code point that is no Unicode character (a surrogate, or one above
+// U+10FFFF) is appended as the byte 0xFF, which UTF-8 never holds, so that
+// the text is valid UTF-8 exactly when the element is valid Unicode, and
+// the callers' check of UTF-8 (TextProblem) refuses both kinds of string.
 func (t NPYType) AppendText(dst, buf []byte, k int) []byte {
 	item := buf[k*t.Size : (k+1)*t.Size]
 	if t.Kind == 'S' {
@@ -141,7 +145,12 @@ func (t NPYType) AppendText(dst, buf []byte, k int) []byte {
 		end -= 4
 	}
 	for j := 0; j < end; j += 4 {
-		dst = utf8.AppendRune(dst, rune(t.Order.Uint32(item[j:])))
+		r := t.Order.Uint32(item[j:])
+		if r > utf8.MaxRune || !utf8.ValidRune(rune(r)) {
+			dst = append(dst, 0xff)
+			continue
+		}
+		dst = utf8.AppendRune(dst, rune(r))
 	}
 	return dst
 }
