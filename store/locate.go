@@ -29,7 +29,11 @@ func Locate(ctx context.Context, flag string, notices io.Writer) (url, source st
 // running cluster needs, and only on failure starts (or creates) it.
 func OpenLocated(ctx context.Context, flag string, notices io.Writer, opts Options) (*Store, error) {
 	if url, _ := ResolveURL(flag); url == "" {
-		if st, err := Open(ctx, localpg.New(localpg.DefaultHome()).URL(), opts); err == nil {
+		cl := localpg.New(localpg.DefaultHome())
+		if err := cl.CheckHome(); err != nil {
+			return nil, err
+		}
+		if st, err := Open(ctx, cl.URL(), opts); err == nil {
 			return st, nil
 		}
 	}

@@ -44,7 +44,7 @@ type Options struct {
 func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("database URL %s: %w", Redact(url), errors.Unwrap(err))
+		return nil, connStringError(url, err)
 	}
 	cfg.ConnConfig.RuntimeParams["application_name"] = "verdict"
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)

@@ -99,8 +99,8 @@ func TestCompareEndToEnd(t *testing.T) {
 func TestCompareRefusesDifferentTargets(t *testing.T) {
 	t.Parallel()
 	url := storetest.NewDatabase(t)
-	logScores(t, url, "one", 0, "--target-fingerprint", "targets-1")
-	logScores(t, url, "two", 0, "--target-fingerprint", "targets-2")
+	logScores(t, url, "one", 0, "--target-fingerprint", strings.Repeat("1", 64))
+	logScores(t, url, "two", 0, "--target-fingerprint", strings.Repeat("2", 64))
 
 	res := runVerdict(t, url, "compare", "-e", "exp", "one", "two")
 	require.Equal(t, 2, res.code)
@@ -547,7 +547,7 @@ func TestLeaderboard(t *testing.T) {
 	logScores(t, url, "base", 0)
 	logScores(t, url, "worse", -0.25)
 	logScores(t, url, "same", 0)
-	logScores(t, url, "other", 0, "--target-fingerprint", "other-targets")
+	logScores(t, url, "other", 0, "--target-fingerprint", strings.Repeat("a", 64))
 
 	res := runVerdict(t, url, "leaderboard", "-e", "exp", "-s", "test", "--metric", "a", "--format", "json")
 	require.Equal(t, 0, res.code, res.stderr)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/verdict-ml/verdict/store/localpg"
 	"github.com/verdict-ml/verdict/store/storetest"
 )
 
@@ -69,4 +71,73 @@ func TestLogKilledAtAnyMomentLeavesNothing(t *testing.T) {
 	require.Zero(t, queryInt(t, url, `
 		SELECT count(*) FROM evaluation_overview o
 		WHERE o.n_rows <> (SELECT count(*) FROM unit_values v WHERE v.evaluation_id = o.evaluation_id)`))
+}
+
+// TestServerKilledMidLogAndMidCompare runs its own cluster and shuts its
+// server down at once (SIGQUIT to the postmaster, what pg_ctl stop -m
+// immediate sends) in the middle of a log and of a compare: each fails with
+// an error, the restarted server holds nothing partial and no comparison,
+// and the retries succeed.
+func TestServerKilledMidLogAndMidCompare(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	home, err := os.MkdirTemp("", "verdict-fault-")
+	require.NoError(t, err)
+	cl := localpg.New(home)
+	t.Cleanup(func() {
+		_ = cl.Stop(context.Background())
+		_ = os.RemoveAll(home)
+	})
+	url, err := cl.Ensure(ctx)
+	require.NoError(t, err)
+	res := runVerdict(t, url, "migrate")
+	require.Equal(t, 0, res.code, res.stderr)
+	kill := func() {
+		s, err := cl.Status(ctx)
+		require.NoError(t, err)
+		require.True(t, s.Running)
+		require.NoError(t, syscall.Kill(s.PID, syscall.SIGQUIT))
+	}
+	var b strings.Builder
+	b.WriteString("sample_id,m\n")
+	for u := range 300_000 {
+		fmt.Fprintf(&b, "u%06d,%g\n", u, float64(u%13)/13)
+	}
+	path := filepath.Join(t.TempDir(), "scores.csv")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+
+	// Mid-log.
+	cmd := verdictCmd(t, "--database-url", url, "log", "-e", "faults", "-r", "a", "-s", "test", path)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	time.Sleep(300 * time.Millisecond)
+	kill()
+	require.Error(t, cmd.Wait(), "a log whose server died does not succeed")
+	require.NotEmpty(t, stderr.String(), "it says what happened")
+	url, err = cl.Ensure(ctx) // restarts the server, which recovers
+	require.NoError(t, err)
+	require.Zero(t, queryInt(t, url, `SELECT count(*) FROM evaluations`), "nothing of the killed log")
+	res = runVerdict(t, url, "log", "-e", "faults", "-r", "a", "-s", "test", path)
+	require.Equal(t, 0, res.code, res.stderr)
+	other := filepath.Join(t.TempDir(), "other.csv")
+	require.NoError(t, os.WriteFile(other, []byte(strings.ReplaceAll(b.String(), ",0.", ",0.1")), 0o644))
+	res = runVerdict(t, url, "log", "-e", "faults", "-r", "b", "-s", "test", other)
+	require.Equal(t, 0, res.code, res.stderr)
+
+	// Mid-compare: pairing 300,000 users and resampling them takes a few
+	// seconds; the server dies in them, and the compare's record with it.
+	cmd = verdictCmd(t, "--database-url", url, "compare", "-e", "faults", "--resamples", "20000", "a", "b")
+	stderr.Reset()
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	time.Sleep(500 * time.Millisecond)
+	kill()
+	require.Error(t, cmd.Wait(), "a compare whose server died does not succeed")
+	url, err = cl.Ensure(ctx)
+	require.NoError(t, err)
+	require.Zero(t, queryInt(t, url, `SELECT count(*) FROM comparisons`), "nothing recorded")
+	res = runVerdict(t, url, "compare", "-e", "faults", "a", "b")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, 1, queryInt(t, url, `SELECT count(*) FROM comparisons`))
 }
