@@ -29,11 +29,12 @@
 //     row with no hits (MissingSamples).
 //
 // Text inputs (TREC files and CSV or TSV tables) are decompressed whenever
-// they start with the gzip magic bytes, whatever their names. A line of
+// they start with the gzip magic bytes, whatever their names, and one named
+// .gz that does not is refused rather than read as plain text. A line of
 // them (a record of a CSV or TSV table) holds at most 4 MiB and a table's
 // header at most 1,024 columns, both checked while they are read, so that a
-// gzip stream that expands to one line of gigabytes is refused at that
-// line after 4 MiB (see internal/input's limits).
+// gzip stream that expands to one line of gigabytes is refused at that line
+// after 4 MiB (see internal/input's limits).
 //
 // Every reader takes a sample ID (a TREC query) as its text without the
 // white space around it (spaces, tabs, no-break spaces), and so do the table

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/internal/input/inputtest"
 )
 
 // Sample (query) IDs that are not UTF-8 are refused by the ranking readers,
@@ -99,6 +100,71 @@ func TestNonUTF8Refused(t *testing.T) {
 			}
 			require.ErrorIs(t, err, evaluate.ErrBadInput)
 			require.EqualError(t, err, path(tt.bad)+": "+tt.want)
+		})
+	}
+}
+
+// A TREC file or a table named .gz whose bytes are not gzip is refused
+// rather than read as plain text; a gzipped one without the suffix is
+// still read, by its magic bytes.
+func TestGzNameWithoutGzipRefused(t *testing.T) {
+	t.Parallel()
+	plain := map[string][]byte{
+		"trec.run":        []byte("q1 Q0 d1 1 0.5 tag\n"),
+		"trec.qrels":      []byte("q1 0 d1 1\n"),
+		"predictions.csv": []byte("sample_id,item,rank\nu1,i1,1\n"),
+		"targets.csv":     []byte("sample_id,item\nu1,i1\n"),
+	}
+	open := func(path func(string) string, table bool) error {
+		var (
+			r   evaluate.Rankings
+			err error
+		)
+		if table {
+			r, err = evaluate.OpenTableRankings(path("predictions.csv"), path("targets.csv"), evaluate.RankingOptions{})
+		} else {
+			r, err = evaluate.OpenTRECRankings(path("trec.run"), path("trec.qrels"), evaluate.RankingOptions{})
+		}
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		_, _, err = readRankings(t, r)
+		return err
+	}
+	for name := range plain {
+		table := filepath.Ext(name) == ".csv"
+		t.Run(name+".gz, not gzip", func(t *testing.T) {
+			t.Parallel()
+			files := map[string][]byte{}
+			for n, b := range plain {
+				if n == name {
+					n += ".gz"
+				}
+				files[n] = b
+			}
+			dir := writeFiles(t, files)
+			path := func(n string) string {
+				if n == name {
+					n += ".gz"
+				}
+				return filepath.Join(dir, n)
+			}
+			err := open(path, table)
+			require.ErrorIs(t, err, evaluate.ErrBadInput)
+			require.EqualError(t, err, path(name)+": not gzip, though its name says so")
+		})
+		t.Run(name+", gzipped", func(t *testing.T) {
+			t.Parallel()
+			files := map[string][]byte{}
+			for n, b := range plain {
+				if n == name {
+					b = inputtest.Gzip(t, b)
+				}
+				files[n] = b
+			}
+			dir := writeFiles(t, files)
+			require.NoError(t, open(func(n string) string { return filepath.Join(dir, n) }, table))
 		})
 	}
 }

@@ -87,5 +87,7 @@
 // not aggregate: the readers hand rows to the store as they are read, and
 // the store sums them. It does not guess a format from a file's content,
 // except that CSV, TSV and JSON Lines files are decompressed whenever they
-// start with the gzip magic bytes.
+// start with the gzip magic bytes; one named .gz that does not is refused
+// ("scores.csv.gz: not gzip, though its name says so") rather than read
+// as plain text.
 package scores

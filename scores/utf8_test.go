@@ -136,3 +136,41 @@ func TestNonUTF8Refused(t *testing.T) {
 		})
 	}
 }
+
+// A scores or labels file named .gz whose bytes are not gzip is refused
+// rather than read as plain text; a gzipped file without the suffix is
+// still read, by its magic bytes.
+func TestGzNameWithoutGzipRefused(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		content string
+		gzip    bool
+	}{
+		{name: "scores.csv.gz", content: "sample_id,a\nu1,1\n"},
+		{name: "scores.tsv.gz", content: "sample_id\ta\nu1\t1\n"},
+		{name: "scores.jsonl.gz", content: `{"sample_id": "u1", "a": 1}` + "\n"},
+		{name: "labels.csv.gz", content: "sample_id,label\nu1,1\n"},
+		{name: "scores.csv", content: "sample_id,a\nu1,1\n", gzip: true},
+		{name: "scores.jsonl", content: `{"sample_id": "u1", "a": 1}` + "\n", gzip: true},
+		{name: "labels.csv", content: "sample_id,label\nu1,1\n", gzip: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			content := []byte(tt.content)
+			if tt.gzip {
+				content = inputtest.Gzip(t, content)
+			}
+			path := filepath.Join(t.TempDir(), tt.name)
+			require.NoError(t, os.WriteFile(path, content, 0o644))
+			err := readScoresOrLabels(t, path)
+			if tt.gzip {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, scores.ErrBadInput)
+			require.EqualError(t, err, path+": not gzip, though its name says so")
+		})
+	}
+}

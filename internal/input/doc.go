@@ -8,7 +8,8 @@
 //
 //   - Open: a file with its size, a Meter of the bytes read for a progress
 //     bar, and Text, which decompresses a file that starts with the gzip
-//     magic bytes whatever its name;
+//     magic bytes whatever its name, and refuses a file named .gz that
+//     does not;
 //   - CSV: a CSV or TSV reader that reads the header line, drops a byte
 //     order mark and reports quoting errors at their line;
 //   - Lines: text a line at a time, with line numbers (JSON Lines, TREC);

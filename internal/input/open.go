@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync/atomic"
 )
 
@@ -82,13 +83,19 @@ func (f *File) ReaderAt() io.ReaderAt { return countingAt{f} }
 
 // Text returns the file's text from where it stands, buffered, and
 // decompressed when it starts with the gzip magic bytes, whatever the file's
-// name. A gzip header that cannot be read is an error wrapping kind; a
-// truncated or corrupt stream later on is reported by ReadError, at the line
-// where reading it failed.
+// name. A file named .gz that does not start with them is an error wrapping
+// kind, rather than text read as it is: its name says it is compressed, so
+// it is more likely damaged or misnamed than plain. A gzip header that
+// cannot be read is an error wrapping kind too; a truncated or corrupt
+// stream later on is reported by ReadError, at the line where reading it
+// failed.
 func (f *File) Text(kind error) (io.Reader, error) {
 	br := bufio.NewReaderSize(f.Reader(), 1<<18)
 	magic, err := br.Peek(2)
 	if err != nil || magic[0] != 0x1f || magic[1] != 0x8b {
+		if (err == nil || err == io.EOF) && strings.HasSuffix(strings.ToLower(f.path), ".gz") {
+			return nil, Location{Path: f.path}.Errorf(kind, "not gzip, though its name says so")
+		}
 		// A short or unreadable file is the format reader's to report.
 		return br, nil
 	}

@@ -127,3 +127,44 @@ func TestTruncatedGzipAtItsLine(t *testing.T) {
 	require.EqualError(t, err, fmt.Sprintf("%s: line %d: the file is truncated", path, last+1))
 	require.ErrorIs(t, err, errBad)
 }
+
+// A file named .gz whose bytes are not gzip is refused, rather than read
+// as plain text; gzip is still found by its magic bytes whatever the name.
+func TestGzNameWithoutGzipRefused(t *testing.T) {
+	t.Parallel()
+	text := lines(2)
+	tests := []struct {
+		name    string
+		content []byte
+		wantErr bool
+	}{
+		{name: "x.csv.gz", content: text, wantErr: true},
+		{name: "X.CSV.GZ", content: text, wantErr: true},
+		{name: "empty.csv.gz", content: nil, wantErr: true},
+		{name: "one byte.csv.gz", content: []byte{0x1f}, wantErr: true},
+		{name: "zipped, not gzipped.csv.gz", content: []byte("PK\x03\x04"), wantErr: true},
+		{name: "gzipped.csv.gz", content: inputtest.Gzip(t, text)},
+		{name: "gzipped without the suffix.csv", content: inputtest.Gzip(t, text)},
+		{name: "gz inside the name.gz.csv", content: text},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), tt.name)
+			require.NoError(t, os.WriteFile(path, tt.content, 0o644))
+			f, err := input.Open(path, "a text", nil)
+			require.NoError(t, err)
+			defer f.Close()
+			r, err := f.Text(errBad)
+			if tt.wantErr {
+				require.EqualError(t, err, path+": not gzip, though its name says so")
+				require.ErrorIs(t, err, errBad)
+				return
+			}
+			require.NoError(t, err)
+			got, err := io.ReadAll(r)
+			require.NoError(t, err)
+			require.Equal(t, string(text), string(got))
+		})
+	}
+}
