@@ -20,7 +20,8 @@ A filter compares operands with = != < <= > >= LIKE ILIKE or IN (...), joined
 by AND, OR, NOT and parentheses. Operands: run, created, git_commit,
 params.NAME, tags.NAME ('true' when the run has the tag) and metrics.NAME
 (the mean in the run's newest evaluation, on --eval-set if given). Values are
-'single-quoted strings' ('' for a quote) or numbers. The filter becomes
+'single-quoted strings' ('' for a quote) or numbers; created takes a date
+('2026-11-01') or an age (-7d, -12h, -30m). The filter becomes
 parameterised SQL; a syntax error names its column.
 
 Example:
@@ -44,19 +45,19 @@ Example:
 			}
 			defer st.Close()
 			// People read a screenful; scripts get everything unless they ask.
-			limit, more := c.Int("limit"), false
-			if !c.IsSet("limit") && (format == "table" || format == "markdown") {
+			paged := !c.IsSet("limit") && (format == "table" || format == "markdown")
+			limit := c.Int("limit")
+			if paged {
 				limit = defaultRunsShown + 1
 			}
-			runs, err := st.SearchRuns(c.Context, store.RunQuery{
-				Experiment: c.String("experiment"), EvalSet: c.String("eval-set"),
-				Filter: c.String("filter"), OrderBy: c.String("order-by"), Limit: limit,
-			})
-			if !c.IsSet("limit") && len(runs) > defaultRunsShown && (format == "table" || format == "markdown") {
-				runs, more = runs[:defaultRunsShown], true
-			}
+			runs, err := st.SearchRuns(c.Context, store.RunQuery{Experiment: c.String("experiment"), EvalSet: c.String("eval-set"),
+				Filter: c.String("filter"), OrderBy: c.String("order-by"), Limit: limit})
 			if err != nil {
 				return err
+			}
+			more := paged && len(runs) > defaultRunsShown
+			if more {
+				runs = runs[:defaultRunsShown]
 			}
 			if len(runs) == 0 && format == "table" {
 				if e := c.String("experiment"); e != "" {

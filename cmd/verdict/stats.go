@@ -37,15 +37,17 @@ Example:
       verdict stats paired-t --format json`,
 	}
 	for _, m := range statsMethods() {
-		flags := append([]cli.Flag{
-			&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "input `FILE` (default: stdin)"},
-			&cli.StringFlag{Name: "input-format", Usage: "input `FORMAT`: json or csv (default: from the extension, else by content)"},
-			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table or json"},
-		}, m.flags...)
+		flags, help := m.flags, "No input: flags only."
+		if m.inputs != "" { // the methods that take data take it from --input
+			help = "Input (--input FILE or stdin, JSON or CSV): " + m.inputs
+			flags = append([]cli.Flag{&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "input `FILE` (default: stdin)"},
+				&cli.StringFlag{Name: "input-format", Usage: "input `FORMAT`: json, csv or tsv (default: from the extension, else by content)"}}, flags...)
+		}
+		flags = append(flags, &cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table or json"})
 		cmd.Subcommands = append(cmd.Subcommands, &cli.Command{
 			Name:        m.name,
 			Usage:       m.usage,
-			Description: inputHelp(m.inputs),
+			Description: help,
 			Flags:       flags,
 			Action: func(c *cli.Context) error {
 				format := c.String("format")
@@ -79,11 +81,4 @@ Example:
 	}
 	cmd.Description += "\n\nMethods: " + strings.Join(names, ", ") + "\n(see 'verdict stats METHOD --help')"
 	return cmd
-}
-
-func inputHelp(inputs string) string {
-	if inputs == "" {
-		return "No input: flags only."
-	}
-	return "Input (--input FILE or stdin, JSON or CSV): " + inputs
 }
