@@ -141,3 +141,41 @@ func TestServerKilledMidLogAndMidCompare(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Equal(t, 1, queryInt(t, url, `SELECT count(*) FROM comparisons`))
 }
+
+// TestDroppedConnectionMidLog ends the server's session of a log while its
+// COPY runs (pg_terminate_backend, as a network drop or a DBA would): the
+// log fails with an error that says the connection went, nothing of it is
+// stored, and the retry succeeds.
+func TestDroppedConnectionMidLog(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	var b strings.Builder
+	b.WriteString("sample_id,m\n")
+	for u := range 400_000 {
+		fmt.Fprintf(&b, "u%06d,%g\n", u, float64(u%13)/13)
+	}
+	path := filepath.Join(t.TempDir(), "scores.csv")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	res := runVerdict(t, url, "migrate")
+	require.Equal(t, 0, res.code, res.stderr)
+
+	cmd := verdictCmd(t, "--database-url", url, "log", "-e", "faults", "-r", "dropped", "-s", "test", path)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	terminated := 0
+	for deadline := time.Now().Add(20 * time.Second); terminated == 0 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		terminated = queryInt(t, url, `
+			SELECT count(*) FROM (
+				SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+				WHERE datname = current_database() AND pid <> pg_backend_pid() AND query ILIKE 'COPY%') t`)
+	}
+	require.Equal(t, 1, terminated, "the log's COPY was found and its session ended")
+	require.Error(t, cmd.Wait(), "a log whose connection dropped does not succeed")
+	t.Logf("the failed log said: %s", stderr.String())
+	require.Contains(t, stderr.String(), "terminating connection due to administrator command")
+	require.Zero(t, queryInt(t, url, `SELECT count(*) FROM evaluations`), "nothing of it is stored")
+	res = runVerdict(t, url, "log", "-e", "faults", "-r", "dropped", "-s", "test", path)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, 400_000, queryInt(t, url, `SELECT n_units FROM evaluation_overview WHERE run = 'dropped'`))
+}
