@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/verdict-ml/verdict/store/localpg"
@@ -178,4 +182,68 @@ func TestDroppedConnectionMidLog(t *testing.T) {
 	res = runVerdict(t, url, "log", "-e", "faults", "-r", "dropped", "-s", "test", path)
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Equal(t, 400_000, queryInt(t, url, `SELECT n_units FROM evaluation_overview WHERE run = 'dropped'`))
+}
+
+// TestFullDiskMidLog puts the test database's new tables on a tablespace of
+// 8 MB (a tmpfs, mounted by the test, so it needs root), and logs a file
+// whose values need more: the log fails saying the device is full, nothing
+// of it is stored, and once there is room again the retry succeeds.
+func TestFullDiskMidLog(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small tmpfs needs root")
+	}
+	url := storetest.NewDatabase(t)
+	dir, err := os.MkdirTemp("", "verdict-full-disk-")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=8M,mode=0700", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v: %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", "-l", dir).Run() })
+	// The server runs as the postgres user when verdict runs as root.
+	if pg, err := user.Lookup("postgres"); err == nil {
+		uid, _ := strconv.Atoi(pg.Uid)
+		gid, _ := strconv.Atoi(pg.Gid)
+		require.NoError(t, os.Chown(dir, uid, gid))
+	}
+	space := "full_" + strconv.Itoa(os.Getpid()) + "_" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	run := func(sql string) {
+		t.Helper()
+		conn, err := pgx.Connect(context.Background(), url)
+		require.NoError(t, err)
+		defer conn.Close(context.Background())
+		_, err = conn.Exec(context.Background(), sql)
+		require.NoError(t, err, sql)
+	}
+	run(`CREATE TABLESPACE ` + space + ` LOCATION '` + dir + `'`)
+	t.Cleanup(func() { run(`DROP TABLESPACE IF EXISTS ` + space) })
+	res := runVerdict(t, url, "migrate")
+	require.Equal(t, 0, res.code, res.stderr)
+	run(`ALTER DATABASE "` + dbName(t, url) + `" SET default_tablespace = ` + space)
+
+	var b strings.Builder
+	b.WriteString("sample_id,a,b,c,d\n")
+	for u := range 300_000 { // about 30 MB of values and index
+		fmt.Fprintf(&b, "user-%06d,%g,%g,%g,%g\n", u, float64(u%13)/13, float64(u%7)/7, float64(u%5)/5, float64(u%3)/3)
+	}
+	path := filepath.Join(t.TempDir(), "scores.csv")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	res = runVerdict(t, url, "log", "-e", "faults", "-r", "full", "-s", "test", path)
+	require.Equal(t, exitError, res.code)
+	require.Contains(t, res.stderr, "No space left on device")
+	require.Zero(t, queryInt(t, url, `SELECT count(*) FROM evaluations`), "nothing of it is stored")
+
+	run(`ALTER DATABASE "` + dbName(t, url) + `" RESET default_tablespace`)
+	res = runVerdict(t, url, "log", "-e", "faults", "-r", "full", "-s", "test", path)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, 300_000, queryInt(t, url, `SELECT n_units FROM evaluation_overview WHERE run = 'full'`))
+	// The tablespace holds nothing of the failed log.
+	require.Zero(t, queryInt(t, url, `SELECT count(*) FROM pg_class c JOIN pg_tablespace s ON s.oid = c.reltablespace WHERE s.spcname = $1`, space))
+}
+
+// dbName is the database name of a URL.
+func dbName(t *testing.T, url string) string {
+	t.Helper()
+	return storetest.Scalar[string](t, url, `SELECT current_database()`)
 }
