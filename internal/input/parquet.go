@@ -17,8 +17,13 @@ const parquetBatch = 4096
 // OpenParquet reads the footer of the Parquet file at path, of size bytes,
 // without its page indexes and bloom filters, which a reader that reads
 // every row does not need. A file it cannot read is an *Error wrapping kind
-// and the parquet-go error.
+// and the parquet-go error. The footer is checked before parquet-go decodes
+// it, so that one whose counts and lengths claim more than its bytes hold
+// is refused rather than allocated for.
 func OpenParquet(path string, r io.ReaderAt, size int64, kind error) (*parquet.File, error) {
+	if problem := checkFooter(r, size); problem != "" {
+		return nil, Location{Path: path}.Errorf(kind, "not a readable Parquet file: %s", problem)
+	}
 	f, err := parquet.OpenFile(r, size,
 		parquet.SkipPageIndex(true),
 		parquet.SkipBloomFilters(true),

@@ -1,6 +1,8 @@
 package input_test
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -127,4 +129,74 @@ func TestOpenParquetRefuses(t *testing.T) {
 	_, err = input.OpenParquet(path, f, 17, errBad)
 	require.ErrorContains(t, err, path+": not a readable Parquet file: ")
 	require.ErrorIs(t, err, errBad)
+}
+
+// parquetWithFooter frames a Thrift-encoded footer as a Parquet file.
+func parquetWithFooter(footer []byte) []byte {
+	b := append([]byte("PAR1"), footer...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(footer)))
+	return append(b, "PAR1"...)
+}
+
+// A footer whose lists and strings claim more than its bytes hold is
+// refused before parquet-go decodes it: parquet-go sizes them by the claim,
+// and a footer of a dozen bytes claiming two billion schema elements made
+// it ask for 200 GB ("fatal error: out of memory", found by FuzzParquetScores).
+func TestParquetFooterBombRefused(t *testing.T) {
+	maxInt32 := []byte{0xff, 0xff, 0xff, 0xff, 0x07}
+	nested := bytes.Repeat([]byte{0x1c}, 100) // field 1, a struct, 100 deep
+	emptyStructs := append([]byte{0x15, 0x02, 0x19, 0xfc}, binary.AppendUvarint(nil, 200_000)...)
+	emptyStructs = append(append(emptyStructs, make([]byte, 200_000)...), 0)
+	tests := []struct {
+		name string
+		file []byte
+		want string
+	}{
+		{
+			name: "a list of two billion schema elements",
+			file: parquetWithFooter(append(append([]byte{0x15, 0x02, 0x19, 0xfc}, maxInt32...), 0, 0, 0)),
+			want: "the footer is corrupt: a list claims 2147483647 elements, more than the bytes left",
+		},
+		{
+			name: "a string of two gigabytes",
+			file: parquetWithFooter(append(append([]byte{0x15, 0x02, 0x18}, maxInt32...), 'x', 0)),
+			want: "the footer is corrupt: a string claims 2147483647 bytes, more than are left",
+		},
+		{
+			name: "a map of two billion entries",
+			file: parquetWithFooter(append(append([]byte{0x1b}, maxInt32...), 0x88, 0, 0)),
+			want: "the footer is corrupt: a map claims 2147483647 entries, more than the bytes left",
+		},
+		{
+			name: "structs nested a hundred deep",
+			file: parquetWithFooter(append(nested, make([]byte, 101)...)),
+			want: "the footer is corrupt: it nests too deep",
+		},
+		{
+			name: "200,000 empty structs, each costing parquet-go hundreds of bytes",
+			file: parquetWithFooter(emptyStructs),
+			want: "the footer is corrupt: it declares more than a file of its size can hold",
+		},
+		{
+			name: "a footer longer than the file",
+			file: append([]byte("PAR1\x00\xff\xff\xff\x7f"), "PAR1"...),
+			want: "the footer claims 2147483647 bytes, more than the file holds",
+		},
+		{
+			name: "encrypted",
+			file: append([]byte("PARE\x00\x01\x00\x00\x00"), "PARE"...),
+			want: "the file is encrypted, which verdict does not read",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var err error
+			alloc := inputtest.Allocated(func() {
+				_, err = input.OpenParquet("t.parquet", bytes.NewReader(tt.file), int64(len(tt.file)), errBad)
+			})
+			require.EqualError(t, err, "t.parquet: not a readable Parquet file: "+tt.want)
+			require.ErrorIs(t, err, errBad)
+			require.Less(t, alloc, uint64(4<<20), "bytes allocated")
+		})
+	}
 }
