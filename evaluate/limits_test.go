@@ -209,3 +209,20 @@ func TestNPYHugeItemRefused(t *testing.T) {
 		})
 	}
 }
+
+// A query or sample ID longer than the store's 1,024 bytes is refused by
+// the reader, which knows the file and line (the store knew only the row).
+func TestLongSampleIDRefused(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("q", 2000)
+	dir := writeFiles(t, map[string][]byte{
+		"trec.run":   []byte("q1 Q0 d1 1 0.5 tag\n" + long + " Q0 d1 1 0.5 tag\n"),
+		"trec.qrels": []byte("q1 0 d1 1\n"),
+	})
+	r, err := evaluate.OpenTRECRankings(filepath.Join(dir, "trec.run"), filepath.Join(dir, "trec.qrels"), evaluate.RankingOptions{})
+	require.NoError(t, err)
+	defer r.Close()
+	_, _, err = readRankings(t, r)
+	require.ErrorIs(t, err, evaluate.ErrBadInput)
+	require.EqualError(t, err, filepath.Join(dir, "trec.run")+`: line 2 (row 1, query "`+long[:64]+`"... (2000 bytes)): the query ID is 2000 bytes long; at most 1024 are allowed`)
+}

@@ -864,7 +864,7 @@ func (t *csrReader) readIDs(tr *targetRows, n int) error {
 	first := len(tr.ids)
 	tr.ids = t.ids.Type.AppendIDs(tr.ids, raw, &t.idText)
 	for i, id := range tr.ids[first:] {
-		if problem := input.TextProblem("sample ID", id); problem != "" {
+		if problem := input.IDProblem("sample ID", id); problem != "" {
 			tr.ids = tr.ids[:first]
 			return rowAt(t.ids.At.Path, t.row+int64(i), id).Errorf(ErrBadInput, "%s", problem)
 		}

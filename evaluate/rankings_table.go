@@ -644,7 +644,7 @@ func (t *csvTable) next(rec *tableRecord) (string, error) {
 	if rec.id == "" {
 		return "sample ID missing", nil
 	}
-	if problem := input.TextProblem("sample ID", rec.id); problem != "" {
+	if problem := input.IDProblem("sample ID", rec.id); problem != "" {
 		return problem, nil
 	}
 	rec.item = input.TrimID(fields[t.item])
@@ -736,7 +736,7 @@ func (t *pqTable) next(rec *tableRecord) (string, error) {
 		return "sample ID missing", nil
 	}
 	rec.id = id.S[i]
-	if problem := input.TextProblem("sample ID", rec.id); problem != "" {
+	if problem := input.IDProblem("sample ID", rec.id); problem != "" {
 		return problem, nil
 	}
 	if item.Null[i] || item.S[i] == "" {

@@ -182,7 +182,7 @@ func (r *TRECRankings) readQrels() error {
 		}
 		query := input.TrimID(string(fields[0]))
 		loc = loc.WithSample(query)
-		if problem := input.TextProblem("query ID", query); problem != "" {
+		if problem := input.IDProblem("query ID", query); problem != "" {
 			return loc.Errorf(ErrBadInput, "%s", problem)
 		}
 		rel, err := strconv.ParseInt(string(fields[3]), 10, 64)
@@ -332,7 +332,7 @@ func (r *TRECRankings) readLine() (query string, l runLine, problem string, err 
 		}
 		query = r.ids.FromBytes(fields[0])
 		l.line = r.lines.N
-		if problem := input.TextProblem("query ID", query); problem != "" {
+		if problem := input.IDProblem("query ID", query); problem != "" {
 			return query, l, problem, nil
 		}
 		if n != 6 {

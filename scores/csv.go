@@ -55,7 +55,7 @@ func (d *csvDecoder) decode(rec *record) error {
 	}
 	rec.id = d.ids.From(fields[d.cols.id])
 	a = a.WithSample(rec.id)
-	if problem := input.TextProblem("sample ID", rec.id); problem != "" {
+	if problem := input.IDProblem("sample ID", rec.id); problem != "" {
 		return a.WithColumn(d.r.Header[d.cols.id]).Errorf(ErrBadInput, "%s", problem)
 	}
 	if d.cols.draw >= 0 {

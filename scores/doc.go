@@ -75,8 +75,9 @@
 //     are counted as they are read, so a header of ten million columns is
 //     refused at its 1,003rd, and a Parquet schema's columns and an .npz
 //     archive's members are counted before any column is read;
-//   - a metric name holds at most 1,024 bytes (input.MaxNameBytes), as a
-//     sample ID does in the store;
+//   - a sample ID and a metric name hold at most 1,024 bytes each
+//     (input.MaxIDBytes, the store's bound on a sample ID, and
+//     input.MaxNameBytes);
 //   - an .npz array's elements hold at most 64 KiB (input.MaxItemBytes),
 //     and no buffer is sized by an array's shape before the archive is
 //     known to hold the data.

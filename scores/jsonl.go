@@ -157,7 +157,7 @@ func (d *jsonlDecoder) decode(rec *record) error {
 		}
 		rec.id = id
 		a = a.WithSample(id)
-		if problem := input.TextProblem("sample ID", id); problem != "" {
+		if problem := input.IDProblem("sample ID", id); problem != "" {
 			return a.WithColumn("sample_id").Errorf(ErrBadInput, "%s", problem)
 		}
 	}

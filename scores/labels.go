@@ -62,7 +62,7 @@ func ReadLabels(path string) ([]store.Label, error) {
 			return nil, at.Errorf(ErrBadInput, "%s", problem)
 		}
 		sample := ids.From(fields[id])
-		if problem := input.TextProblem("sample ID", sample); problem != "" {
+		if problem := input.IDProblem("sample ID", sample); problem != "" {
 			return nil, at.WithSample(sample).WithColumn("sample_id").Errorf(ErrBadInput, "%s", problem)
 		}
 		text := input.TrimID(fields[label])

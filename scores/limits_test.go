@@ -323,3 +323,36 @@ func TestNPYHugeItemRefused(t *testing.T) {
 		})
 	}
 }
+
+// A sample ID longer than the store's 1,024 bytes is refused by the reader,
+// which knows the file and line (the store's message for labels named
+// neither), and the message quotes only its start.
+func TestLongSampleIDRefused(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("u", 2000)
+	short := `"` + strings.Repeat("u", 64) + `"... (2000 bytes)`
+	tests := []struct {
+		name    string
+		file    string
+		content string
+		want    string
+	}{
+		{name: "csv", file: "scores.csv", content: "sample_id,a\nu1,1\n" + long + ",1\n", want: "line 3 (sample " + short + `), column "sample_id": the sample ID is 2000 bytes long; at most 1024 are allowed`},
+		{name: "jsonl", file: "scores.jsonl", content: `{"sample_id": "` + long + `", "a": 1}` + "\n", want: "line 1 (sample " + short + `), key "sample_id": the sample ID is 2000 bytes long; at most 1024 are allowed`},
+		{name: "labels", file: "labels.csv", content: "sample_id,label\n" + long + ",1\n", want: "line 2 (sample " + short + `), column "sample_id": the sample ID is 2000 bytes long; at most 1024 are allowed`},
+		{name: "at the limit", file: "scores.csv", content: "sample_id,a\n" + long[:1024] + ",1\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := inputtest.WriteFile(t, tt.file, []byte(tt.content))
+			err := readScoresOrLabels(t, path)
+			if tt.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, scores.ErrBadInput)
+			require.EqualError(t, err, path+": "+tt.want)
+		})
+	}
+}

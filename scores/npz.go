@@ -152,7 +152,7 @@ func (d *npzDecoder) decode(rec *record) error {
 	d.row++
 	rec.pos = d.row
 	rec.id = d.idBuf[i]
-	if problem := input.TextProblem("sample ID", rec.id); problem != "" {
+	if problem := input.IDProblem("sample ID", rec.id); problem != "" {
 		return d.rowAt(d.id).WithSample(rec.id).Errorf(ErrBadInput, "%s", problem)
 	}
 	if d.draw != nil {

@@ -80,7 +80,7 @@ func (d *parquetDecoder) decode(rec *record) error {
 	}
 	rec.id = d.id.S[i]
 	a = a.WithSample(rec.id)
-	if problem := input.TextProblem("sample ID", rec.id); problem != "" {
+	if problem := input.IDProblem("sample ID", rec.id); problem != "" {
 		return a.WithColumn(d.id.Name).Errorf(ErrBadInput, "%s", problem)
 	}
 	if c := d.draw; c != nil {

@@ -42,8 +42,10 @@
 //   - Columns: the most columns of a CSV or TSV header, counted while the
 //     header is read, and the most fields of a record (MaxColumns, 1,024,
 //     unless the reader says fewer; a scores file has 1,002);
-//   - MaxNameBytes (1,024 bytes): the longest metric name, as the store
-//     bounds a sample ID;
+//   - MaxIDBytes and MaxNameBytes (1,024 bytes each): the longest sample ID,
+//     the store's bound, checked where the file and line are known, and
+//     the longest metric name; a message quotes only the first 64 bytes of
+//     a longer one;
 //   - MaxItemBytes (64 KiB): the largest element of a .npy array, checked
 //     before anything is allocated for it, and CheckData: no buffer is
 //     sized by a shape before the file or member is known to hold it.

@@ -2,6 +2,7 @@ package input
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -85,6 +86,21 @@ func (in Interner) add(s string) string {
 		in[s] = s
 	}
 	return s
+}
+
+// MaxIDBytes is the longest sample ID the readers accept: the store's bound,
+// which keeps a sample ID well inside what a B-tree entry holds.
+const MaxIDBytes = 1024
+
+// IDProblem says what is wrong with id as a sample ID, which what names
+// ("sample ID", "query ID"): longer than MaxIDBytes, or not text the store
+// can keep (TextProblem). It returns "" for a good ID. The store checks
+// the length too, but the readers know the file and line.
+func IDProblem(what, id string) string {
+	if len(id) > MaxIDBytes {
+		return fmt.Sprintf("the %s is %d bytes long; at most %d are allowed", what, len(id), MaxIDBytes)
+	}
+	return TextProblem(what, id)
 }
 
 // TextProblem says what is wrong with s as text the store keeps, a sample

@@ -61,17 +61,17 @@ func (l Location) String() string {
 	noun := cmp.Or(l.SampleNoun, "sample")
 	switch {
 	case l.Pos > 0 && l.HasRow && l.HasSample:
-		fmt.Fprintf(&b, " (row %d, %s %q)", l.Row, noun, l.Sample)
+		fmt.Fprintf(&b, " (row %d, %s %s)", l.Row, noun, quoteShort(l.Sample))
 	case l.Pos > 0 && l.HasRow:
 		fmt.Fprintf(&b, " (row %d)", l.Row)
 	case l.HasRow:
 		sep()
 		fmt.Fprintf(&b, "row %d", l.Row)
 		if l.HasSample {
-			fmt.Fprintf(&b, " (%s %q)", noun, l.Sample)
+			fmt.Fprintf(&b, " (%s %s)", noun, quoteShort(l.Sample))
 		}
 	case l.HasSample:
-		fmt.Fprintf(&b, " (%s %q)", noun, l.Sample)
+		fmt.Fprintf(&b, " (%s %s)", noun, quoteShort(l.Sample))
 	}
 	if l.Column != "" {
 		if l.Pos > 0 || l.HasRow || l.HasSample {
@@ -79,9 +79,19 @@ func (l Location) String() string {
 		} else {
 			sep()
 		}
-		fmt.Fprintf(&b, "%s %q", cmp.Or(l.ColumnNoun, "column"), l.Column)
+		fmt.Fprintf(&b, "%s %s", cmp.Or(l.ColumnNoun, "column"), quoteShort(l.Column))
 	}
 	return b.String()
+}
+
+// quoteShort quotes a sample ID or column name for a message, cut to its
+// first 64 bytes when it is longer than the readers accept, so that a
+// message about a line of megabytes is not megabytes long.
+func quoteShort(s string) string {
+	if len(s) <= max(MaxIDBytes, MaxNameBytes) {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%q... (%d bytes)", s[:64], len(s))
 }
 
 // WithSample returns l with the sample ID id.
