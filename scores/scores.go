@@ -61,7 +61,7 @@ func knownFormat(name string) (known, text bool) {
 }
 
 const formatHelp = "the formats are csv, tsv, jsonl (also .ndjson), parquet and npz, " +
-	"and the text formats may be gzipped (.csv.gz); name one with --format csv|tsv|jsonl|parquet|npz"
+	"and the text formats may be gzipped (.csv.gz); name the format when the file name does not say it"
 
 // Scores is an open per-unit scores file. Exactly one of Wide and Long is
 // non-nil, depending on the file's columns. Close it when done.

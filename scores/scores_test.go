@@ -203,17 +203,17 @@ func TestOpenScoresFormat(t *testing.T) {
 		{
 			name: "unknown extension", file: "scores.txt",
 			wantErr: `scores.txt: unknown scores format ".txt": the formats are csv, tsv, jsonl (also .ndjson), parquet and npz, ` +
-				`and the text formats may be gzipped (.csv.gz); name one with --format csv|tsv|jsonl|parquet|npz`,
+				`and the text formats may be gzipped (.csv.gz); name the format when the file name does not say it`,
 		},
 		{
 			name: "unknown gzipped extension", file: "scores.txt.gz",
 			wantErr: `scores.txt.gz: unknown scores format ".txt.gz": the formats are csv, tsv, jsonl (also .ndjson), parquet and npz, ` +
-				`and the text formats may be gzipped (.csv.gz); name one with --format csv|tsv|jsonl|parquet|npz`,
+				`and the text formats may be gzipped (.csv.gz); name the format when the file name does not say it`,
 		},
 		{
 			name: "no extension", file: "scores",
 			wantErr: `scores: unknown scores format: the file name has no extension; the formats are csv, tsv, jsonl (also .ndjson), parquet and npz, ` +
-				`and the text formats may be gzipped (.csv.gz); name one with --format csv|tsv|jsonl|parquet|npz`,
+				`and the text formats may be gzipped (.csv.gz); name the format when the file name does not say it`,
 		},
 		{
 			name: "gzipped parquet", file: "scores.parquet.gz",
@@ -222,7 +222,7 @@ func TestOpenScoresFormat(t *testing.T) {
 		{
 			name: "unknown format", file: "scores.csv", format: "xlsx",
 			wantErr: `scores.csv: unknown scores format "xlsx": the formats are csv, tsv, jsonl (also .ndjson), parquet and npz, ` +
-				`and the text formats may be gzipped (.csv.gz); name one with --format csv|tsv|jsonl|parquet|npz`,
+				`and the text formats may be gzipped (.csv.gz); name the format when the file name does not say it`,
 		},
 	}
 	for _, tt := range tests {

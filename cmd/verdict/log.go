@@ -89,7 +89,7 @@ func runLog(c *cli.Context) error {
 	}
 	in, err := scores.OpenScores(path, inFormat)
 	if err != nil {
-		return cli.Exit(err.Error(), exitError)
+		return withHint(err)
 	}
 	defer in.Close()
 	st, err := openStore(c)

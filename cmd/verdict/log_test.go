@@ -126,7 +126,7 @@ func TestLogRefusesBadFiles(t *testing.T) {
 		{name: "zero rows", path: file("empty.csv", "sample_id,a\n"),
 			want: `no rows: the input holds no per-unit values`},
 		{name: "unknown format", path: file("scores.xlsx", "whatever"),
-			want: `{dir}/scores.xlsx: unknown scores format ".xlsx": the formats are csv, tsv, jsonl (also .ndjson), parquet and npz, and the text formats may be gzipped (.csv.gz); name one with --format csv|tsv|jsonl|parquet|npz`},
+			want: `{dir}/scores.xlsx: unknown scores format ".xlsx": the formats are csv, tsv, jsonl (also .ndjson), parquet and npz, and the text formats may be gzipped (.csv.gz); name the format when the file name does not say it, with --input-format`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/verdict-ml/verdict/compare"
+	"github.com/verdict-ml/verdict/scores"
 	"github.com/verdict-ml/verdict/store"
 )
 
@@ -137,6 +138,8 @@ func withHint(err error) error {
 		return fmt.Errorf("%w with --eval-set", err)
 	case errors.Is(err, compare.ErrNeedExperiment):
 		return fmt.Errorf("%w: name runs with --experiment", err)
+	case errors.Is(err, scores.ErrUnknownFormat):
+		return fmt.Errorf("%w, with --input-format", err)
 	}
 	return err
 }
