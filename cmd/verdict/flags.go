@@ -26,7 +26,7 @@ func powerFlag() cli.Flag {
 	return &cli.Float64Flag{Name: "power", Value: 0.8, Usage: "wanted `POWER`"}
 }
 func resamplesFlag() cli.Flag {
-	return &cli.IntFlag{Name: "resamples", Value: 2000, Usage: "bootstrap resamples `B`"}
+	return &cli.IntFlag{Name: "resamples", Value: 2000, Usage: "bootstrap resamples and sign flips `B`, at most 1000000"}
 }
 func seedFlag() cli.Flag {
 	return &cli.Uint64Flag{Name: "seed", Value: 0, Usage: "random `SEED`: the same seed gives the same output, bit for bit"}
