@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -198,15 +197,13 @@ type MetricResult struct {
 	Direction Direction `json:"-"`
 	Hint      Hint      `json:"-"`
 	// The method's own results, for sentences that cite them.
-	Wilcoxon  *stats.WilcoxonResult  `json:"-"`
-	McNemar   *stats.McNemarResult   `json:"-"`
-	DeLong    *stats.DeLongResult    `json:"-"`
-	Folds     []string               `json:"-"` // fold IDs of the fold-based tests, in order
-	NTrain    int64                  `json:"-"`
-	NTest     int64                  `json:"-"`
-	AdjustedN int                    `json:"-"` // metrics adjusted across
-	decidedBy stats.Decision         `json:"-"`
-	raw       *stats.BootstrapResult `json:"-"`
+	Wilcoxon  *stats.WilcoxonResult `json:"-"`
+	McNemar   *stats.McNemarResult  `json:"-"`
+	DeLong    *stats.DeLongResult   `json:"-"`
+	Folds     []string              `json:"-"` // fold IDs of the fold-based tests, in order
+	NTrain    int64                 `json:"-"`
+	NTest     int64                 `json:"-"`
+	AdjustedN int                   `json:"-"` // metrics adjusted across
 }
 
 // Loser is the side that lost, or Neither.
@@ -417,6 +414,16 @@ func equalWithinStorage(a, b float64) bool {
 	return math.Abs(a-b) <= float32Resolution*max(math.Abs(a), math.Abs(b))
 }
 
+// equalizeWithinStorage makes right[i] equal to left[i] wherever the two
+// are equal within storage precision, in place.
+func equalizeWithinStorage(left, right []float64) {
+	for i := range right {
+		if equalWithinStorage(left[i], right[i]) {
+			right[i] = left[i]
+		}
+	}
+}
+
 // compareMetric runs method on one metric's pairs.
 func compareMetric(ctx context.Context, c *Comparison, in pairedInput, method Method, opts Options) (*MetricResult, error) {
 	p := in.pairs
@@ -437,11 +444,7 @@ func compareMetric(ctx context.Context, c *Comparison, in pairedInput, method Me
 			}
 		}
 	}
-	for i := range left {
-		if equalWithinStorage(left[i], right[i]) {
-			right[i] = left[i]
-		}
-	}
+	equalizeWithinStorage(left, right)
 	r := &MetricResult{
 		Metric: in.metric, Method: method.label(), Baseline: c.Baseline, Candidate: c.Candidate,
 		N: n, BaselineOnly: p.LeftOnly, CandidateOnly: p.RightOnly,
@@ -487,7 +490,6 @@ func measure(ctx context.Context, r *MetricResult, u stats.PairedUnits, ids []st
 		if err != nil {
 			return err
 		}
-		r.raw = &b
 		r.Difference = stats.Interval{Estimate: b.Estimate, Low: b.Low, High: b.High, Confidence: b.Confidence}
 		return nil
 	}
@@ -502,7 +504,7 @@ func measure(ctx context.Context, r *MetricResult, u stats.PairedUnits, ids []st
 		if err := bootstrap(); err != nil {
 			return err
 		}
-		perm, err := stats.RandomizationUnits(u, stats.RandomizationOptions{Permutations: r.raw.Resamples, Seed: opts.Seed, Context: ctx})
+		perm, err := stats.RandomizationUnits(u, stats.RandomizationOptions{Permutations: opts.resamples(), Seed: opts.Seed, Context: ctx})
 		if err != nil {
 			return err
 		}
@@ -671,7 +673,6 @@ func decide(c *Comparison, opts Options) error {
 	}
 	for _, r := range c.Metrics {
 		d := stats.Decide(r.PAdjusted, r.Alpha, r.Difference)
-		r.decidedBy = d
 		r.Distinguishable, r.PBelowAlpha, r.IntervalExcludesZero = d.Distinguishable, d.PBelowAlpha, d.ExcludesZero
 		r.Winner = Neither
 		if d.Distinguishable {
@@ -708,13 +709,8 @@ func hint(r *MetricResult, u stats.PairedUnits, method Method) {
 		r.Hint = HintNoVariance
 		return
 	}
-	var size stats.SampleSizeResult
-	size, err = stats.SampleSize(stats.SampleSizeOptions{Delta: r.Difference.Estimate, Alpha: r.Alpha, Power: hintPower, Variance: v})
-	switch {
-	case errors.Is(err, stats.ErrBadParameter):
-		r.Hint = HintTooLarge
-		return
-	case err != nil:
+	size, err := stats.SampleSize(stats.SampleSizeOptions{Delta: r.Difference.Estimate, Alpha: r.Alpha, Power: hintPower, Variance: v})
+	if err != nil { // past 2³¹ units: delta, alpha and power are in range here
 		r.Hint = HintTooLarge
 		return
 	}

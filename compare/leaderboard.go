@@ -316,13 +316,8 @@ func leaderboardStats(ctx context.Context, e *store.RunMean, u stats.PairedUnits
 		row.SameGroup = isRef
 		return row, nil
 	}
-	right := slices.Clone(u.RightSum)
-	for i := range right {
-		if equalWithinStorage(u.LeftSum[i], right[i]) {
-			right[i] = u.LeftSum[i]
-		}
-	}
-	u.RightSum = right
+	u.RightSum = slices.Clone(u.RightSum) // shared with the run's mean and other rows
+	equalizeWithinStorage(u.LeftSum, u.RightSum)
 	diff, err := stats.PairedBootstrapUnits(u, bopts)
 	if err != nil {
 		return row, fmt.Errorf("%s: %w", e.Run, err)

@@ -48,10 +48,8 @@ func Scores(ctx context.Context, metric string, dir Direction, baseline, candida
 				return nil, invalidf("the score of id %q is %v", id, v)
 			}
 		}
-		if equalWithinStorage(left[i], right[i]) {
-			right[i] = left[i]
-		}
 	}
+	equalizeWithinStorage(left, right)
 	r := &MetricResult{
 		Metric: metric, Method: Bootstrap.label(), Baseline: c.Baseline, Candidate: c.Candidate,
 		N: len(ids), Alpha: opts.alpha(), Direction: dir, LowerIsBetter: dir.Lower(),

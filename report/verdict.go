@@ -56,7 +56,7 @@ func Verdict(c *compare.Comparison, r *compare.MetricResult) string {
 				better, worse = worse, better
 			}
 			fmt.Fprintf(&b, " %s is better for %s, worse for %s and the same for %s.",
-				r.Name(r.Winner), units(better), Thousands(int64(worse)), Thousands(int64(r.Same)))
+				r.Name(r.Winner), plural(better, "unit"), Thousands(int64(worse)), Thousands(int64(r.Same)))
 		}
 		return b.String()
 	}
@@ -105,7 +105,7 @@ func writeMethod(b *strings.Builder, r *compare.MetricResult) {
 	case r.McNemar != nil:
 		m := r.McNemar
 		fmt.Fprintf(b, " McNemar (%s): %s right only for %s, %s only for %s; the interval is the paired bootstrap's.",
-			m.Mode, units(m.B), r.Baseline, Thousands(int64(m.C)), r.Candidate)
+			m.Mode, plural(m.B, "unit"), r.Baseline, Thousands(int64(m.C)), r.Candidate)
 	case r.DeLong != nil:
 		d := r.DeLong
 		fmt.Fprintf(b, " DeLong: AUC %s (%s) against %s (%s), z = %s.", Num(d.AUCLeft), r.Baseline, Num(d.AUCRight), r.Candidate, Num(d.Z))
@@ -142,14 +142,14 @@ func RankVerdict(r *compare.Ranking, h stats.HolmComparison) string {
 	r = &named
 	p := "Holm " + PValueText(h.PAdjusted, r.Alpha)
 	if !h.Rejected {
-		return fmt.Sprintf("%s and %s are not distinguishable on %s by rank (%s, n = %s)", r.Control, h.Name, r.Metric, p, units(r.Units))
+		return fmt.Sprintf("%s and %s are not distinguishable on %s by rank (%s, n = %s)", r.Control, h.Name, r.Metric, p, plural(r.Units, "unit"))
 	}
 	better, worse := r.Control, h.Name
 	if rank[h.Name] < rank[r.Control] {
 		better, worse = h.Name, r.Control
 	}
 	return fmt.Sprintf("%s ranks better than %s on %s (average ranks %.3f and %.3f, %s, n = %s)",
-		better, worse, r.Metric, rank[better], rank[worse], p, units(r.Units))
+		better, worse, r.Metric, rank[better], rank[worse], p, plural(r.Units, "unit"))
 }
 
 // adjustmentName is an adjustment as a sentence names it.
@@ -165,14 +165,6 @@ func adjustmentName(a string) string {
 		return "Benjamini-Yekutieli"
 	}
 	return a
-}
-
-// units is "1 unit" or "n units", with thousands separators.
-func units(n int) string {
-	if n == 1 {
-		return "1 unit"
-	}
-	return Thousands(int64(n)) + " units"
 }
 
 // verdictDecimals returns the number of decimals that shows the largest of
