@@ -160,16 +160,6 @@ type load struct {
 // maxConnections bounds NewEvaluation.Connections.
 const maxConnections = 16
 
-// columns is the column list of the evaluation's tables: unit_values' columns
-// with the evaluation ID fixed.
-func (l *load) columns() string {
-	return fmt.Sprintf(`
-		evaluation_id integer NOT NULL DEFAULT %d CONSTRAINT evaluation_id_fixed CHECK (evaluation_id = %d),
-		sample_id     text COLLATE "C" NOT NULL,
-		draw          smallint NOT NULL DEFAULT 0,
-		vals          real[] NOT NULL`, l.id, l.id)
-}
-
 func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, hasDraw bool, buckets int, fill func(context.Context, pgx.Tx, *load) error) (*Logged, error) {
 	start := time.Now()
 	if err := s.writable(); err != nil {
@@ -201,11 +191,7 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, ha
 		// wal_level=minimal the load and the index build skip the WAL. With
 		// several connections it is itself partitioned by hash of sample_id,
 		// and loadBuckets fills its partitions.
-		partitioned := ""
-		if l.buckets > 1 {
-			partitioned = "PARTITION BY HASH (sample_id)"
-		}
-		if _, err := tx.Exec(ctx, fmt.Sprintf(`CREATE TABLE %s (%s) %s`, l.table, l.columns(), partitioned)); err != nil {
+		if _, err := tx.Exec(ctx, `SELECT verdict_units.create_values($1, $2)`, l.id, l.buckets); err != nil {
 			return fmt.Errorf("create partition: %w", err)
 		}
 		if err := fill(ctx, tx, l); err != nil {
@@ -220,7 +206,7 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, ha
 		if _, err := tx.Exec(ctx, `SET LOCAL maintenance_work_mem = '256MB'; SAVEPOINT before_pk`); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, fmt.Sprintf(`ALTER TABLE %s ADD PRIMARY KEY (evaluation_id, sample_id, draw)`, l.table)); err != nil {
+		if _, err := tx.Exec(ctx, `SELECT verdict_units.index_values($1, NULL)`, l.id); err != nil {
 			if isUniqueViolation(err) {
 				return l.duplicate(ctx, tx, hasDraw)
 			}
@@ -292,7 +278,7 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, ha
 		if res.Existing {
 			return errRollback
 		}
-		if err := attachPartition(ctx, tx, l.table, l.id); err != nil {
+		if _, err := tx.Exec(ctx, `SELECT verdict_units.attach_values($1)`, l.id); err != nil {
 			return fmt.Errorf("attach per-unit values: %w", err)
 		}
 		return nil

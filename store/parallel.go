@@ -75,11 +75,8 @@ func (s *Store) loadBuckets(ctx context.Context, tx pgx.Tx, l *load, c *wideChec
 				return err
 			}
 			txs[k] = ltx
-			if _, err := ltx.Exec(gctx, fmt.Sprintf(`CREATE TABLE %s (%s)`, leaves[k], l.columns())); err != nil {
+			if _, err := ltx.Exec(gctx, `SELECT verdict_units.create_values_part($1, $2, $3)`, l.id, n, k); err != nil {
 				return fmt.Errorf("create partition %d: %w", k, err)
-			}
-			if _, err := ltx.Exec(gctx, `INSERT INTO unattached_unit_values (table_name, evaluation_id) VALUES ($1, $2)`, name, l.id); err != nil {
-				return fmt.Errorf("record partition %d: %w", k, err)
 			}
 			src := &chanReader{ch: chans[k], ctx: gctx}
 			if _, err := ltx.Conn().PgConn().CopyFrom(gctx, src, l.copySQL(leaves[k])); err != nil {
@@ -90,7 +87,7 @@ func (s *Store) loadBuckets(ctx context.Context, tx pgx.Tx, l *load, c *wideChec
 			if _, err := ltx.Exec(gctx, `SET LOCAL maintenance_work_mem = '256MB'; SET LOCAL max_parallel_maintenance_workers = 0; SAVEPOINT before_pk`); err != nil {
 				return err
 			}
-			if _, err := ltx.Exec(gctx, fmt.Sprintf(`ALTER TABLE %s ADD PRIMARY KEY (evaluation_id, sample_id, draw)`, leaves[k])); err != nil {
+			if _, err := ltx.Exec(gctx, `SELECT verdict_units.index_values($1, $2)`, l.id, k); err != nil {
 				if isUniqueViolation(err) {
 					return (&load{table: leaves[k]}).duplicate(gctx, ltx, l.hasDraw)
 				}
@@ -125,14 +122,8 @@ func (s *Store) loadBuckets(ctx context.Context, tx pgx.Tx, l *load, c *wideChec
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("commit partitions: %w", err)
 	}
-	for k := range n {
-		if _, err := tx.Exec(ctx, fmt.Sprintf(`ALTER TABLE %s ATTACH PARTITION %s FOR VALUES WITH (MODULUS %d, REMAINDER %d)`,
-			l.table, leaves[k], n, k)); err != nil {
-			return fmt.Errorf("attach partition %d: %w", k, err)
-		}
-	}
-	if _, err := tx.Exec(ctx, `DELETE FROM unattached_unit_values WHERE evaluation_id = $1`, l.id); err != nil {
-		return fmt.Errorf("record the partitions as attached: %w", err)
+	if _, err := tx.Exec(ctx, `SELECT verdict_units.attach_values_parts($1, $2)`, l.id, n); err != nil {
+		return fmt.Errorf("attach partitions: %w", err)
 	}
 	return nil
 }
@@ -180,42 +171,15 @@ func (s *Store) unattached(ctx context.Context) []int64 {
 
 // dropUnattached drops the partitions of evaluation id recorded as not
 // attached, unless the log that loads them still runs (holds the
-// evaluation's advisory lock). It never drops a table that is attached,
-// whatever the records say. It is best effort: it waits for no lock longer
+// evaluation's advisory lock); verdict_units.drop_unattached (migration 9)
+// never drops a table that is attached, whatever the records say. It is best effort: it waits for no lock longer
 // than a second, and a failure leaves the partitions for next time.
 func (s *Store) dropUnattached(ctx context.Context, id int64) {
 	_ = s.transact(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '1s'`); err != nil {
 			return err
 		}
-		var free bool
-		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1, $2)`, advisoryLockSpace, id).Scan(&free); err != nil || !free {
-			return errRollback
-		}
-		// Read after the lock: a log that committed meanwhile deleted its
-		// records with the attachment.
-		rows, err := tx.Query(ctx, `DELETE FROM unattached_unit_values WHERE evaluation_id = $1 RETURNING table_name`, id)
-		if err != nil {
-			return err
-		}
-		names, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return err
-		}
-		for _, name := range names {
-			table := pgx.Identifier{"verdict_units", name}.Sanitize()
-			var attached bool
-			err := tx.QueryRow(ctx, `SELECT relispartition FROM pg_class WHERE oid = to_regclass($1)`, table).Scan(&attached)
-			if errors.Is(err, pgx.ErrNoRows) || err == nil && attached {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, `DROP TABLE `+table); err != nil {
-				return err
-			}
-		}
-		return nil
+		_, err := tx.Exec(ctx, `SELECT verdict_units.drop_unattached($1)`, id)
+		return err
 	})
 }
