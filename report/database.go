@@ -66,3 +66,23 @@ func Migrations(w io.Writer, list []store.MigrationState, current, known int64) 
 	}
 	return nil
 }
+
+// Role says what `verdict db role create` did and what the role may do.
+func Role(w io.Writer, r *store.RoleResult) {
+	did := "created"
+	if r.Updated {
+		did = "granted again to"
+	}
+	may := "it can read verdict's tables and views, and nothing else"
+	if r.Kind == store.Writer {
+		may = "it can read, log evaluations and record comparisons, and cannot drop, alter, update or delete"
+	}
+	fmt.Fprintf(w, "%s role %s, a %s: %s.\n", did, Printable(r.Name), r.Kind, may)
+	switch {
+	case r.Password:
+		fmt.Fprintln(w, "Its password is set, stored as a SCRAM-SHA-256 verifier.")
+	case !r.Updated:
+		fmt.Fprintln(w, "It has no password: it can connect only where the server trusts it, or set one with --password-stdin.")
+	}
+	fmt.Fprintf(w, "Connect as it with the same database URL and user %s.\n", Printable(r.Name))
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/verdict-ml/verdict/internal/flagorder"
 	"github.com/verdict-ml/verdict/store/storetest"
 )
 
@@ -38,7 +39,7 @@ func TestFlagsFirst(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := flagsFirst(app, append([]string{"verdict"}, strings.Fields(tc.in)...))
+			got := flagorder.FlagsFirst(app, append([]string{"verdict"}, strings.Fields(tc.in)...))
 			require.Equal(t, append([]string{"verdict"}, strings.Fields(tc.want)...), got)
 		})
 	}

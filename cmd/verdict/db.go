@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -91,8 +93,61 @@ reused afterwards. Passwords are never printed unless asked for.`,
 Arguments after -- go to psql, e.g. verdict db psql -- -c 'select * from evaluation_overview'.`,
 				Action: dbPsql,
 			},
+			{
+				Name:  "role",
+				Usage: "make least-privilege roles for a team database",
+				Subcommands: []*cli.Command{{
+					Name:      "create",
+					Usage:     "create a login role that may only read, or read, log and compare",
+					ArgsUsage: "NAME --reader|--writer",
+					Description: `A --reader may SELECT verdict's tables and views, and nothing else. A
+--writer may also log evaluations and record comparisons, but owns nothing:
+it cannot drop, alter, update or delete, nor add to a stored evaluation.
+
+Run it as the role that migrated the database, or as a superuser. Running it
+again for a role it made applies the grants again, which a migration that
+adds tables needs. The password reaches the server only as a SCRAM-SHA-256
+verifier, never in a statement or an argument:
+
+  printf '%s\n' "$PASSWORD" | verdict db role create ci --writer --password-stdin`,
+					Flags: []cli.Flag{
+						&cli.BoolFlag{Name: "reader", Usage: "the role may read only"},
+						&cli.BoolFlag{Name: "writer", Usage: "the role may read, log and compare"},
+						&cli.BoolFlag{Name: "password-stdin", Usage: "read the role's password from the first line of standard input"},
+					},
+					Action: dbRoleCreate,
+				}},
+			},
 		},
 	}
+}
+
+func dbRoleCreate(c *cli.Context) error {
+	if c.NArg() != 1 || c.Bool("reader") == c.Bool("writer") {
+		return userError("usage: verdict db role create NAME --reader|--writer [--password-stdin]")
+	}
+	kind := store.Reader
+	if c.Bool("writer") {
+		kind = store.Writer
+	}
+	var password string
+	if c.Bool("password-stdin") {
+		line, _ := bufio.NewReader(c.App.Reader).ReadString('\n')
+		if password = strings.TrimRight(line, "\r\n"); password == "" {
+			return userError("--password-stdin: the first line of standard input is empty")
+		}
+	}
+	st, err := openStore(c)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	res, err := st.CreateRole(c.Context, c.Args().First(), kind, password)
+	if err != nil {
+		return err
+	}
+	report.Role(c.App.Writer, res)
+	return nil
 }
 
 func dbStatus(c *cli.Context) error {

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io/fs"
+	neturl "net/url"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -76,4 +78,83 @@ func TestDBPsqlRunsOnTheSameDatabase(t *testing.T) {
 	out, err := verdictCmd(t, "--database-url", url, "db", "psql", "--", "-tA", "-c", "SELECT count(*) FROM evaluations").CombinedOutput()
 	require.NoError(t, err, string(out))
 	require.Equal(t, "0", strings.TrimSpace(string(out)), "psql sees verdict's migrated schema")
+}
+
+// TestDBRoleCreate makes a writer and a reader with the command line and
+// uses each as a team would: the writer logs and compares, the reader
+// lists runs and is refused a log.
+func TestDBRoleCreate(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	as := func(role string) string {
+		u, err := neturl.Parse(url)
+		require.NoError(t, err)
+		q := u.Query()
+		q.Set("user", role)
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	writer, reader := fmt.Sprintf("verdict_cli_writer_%d", os.Getpid()), fmt.Sprintf("verdict_cli_reader_%d", os.Getpid())
+	t.Cleanup(func() {
+		for _, role := range []string{writer, reader} {
+			if queryInt(t, url, `SELECT count(*) FROM pg_roles WHERE rolname = $1`, role) == 1 {
+				storetest.Exec(t, url, fmt.Sprintf(`DROP OWNED BY %[1]s; DROP ROLE %[1]s`, role))
+			}
+		}
+	})
+
+	cmd := verdictCmd(t, "--database-url", url, "db", "role", "create", writer, "--writer", "--password-stdin")
+	cmd.Stdin = strings.NewReader("s3cret-pw\n")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	require.Contains(t, string(out), "created role "+writer+", a writer: it can read, log evaluations and record comparisons, and cannot drop, alter, update or delete.")
+	require.Contains(t, string(out), "Its password is set, stored as a SCRAM-SHA-256 verifier.")
+	require.NotContains(t, string(out), "s3cret")
+	require.Equal(t, 1, queryInt(t, url, `SELECT count(*) FROM pg_authid WHERE rolname = $1 AND rolpassword LIKE 'SCRAM-SHA-256$%' AND NOT rolsuper AND NOT rolcreaterole`, writer))
+
+	res := runVerdict(t, url, "db", "role", "create", reader, "--reader")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "created role "+reader+", a reader: it can read verdict's tables and views, and nothing else.")
+	require.Contains(t, res.stdout, "It has no password")
+
+	csv := "sample_id,ndcg@10\nu1,0.5\nu2,0.25\nu3,0\nu4,1\n"
+	for _, run := range []string{"a", "b"} {
+		res = runVerdict(t, as(writer), "log", "-e", "team", "-r", run, "-s", "test", writeFile(t, run+".csv", csv))
+		require.Equal(t, 0, res.code, res.stderr)
+	}
+	res = runVerdict(t, as(writer), "compare", "-e", "team", "a", "b", "--metric", "ndcg@10")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, 1, queryInt(t, url, `SELECT count(*) FROM comparisons`))
+
+	res = runVerdict(t, as(reader), "runs", "-e", "team", "--format", "csv")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Len(t, strings.Split(strings.TrimSpace(res.stdout), "\n"), 3, res.stdout)
+	for _, args := range [][]string{
+		{"compare", "-e", "team", "a", "b", "--metric", "ndcg@10", "--no-record"},
+		{"leaderboard", "-e", "team", "--metric", "ndcg@10"},
+		{"history"},
+	} {
+		res = runVerdict(t, as(reader), args...)
+		require.Equal(t, 0, res.code, "%v: %s", args, res.stderr)
+	}
+	res = runVerdict(t, as(reader), "log", "-e", "team", "-r", "c", "-s", "test", writeFile(t, "c.csv", csv))
+	require.Equal(t, 2, res.code)
+	require.Contains(t, res.stderr, "permission denied")
+	require.Equal(t, 2, queryInt(t, url, `SELECT count(*) FROM evaluations`))
+
+	for _, args := range [][]string{
+		{"db", "role", "create", "x"},
+		{"db", "role", "create", "x", "--reader", "--writer"},
+		{"db", "role", "create", "--reader"},
+	} {
+		res = runVerdict(t, url, args...)
+		require.Equal(t, 2, res.code, "%v", args)
+		require.Contains(t, res.stderr, "usage: verdict db role create NAME --reader|--writer", "%v", args)
+	}
+	res = runVerdict(t, url, "db", "role", "create", "pg_mine", "--reader")
+	require.Equal(t, 2, res.code)
+	require.Contains(t, res.stderr, "invalid role name: names starting with pg_ are reserved by PostgreSQL")
+	res = runVerdict(t, url, "db", "role", "create", writer, "--reader")
+	require.Equal(t, 2, res.code)
+	require.Contains(t, res.stderr, "role already exists")
 }

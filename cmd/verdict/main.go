@@ -18,6 +18,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/verdict-ml/verdict/compare"
+	"github.com/verdict-ml/verdict/internal/flagorder"
 	"github.com/verdict-ml/verdict/scores"
 	"github.com/verdict-ml/verdict/store"
 )
@@ -39,7 +40,7 @@ func main() {
 // run executes one command line and returns its exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.RunContext(ctx, flagsFirst(app, args))
+	err := app.RunContext(ctx, flagorder.FlagsFirst(app, args))
 	if err == nil {
 		return exitOK
 	}

@@ -131,3 +131,18 @@ func Scalar[T any](t testing.TB, url, query string, args ...any) T {
 	}
 	return v
 }
+
+// Exec runs sql, one or more statements without parameters, on the database
+// at url.
+func Exec(t testing.TB, url, sql string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatalf("storetest: connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, sql); err != nil {
+		t.Fatalf("storetest: %s: %v", sql, err)
+	}
+}

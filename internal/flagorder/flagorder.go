@@ -1,4 +1,6 @@
-package main
+// Package flagorder lets the flags of a urfave/cli command follow its
+// positional arguments, as git and docker users type them.
+package flagorder
 
 import (
 	"slices"
@@ -7,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// flagsFirst moves a command's flags before its positional arguments, so
+// FlagsFirst moves a command's flags before its positional arguments, so
 // that `verdict compare main pr-1 --metric ndcg@20` means what
 // `verdict compare --metric ndcg@20 main pr-1` does, as git and docker
 // users expect. urfave/cli stops reading flags at the first positional
@@ -15,7 +17,7 @@ import (
 // arguments. A flag's value moves with it; "--" ends the flags, and what
 // follows it stays as it is. Words that are neither flags nor flag values
 // stay positional, so commands still refuse stray words.
-func flagsFirst(app *cli.App, args []string) []string {
+func FlagsFirst(app *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
 	}
