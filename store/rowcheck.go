@@ -137,11 +137,15 @@ func checkSampleID(id string) error {
 		return fmt.Errorf("sample ID is %d bytes long; at most %d are allowed", len(id), maxSampleIDBytes)
 	case strings.IndexByte(id, 0) >= 0:
 		return errors.New("sample ID contains a NUL byte")
+	case !utf8.ValidString(id):
+		return fmt.Errorf("sample ID %s is not valid UTF-8", namePreview(id))
 	}
 	return nil
 }
 
-// toReal converts a value to the stored float4, or says why it cannot.
+// toReal converts a value to the stored float4, or says why it cannot: the
+// readers refuse the same values, and these checks hold every other source
+// (a program using the library, a request to a server) to the same rules.
 func toReal(v float64) (float32, string) {
 	switch {
 	case math.IsNaN(v):
@@ -150,6 +154,8 @@ func toReal(v float64) (float32, string) {
 		return 0, fmt.Sprintf("value is %v", v)
 	case math.Abs(v) > math.MaxFloat32:
 		return 0, fmt.Sprintf("value %g is out of range for a real (float4)", v)
+	case v != 0 && float32(v) == 0:
+		return 0, fmt.Sprintf("value %g is too small for a real (float4), which would store 0", v)
 	}
 	return float32(v), ""
 }

@@ -185,3 +185,38 @@ func TestRunWithANameFromBeforeTheLimits(t *testing.T) {
 	require.ErrorIs(t, err, store.ErrBadInput)
 	require.EqualError(t, err, `bad input: run "old" has a tag or param name, logged before names were limited, that is over 256 bytes long or holds a control character; fix it in the database to log to this run`)
 }
+
+// TestRowsNotFromReadersAreCheckedToo gives the store, as a program using
+// the library or a server would, a sample ID that is not UTF-8 and values
+// that a real would store as 0, wide and long: each is refused with its
+// row, sample and metric, and nothing is stored.
+func TestRowsNotFromReadersAreCheckedToo(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, url := setup(t)
+	for _, tc := range []struct {
+		name string
+		id   string
+		val  float64
+		want string
+	}{
+		{"not UTF-8", "u\xff2", 0.5, `mem: row 2: sample ID "u\xff2" is not valid UTF-8`},
+		{"underflow", "u2", 1e-50, `mem: row 2 (sample "u2"), column "a": value 1e-50 is too small for a real (float4), which would store 0`},
+		{"negative underflow", "u2", -1e-46, `mem: row 2 (sample "u2"), column "a": value -1e-46 is too small for a real (float4), which would store 0`},
+	} {
+		wide := &memRows{metrics: []string{"a"}, ids: []string{"u1", tc.id}, vals: [][]float64{{0.25}, {tc.val}}}
+		_, err := s.LogEvaluation(ctx, newEval("e", "wide"), wide)
+		require.ErrorIs(t, err, store.ErrBadInput, tc.name)
+		require.EqualError(t, err, tc.want, tc.name)
+
+		long := &memLong{ids: []string{"u1", tc.id}, metrics: []string{"a", "a"}, vals: []float64{0.25, tc.val}}
+		_, err = s.LogEvaluationLong(ctx, newEval("e", "long"), long)
+		require.ErrorIs(t, err, store.ErrBadInput, tc.name)
+	}
+	// The smallest values a real holds are stored as they are.
+	tiny := &memRows{metrics: []string{"a"}, ids: []string{"u1", "u2"}, vals: [][]float64{{1.5e-45}, {-1.5e-45}}}
+	_, err := s.LogEvaluation(ctx, newEval("e", "tiny"), tiny)
+	require.NoError(t, err)
+	require.Equal(t, 1, count(t, url, `SELECT count(*) FROM evaluations`))
+	require.Equal(t, 2, count(t, url, `SELECT count(*) FROM unit_values WHERE vals[1] <> 0`))
+}
