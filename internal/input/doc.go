@@ -48,7 +48,13 @@
 //     a longer one;
 //   - MaxItemBytes (64 KiB): the largest element of a .npy array, checked
 //     before anything is allocated for it, and CheckData: no buffer is
-//     sized by a shape before the file or member is known to hold it.
+//     sized by a shape before the file or member is known to hold it;
+//   - a Parquet file's metadata, which parquet-go allocates for as it
+//     claims: the counts and lengths of its footer, checked against the
+//     footer's bytes before parquet-go decodes it, and the page headers of
+//     each column chunk that Batches reads, checked before parquet-go reads
+//     the chunk: a page within its chunk, at most 64 MiB plus 16 times its
+//     size once uncompressed, and at most 2^26 values.
 //
 // # What it does not do
 //

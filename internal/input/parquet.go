@@ -235,10 +235,16 @@ func (c *Column) addIDs(vals []parquet.Value) {
 // Batches reads columns of a Parquet file in step, row group by row group.
 // Within a row group it reads each column page by page, a batch of rows at
 // a time, so that memory holds one page per column and never a whole column
-// chunk or file.
+// chunk or file. Before it reads a row group, it reads the page headers of
+// the columns it reads, and refuses as corrupt a page whose header claims
+// more bytes than its column chunk holds, more than 64 MiB plus 16 times
+// its size once uncompressed, or more values than its row group's rows or
+// 2^26 (checkChunk), since parquet-go allocates for a page what its header
+// claims before it reads the page.
 type Batches struct {
 	at     Location // the file, and what a row is called
 	kind   error
+	file   *parquet.File
 	groups []parquet.RowGroup
 	group  int   // index of the next row group to open
 	left   int64 // rows of the open row group not yet batched
@@ -251,13 +257,14 @@ type Batches struct {
 // is called in messages ("row" or "record"); kind is the sentinel that
 // errors about the file's content wrap.
 func NewBatches(f *parquet.File, cols []*Column, at Location, kind error) *Batches {
-	return &Batches{at: at, kind: kind, groups: f.RowGroups(), cols: cols, buf: make([]parquet.Value, parquetBatch)}
+	return &Batches{at: at, kind: kind, file: f, groups: f.RowGroups(), cols: cols, buf: make([]parquet.Value, parquetBatch)}
 }
 
 // Next decodes the next batch of rows of every column, opening the next row
 // group when the current one is done, and returns how many rows it holds,
 // or io.EOF after the last row. A column that ends early or does not
-// decode is an *Error at the row where it failed.
+// decode is an *Error at the row where it failed; one whose page headers
+// claim more than they may is an *Error at the column.
 func (b *Batches) Next() (int, error) {
 	for b.left == 0 {
 		if b.group == len(b.groups) {
@@ -267,6 +274,12 @@ func (b *Batches) Next() (int, error) {
 			return 0, err
 		}
 		rg := b.groups[b.group]
+		meta := &b.file.Metadata().RowGroups[b.group]
+		for _, c := range b.cols {
+			if problem := checkChunk(b.file, b.file.Size(), &meta.Columns[c.leaf].MetaData, b.group+1, rg.NumRows()); problem != "" {
+				return 0, b.at.WithColumn(c.Name).Errorf(b.kind, "not a readable Parquet file: %s", problem)
+			}
+		}
 		b.group++
 		b.left = rg.NumRows()
 		chunks := rg.ColumnChunks()

@@ -4,6 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // parquet-go decodes a file's metadata (its footer, and each page's header)
@@ -13,7 +16,8 @@ import (
 // footer too short. checkFooter walks the footer's Thrift encoding first,
 // without decoding it, and refuses a count or length that the bytes left
 // cannot hold, and a footer that would cost parquet-go more memory than a
-// file of its size plausibly needs.
+// file of its size plausibly needs. checkChunk does the same for the page
+// headers of a column chunk, and checks what they declare of their pages.
 
 // footerBudget bounds the memory that decoding a footer may cost, as
 // thriftCheck estimates it: 64 MiB, and 16 bytes more for each byte of the
@@ -244,4 +248,193 @@ func (c *thriftCheck) value(t byte, depth int) bool {
 		return c.structure(depth + 1)
 	}
 	return c.fail("unknown type %d", t)
+}
+
+// parquet-go reads a column chunk a page at a time, and sizes its buffers
+// for a page by what the page's header declares before it reads the page
+// (file.go, FilePages.ReadPage and readPage; column.go, decompress,
+// decodeLevels, decodeDataPage and decodeDictionary): compressed_page_size
+// bytes to read the page into, uncompressed_page_size bytes to decompress
+// it into, four bytes for each of a dictionary's num_values, and for each
+// of a data page's num_values a byte of levels and four bytes of
+// dictionary indexes or string offsets. It checks only that they are not
+// negative (validatePageHeader), so that a header of a few bytes made it
+// allocate gigabytes. It also slices a data page (version 2) by its level
+// lengths and null count, and panicked on ones the page cannot hold.
+// checkChunk reads a chunk's page headers, never its pages, before
+// parquet-go reads the chunk, and refuses a header that claims more than
+// the chunk holds or than the bounds below allow.
+
+// A page's uncompressed size is at most maxPageSlack, plus pageRatio bytes
+// for each byte of its compressed data. Writers cut pages at 1 MiB (Arrow,
+// parquet-mr, Spark), 256 KiB (parquet-go) or 100 MB at most (DuckDB): the
+// 64 MiB holds a page of up to 64 MiB however well it compresses, and the
+// ratio a larger one that compresses less well than 16 to 1, or than 48 to
+// 1 at 100 MB, while a header can make parquet-go allocate at most 64 MiB
+// for a page beyond 16 bytes for each byte the page holds.
+const (
+	maxPageSlack = 64 << 20
+	pageRatio    = 16
+)
+
+// maxPageValues bounds a data page's num_values: 2^26 (67,108,864).
+// Values are not bounded by bytes, since a run of nulls, or of one
+// dictionary entry, takes a few bytes however long it is, and older
+// versions of Arrow wrote such a run as one page for a whole row group,
+// which pyarrow made up to 64 Mi rows long by default. parquet-go
+// allocates 4 or 5 bytes for each value a header claims (four of
+// dictionary indexes or string offsets, one of levels), so a page costs it
+// 320 MiB at most. A page's values are at most its row group's rows as
+// well, since the columns that Batches reads are flat, a value to a row.
+const maxPageValues = 1 << 26
+
+// A page header is read firstHeaderRead bytes at a time at first, twice as
+// many at each try that they do not hold the whole header, up to
+// maxHeaderBytes. Headers are tens of bytes, or a few kilobytes with the
+// statistics of long strings.
+const (
+	firstHeaderRead = 256
+	maxHeaderBytes  = 1 << 20
+)
+
+// checkChunk checks the page headers of the column chunk m in row group
+// group (counted from 1), of rows rows, of the Parquet file r of size
+// bytes, and returns a problem for the user, or "". It stops at a header
+// that parquet-go fails on without allocating for it, since parquet-go
+// reads no further, and leaves parquet-go to report it.
+func checkChunk(r io.ReaderAt, size int64, m *format.ColumnMetaData, group int, rows int64) string {
+	// parquet-go reads total_compressed_size bytes from the dictionary page,
+	// when there is one, or the first data page (FilePages.init); nothing
+	// checks them against the file's size, and reads stop at its end.
+	start := m.DataPageOffset
+	if m.DictionaryPageOffset != 0 {
+		start = m.DictionaryPageOffset
+	}
+	if start < 0 || start >= size || m.TotalCompressedSize <= 0 {
+		return "" // parquet-go reads nothing, and reports the column short
+	}
+	hr := headerReader{r: r, end: start + min(m.TotalCompressedSize, size-start)}
+	dataPages := 0
+	for at := start; at < hr.end; {
+		name := fmt.Sprintf("page %d of row group %d", dataPages+1, group)
+		if at == start && m.DictionaryPageOffset != 0 {
+			name = fmt.Sprintf("the dictionary page of row group %d", group)
+		}
+		h, n, problem := hr.header(at)
+		if problem != "" {
+			return fmt.Sprintf("the header of %s is %s", name, problem)
+		}
+		if h == nil || negativeClaim(h) {
+			return ""
+		}
+		if h.Type == format.DictionaryPage {
+			name = fmt.Sprintf("the dictionary page of row group %d", group)
+		} else {
+			dataPages++
+			name = fmt.Sprintf("page %d of row group %d", dataPages, group)
+		}
+		claims := func(format string, args ...any) string {
+			return fmt.Sprintf("the header of %s is corrupt: it claims ", name) + fmt.Sprintf(format, args...)
+		}
+		at += n
+		compressed, uncompressed := int64(h.CompressedPageSize), int64(h.UncompressedPageSize)
+		if left := hr.end - at; compressed > left {
+			return claims("%d bytes, more than the %d left in its column chunk", compressed, left)
+		}
+		if uncompressed > maxPageSlack+pageRatio*compressed {
+			return claims("%d bytes uncompressed, more than %s plus %d times its %d bytes", uncompressed, sizeText(maxPageSlack), pageRatio, compressed)
+		}
+		if d := h.DictionaryPageHeader; d.Valid {
+			// Every entry takes a byte at least: 4 for a string's length,
+			// 4 or 8 for a number, the type's length for a
+			// FIXED_LEN_BYTE_ARRAY. Only a compressed page's size is what
+			// it decompresses to.
+			data := uncompressed
+			if m.Codec == format.Uncompressed {
+				data = compressed
+			}
+			if int64(d.V.NumValues) > data {
+				return claims("%d values, more than its %d bytes hold", d.V.NumValues, data)
+			}
+		}
+		values := int64(-1)
+		switch d, d2 := h.DataPageHeader, h.DataPageHeaderV2; {
+		case h.Type == format.DataPage && d.Valid:
+			values = int64(d.V.NumValues)
+		case h.Type == format.DataPageV2 && d2.Valid:
+			values = int64(d2.V.NumValues)
+			if levels := int64(d2.V.DefinitionLevelsByteLength) + int64(d2.V.RepetitionLevelsByteLength); levels > compressed {
+				return claims("%d bytes of levels, more than its %d bytes", levels, compressed)
+			}
+			if nulls := int64(d2.V.NumNulls); nulls > values {
+				return claims("%d nulls among its %d values", nulls, values)
+			}
+		case h.Type != format.DictionaryPage:
+			return "" // parquet-go reads no further: a data page without its header, or an index page
+		}
+		switch {
+		case values > rows:
+			return claims("%d values, more than the row group's %d rows", values, rows)
+		case values > maxPageValues:
+			return claims("%d values, more than the %d a page may hold", values, maxPageValues)
+		}
+		at += compressed
+	}
+	return ""
+}
+
+// negativeClaim reports whether parquet-go refuses the page header h,
+// before it allocates anything for the page, for a negative size or count
+// (validatePageHeader).
+func negativeClaim(h *format.PageHeader) bool {
+	d, d2, dict := h.DataPageHeader, h.DataPageHeaderV2, h.DictionaryPageHeader
+	return h.CompressedPageSize < 0 || h.UncompressedPageSize < 0 ||
+		d.Valid && d.V.NumValues < 0 || dict.Valid && dict.V.NumValues < 0 ||
+		d2.Valid && (d2.V.NumValues < 0 || d2.V.NumNulls < 0 || d2.V.NumRows < 0 ||
+			d2.V.DefinitionLevelsByteLength < 0 || d2.V.RepetitionLevelsByteLength < 0)
+}
+
+// headerReader reads the page headers of a column chunk, keeping what it
+// last read of the chunk, so that the headers of small pages cost a read
+// for several.
+type headerReader struct {
+	r   io.ReaderAt
+	end int64  // where the chunk ends, or the file if it ends first
+	buf []byte // the chunk from off
+	off int64
+}
+
+// header checks the Thrift encoding of the page header at at, and decodes
+// it as parquet-go does. It returns the header and its length; or a
+// problem for the user; or neither when the header cannot be read, or
+// parquet-go fails to decode it as well.
+func (hr *headerReader) header(at int64) (*format.PageHeader, int64, string) {
+	for want := int64(firstHeaderRead); ; {
+		n := min(want, maxHeaderBytes, hr.end-at)
+		if at < hr.off || hr.off+int64(len(hr.buf)) < at+n {
+			if int64(cap(hr.buf)) < n {
+				hr.buf = make([]byte, n)
+			}
+			hr.buf, hr.off = hr.buf[:n], at
+			if k, _ := hr.r.ReadAt(hr.buf, at); int64(k) < n {
+				return nil, 0, "" // parquet-go reports the failure to read
+			}
+		}
+		b := hr.buf[at-hr.off:]
+		c := thriftCheck{b: b, budget: footerBudget(int64(len(b)))}
+		if c.structure(0) {
+			var h format.PageHeader
+			if thrift.NewDecoder(new(thrift.CompactProtocol).NewReaderFromBytes(b[:c.i])).Decode(&h) != nil {
+				return nil, 0, ""
+			}
+			return &h, int64(c.i), ""
+		}
+		switch {
+		case at+int64(len(b)) == hr.end:
+			return nil, 0, "corrupt: " + c.problem
+		case len(b) >= maxHeaderBytes:
+			return nil, 0, "longer than " + sizeText(maxHeaderBytes) + ", or corrupt: " + c.problem
+		}
+		want = 2 * int64(len(b))
+	}
 }

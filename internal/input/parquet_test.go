@@ -2,13 +2,19 @@ package input_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 	"github.com/stretchr/testify/require"
 
 	"github.com/verdict-ml/verdict/internal/input"
@@ -197,6 +203,275 @@ func TestParquetFooterBombRefused(t *testing.T) {
 			require.EqualError(t, err, "t.parquet: not a readable Parquet file: "+tt.want)
 			require.ErrorIs(t, err, errBad)
 			require.Less(t, alloc, uint64(4<<20), "bytes allocated")
+		})
+	}
+}
+
+// pqWant reads each column of pqRow but the nested one as it can be read.
+var pqWant = map[string]input.Want{"id": input.WantID, "item": input.WantID, "draw": input.WantInteger, "name": input.WantText, "score": input.WantNumber}
+
+// readAllRows reads the named columns of the Parquet file at path to the
+// end, and returns the first error.
+func readAllRows(t *testing.T, path string, names ...string) (rows int, err error) {
+	t.Helper()
+	b, _, err := openColumns(t, path, pqWant, names...)
+	if err != nil {
+		return 0, err
+	}
+	defer b.Close()
+	for {
+		n, err := b.Next()
+		if err == io.EOF {
+			return rows, nil
+		}
+		if err != nil {
+			return rows, err
+		}
+		rows += n
+	}
+}
+
+// Pages of every codec parquet-go writes, in data pages of both versions,
+// pages smaller than a read of a header and headers longer than one (the
+// statistics of an ID of a kilobyte), several pages to a column chunk and
+// several chunks to a column: the checks of their headers pass them all.
+// LZ4_RAW is left out: parquet-go v0.32.0 does not read back a dictionary
+// page of a few kilobytes that it wrote with it.
+func TestBatchesReadsEveryCodec(t *testing.T) {
+	t.Parallel()
+	const n = 3000
+	var rows []pqRow
+	for i := range n {
+		r := pqRow{ID: fmt.Sprintf("u%d", i), Item: uint32(i), Draw: int16(i % 3), Name: "m"}
+		if i%100 == 0 {
+			r.ID = fmt.Sprintf("z%d%s", i, strings.Repeat("x", 1000)) // the largest of its page
+		}
+		if i%7 != 0 {
+			s := float32(i % 10) // compresses well
+			r.Score = &s
+		}
+		rows = append(rows, r)
+	}
+	codecs := []compress.Codec{&parquet.Uncompressed, &parquet.Snappy, &parquet.Gzip, &parquet.Zstd, &parquet.Brotli}
+	for _, codec := range codecs {
+		for _, version := range []int{1, 2} {
+			for _, pageSize := range []int{64, 4096} {
+				path := inputtest.WriteParquet(t, "t.parquet", rows, parquet.Compression(codec), parquet.DataPageVersion(version),
+					parquet.MaxRowsPerRowGroup(1000), parquet.PageBufferSize(pageSize))
+				got, err := readAllRows(t, path, "id", "item", "draw", "name", "score")
+				require.NoError(t, err, "%s, data page version %d, pages of %d bytes", codec, version, pageSize)
+				require.Equal(t, n, got)
+			}
+		}
+	}
+}
+
+// pageEdit rewrites the Thrift encoding of a page header.
+type pageEdit func(t *testing.T, header []byte) []byte
+
+// setHeader is a pageEdit that decodes the header, changes it with set and
+// encodes it again.
+func setHeader(set func(h *format.PageHeader)) pageEdit {
+	return func(t *testing.T, header []byte) []byte {
+		var h format.PageHeader
+		require.NoError(t, thrift.Unmarshal(new(thrift.CompactProtocol), header, &h))
+		set(&h)
+		b, err := thrift.Marshal(new(thrift.CompactProtocol), &h)
+		require.NoError(t, err)
+		return b
+	}
+}
+
+// claimStatistic is a pageEdit that gives a data page (version 2) a
+// maximum in its statistics whose length claims n bytes, of which the
+// header holds 3.
+func claimStatistic(n uint64) pageEdit {
+	return func(t *testing.T, header []byte) []byte {
+		b := setHeader(func(h *format.PageHeader) { h.DataPageHeaderV2.V.Statistics.Max = []byte("max") })(t, header)
+		i := bytes.Index(b, []byte("\x03max"))
+		require.GreaterOrEqual(t, i, 0)
+		return slices.Concat(b[:i], binary.AppendUvarint(nil, n), b[i+1:])
+	}
+}
+
+// patchPage returns the Parquet file b with the header of page i
+// (counting from 0, a dictionary page first) of column's chunk in the first
+// row group rewritten by edit, and its footer changed by footer when it is
+// not nil. The page's data stays as it was, whatever its new header claims;
+// the footer's offsets past the header move by as much as its length
+// changed.
+func patchPage(t *testing.T, b []byte, column string, i int, edit pageEdit, footer func(*format.FileMetaData)) []byte {
+	t.Helper()
+	var proto thrift.CompactProtocol
+	end := len(b) - 8 - int(binary.LittleEndian.Uint32(b[len(b)-8:]))
+	var md format.FileMetaData
+	require.NoError(t, thrift.Unmarshal(&proto, b[end:len(b)-8], &md))
+	var chunk *format.ColumnMetaData
+	for j := range md.RowGroups[0].Columns {
+		if m := &md.RowGroups[0].Columns[j].MetaData; slices.Equal(m.PathInSchema, []string{column}) {
+			chunk = m
+		}
+	}
+	require.NotNil(t, chunk, "column %q", column)
+	at := chunk.DataPageOffset
+	if chunk.DictionaryPageOffset != 0 {
+		at = chunk.DictionaryPageOffset
+	}
+	for ; ; i-- {
+		r := proto.NewReaderFromBytes(b[at:end])
+		var h format.PageHeader
+		require.NoError(t, thrift.NewDecoder(r).Decode(&h))
+		n := int64(r.BytesRead())
+		if i > 0 {
+			at += n + int64(h.CompressedPageSize)
+			continue
+		}
+		header := edit(t, slices.Clone(b[at:at+n]))
+		delta := int64(len(header)) - n
+		move := func(offset *int64) {
+			if *offset > at {
+				*offset += delta
+			}
+		}
+		for g := range md.RowGroups {
+			rg := &md.RowGroups[g]
+			move(&rg.FileOffset)
+			for j := range rg.Columns {
+				c := &rg.Columns[j]
+				if &c.MetaData == chunk {
+					c.MetaData.TotalCompressedSize += delta
+					rg.TotalCompressedSize += delta
+				}
+				for _, offset := range []*int64{&c.FileOffset, &c.OffsetIndexOffset, &c.ColumnIndexOffset,
+					&c.MetaData.DataPageOffset, &c.MetaData.IndexPageOffset, &c.MetaData.DictionaryPageOffset, &c.MetaData.BloomFilterOffset} {
+					move(offset)
+				}
+			}
+		}
+		if footer != nil {
+			footer(&md)
+		}
+		meta, err := thrift.Marshal(&proto, &md)
+		require.NoError(t, err)
+		out := slices.Concat(b[:at], header, b[at+n:end], meta)
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(meta)))
+		return append(out, "PAR1"...)
+	}
+}
+
+// A page header whose sizes or counts claim more than its column chunk
+// holds, or more than the bounds allow, is refused before parquet-go reads
+// the page: parquet-go sizes its buffers by the claims before it reads the
+// page, so that in a file of 2.5 KB a header claiming 1 GiB made it
+// allocate 1.3 GB, and one claiming a dictionary of a billion strings
+// 4.3 GB, and it panicked on the last two.
+func TestParquetPageHeaderBombRefused(t *testing.T) {
+	const huge = 1 << 30
+	uncompressed := parquet.Compression(&parquet.Uncompressed)
+	v1 := parquet.DataPageVersion(1)
+	tests := []struct {
+		name    string
+		rows    int // 100 unless set
+		options []parquet.WriterOption
+		column  string
+		page    int // from 0, a dictionary page first
+		edit    pageEdit
+		footer  func(*format.FileMetaData)
+		want    string
+	}{
+		{
+			name:    "a page of 1 GiB",
+			options: []parquet.WriterOption{uncompressed},
+			column:  "item",
+			edit:    setHeader(func(h *format.PageHeader) { h.CompressedPageSize = huge }),
+			want:    "the header of page 1 of row group 1 is corrupt: it claims 1073741824 bytes, more than the ",
+		},
+		{
+			name:    "a snappy page of 1 GiB uncompressed",
+			options: []parquet.WriterOption{parquet.Compression(&parquet.Snappy)},
+			column:  "score",
+			edit:    setHeader(func(h *format.PageHeader) { h.UncompressedPageSize = huge }),
+			want:    "the header of page 1 of row group 1 is corrupt: it claims 1073741824 bytes uncompressed, more than 64 MiB plus 16 times its ",
+		},
+		{
+			name:    "a gzip page (version 1) of 1 GiB uncompressed",
+			options: []parquet.WriterOption{parquet.Compression(&parquet.Gzip), v1},
+			column:  "item",
+			edit:    setHeader(func(h *format.PageHeader) { h.UncompressedPageSize = huge }),
+			want:    "the header of page 1 of row group 1 is corrupt: it claims 1073741824 bytes uncompressed, more than 64 MiB plus 16 times its ",
+		},
+		{
+			name:    "a dictionary of a billion strings",
+			options: []parquet.WriterOption{uncompressed},
+			column:  "id",
+			edit:    setHeader(func(h *format.PageHeader) { h.DictionaryPageHeader.V.NumValues = huge }),
+			want:    "the header of the dictionary page of row group 1 is corrupt: it claims 1073741824 values, more than its ",
+		},
+		{
+			name:    "a page (version 1) of a billion dictionary indexes",
+			options: []parquet.WriterOption{uncompressed, v1},
+			column:  "name",
+			page:    1,
+			edit:    setHeader(func(h *format.PageHeader) { h.DataPageHeader.V.NumValues = huge }),
+			want:    "the header of page 1 of row group 1 is corrupt: it claims 1073741824 values, more than the row group's 100 rows",
+		},
+		{
+			name:    "a page of a billion values in a row group of a trillion rows",
+			options: []parquet.WriterOption{uncompressed},
+			column:  "id",
+			page:    1,
+			edit:    setHeader(func(h *format.PageHeader) { h.DataPageHeaderV2.V.NumValues = huge }),
+			footer:  func(md *format.FileMetaData) { md.RowGroups[0].NumRows = 1 << 40 },
+			want:    "the header of page 1 of row group 1 is corrupt: it claims 1073741824 values, more than the 67108864 a page may hold",
+		},
+		{
+			name:    "a statistic of 1 GiB",
+			options: []parquet.WriterOption{uncompressed},
+			column:  "item",
+			edit:    claimStatistic(huge),
+			want:    "the header of page 1 of row group 1 is corrupt: a string claims 1073741824 bytes, more than are left",
+		},
+		{
+			name:    "a statistic of 1 GiB in a page of more than 1 MiB",
+			rows:    300_000,
+			options: []parquet.WriterOption{uncompressed, parquet.PageBufferSize(4 << 20)},
+			column:  "item",
+			edit:    claimStatistic(huge),
+			want:    "the header of page 1 of row group 1 is longer than 1 MiB, or corrupt: a string claims 1073741824 bytes, more than are left",
+		},
+		{
+			name:    "levels longer than the page (a panic in parquet-go)",
+			options: []parquet.WriterOption{uncompressed},
+			column:  "score",
+			edit:    setHeader(func(h *format.PageHeader) { h.DataPageHeaderV2.V.DefinitionLevelsByteLength = 5000 }),
+			want:    "the header of page 1 of row group 1 is corrupt: it claims 5000 bytes of levels, more than its ",
+		},
+		{
+			name:    "more nulls than values (a panic in parquet-go)",
+			options: []parquet.WriterOption{uncompressed},
+			column:  "score",
+			edit:    setHeader(func(h *format.PageHeader) { h.DataPageHeaderV2.V.NumNulls = 5000 }),
+			want:    "the header of page 1 of row group 1 is corrupt: it claims 5000 nulls among its 100 values",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var rows []pqRow
+			for i := range cmp.Or(tt.rows, 100) {
+				r := pqRow{ID: fmt.Sprint("u", i%5), Item: uint32(i), Draw: int16(i % 3), Name: "m"}
+				if i%7 != 0 {
+					s := float32(i)
+					r.Score = &s
+				}
+				rows = append(rows, r)
+			}
+			b, err := os.ReadFile(inputtest.WriteParquet(t, "t.parquet", rows, tt.options...))
+			require.NoError(t, err)
+			path := inputtest.WriteFile(t, "t.parquet", patchPage(t, b, tt.column, tt.page, tt.edit, tt.footer))
+			alloc := inputtest.Allocated(func() { _, err = readAllRows(t, path, tt.column) })
+			require.Less(t, alloc, uint64(4<<20), "bytes allocated")
+			require.ErrorContains(t, err, fmt.Sprintf("t.parquet: column %q: not a readable Parquet file: %s", tt.column, tt.want))
+			require.ErrorIs(t, err, errBad)
 		})
 	}
 }

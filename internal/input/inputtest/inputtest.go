@@ -72,9 +72,13 @@ func GzipBomb(t testing.TB, name string, prefix []byte, fill string, n int, suff
 // Allocated runs f and returns the bytes of heap it allocated, freed or
 // not (runtime.MemStats.TotalAlloc), which bounds the heap's growth while
 // f ran. Other goroutines' allocations count too, so a test that measures
-// runs on its own (without t.Parallel).
+// runs on its own (without t.Parallel). It collects garbage twice first,
+// which empties every sync.Pool: parquet-go pools its page buffers, and f
+// would otherwise reuse a buffer that an earlier test allocated rather
+// than allocate its own.
 func Allocated(f func()) uint64 {
 	var before, after runtime.MemStats
+	runtime.GC()
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	f()
