@@ -12,50 +12,10 @@ import (
 
 func compareCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "compare",
-		Usage:     "is the winner real? pair two evaluations user by user and test the difference",
-		ArgsUsage: "BASELINE CANDIDATE",
-		Description: `compare pairs two logged evaluations unit by unit (sample ID) inside
-PostgreSQL, and decides for each metric whether they differ: by default a
-paired bootstrap interval of the mean difference plus a paired sign-flip
-randomization test. A difference is distinguishable only when p < alpha
-AND the interval excludes zero; the winner is then the better side for the
-metric's direction (a metric logged with --lower-is-better is won by the
-lower value). Differences are BASELINE - CANDIDATE.
-
-BASELINE and CANDIDATE are evaluation IDs, or run names with --experiment
-(the run's newest evaluation on --eval-set, or on its only evaluation set).
-Evaluations scored against different targets are refused unless
---allow-different-targets compares the units they share.
-
-Methods (--method):
-  bootstrap     paired bootstrap interval + sign-flip randomization test
-  t             paired t-test and its interval
-  wilcoxon      Wilcoxon signed-rank test, with the bootstrap interval
-  mcnemar       McNemar's test of 0/1 correctness, with the bootstrap interval
-  delong        DeLong's test of two AUCs of per-sample scores against the
-                0/1 labels logged with 'verdict log --labels'
-  corrected-t   Nadeau & Bengio's corrected resampled t, for k-fold
-                evaluations (one unit per fold, with --n-train and --n-test)
-  5x2           Dietterich's 5x2cv t, for 5x2 evaluations (10 folds whose
-                sample IDs sort repetition-major: r1f1, r1f2, r2f1, ...)
-The default is corrected-t for two k-fold evaluations, 5x2 for two 5x2 ones,
-and bootstrap otherwise. --rope adds the Bayesian correlated t to corrected-t.
-
-When the difference is not distinguishable, the verdict says which half of
-the rule failed and about how many units a gap of the observed size would
-need, from the observed variance of the paired differences.
-
-With several metrics, p-values are adjusted for multiplicity (--adjust, holm
-by default) and the report shows both. Every comparison is recorded in the
-history with its parameters and outputs (--no-record skips this); the same
-seed reproduces it exactly.
-
-In CI, --fail-on regression exits 1 when the candidate is distinguishably
-worse on any metric after adjustment, --fail-on difference on any
-distinguishable difference; 0 otherwise, 2 on errors:
-
-  verdict compare -e movielens --metric ndcg@20 --fail-on regression --format markdown main pr-1234`,
+		Name:        "compare",
+		Usage:       "is the winner real? pair two evaluations user by user and test the difference",
+		ArgsUsage:   "BASELINE CANDIDATE",
+		Description: help("compare"),
 		Flags: []cli.Flag{
 			experimentFlag("experiment `NAME` of runs named as BASELINE and CANDIDATE"), evalSetFlag(),
 			&cli.StringSliceFlag{Name: "metric", Aliases: []string{"m"}, Usage: "`METRIC` to compare (repeatable; default: every metric both share)"},

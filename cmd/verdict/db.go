@@ -14,14 +14,9 @@ import (
 
 func dbCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "db",
-		Usage: "show, start, stop or open the database verdict uses",
-		Description: `verdict uses, in this order: --database-url, $VERDICT_DATABASE_URL,
-$DATABASE_URL, or else its embedded default: a private PostgreSQL cluster
-under $VERDICT_HOME (default ${XDG_DATA_HOME:-~/.local/share}/verdict), made
-with the PostgreSQL server binaries already on the machine. It listens only on
-a Unix socket in that folder, is created and migrated on first use, and is
-reused afterwards. Passwords are never printed unless asked for.`,
+		Name:        "db",
+		Usage:       "show, start, stop or open the database verdict uses",
+		Description: help("db"),
 		Subcommands: []*cli.Command{
 			{
 				Name:   "status",
@@ -86,30 +81,20 @@ reused afterwards. Passwords are never printed unless asked for.`,
 				},
 			},
 			{
-				Name:      "psql",
-				Usage:     "open psql on the database verdict uses",
-				ArgsUsage: "[-- PSQL ARGS...]",
-				Description: `psql starts an interactive psql on the same database verdict uses, migrated.
-Arguments after -- go to psql, e.g. verdict db psql -- -c 'select * from evaluation_overview'.`,
-				Action: dbPsql,
+				Name:        "psql",
+				Usage:       "open psql on the database verdict uses",
+				ArgsUsage:   "[-- PSQL ARGS...]",
+				Description: help("db-psql"),
+				Action:      dbPsql,
 			},
 			{
 				Name:  "role",
 				Usage: "make least-privilege roles for a team database",
 				Subcommands: []*cli.Command{{
-					Name:      "create",
-					Usage:     "create a login role that may only read, or read, log and compare",
-					ArgsUsage: "NAME --reader|--writer",
-					Description: `A --reader may SELECT verdict's tables and views, and nothing else. A
---writer may also log evaluations and record comparisons, but owns nothing:
-it cannot drop, alter, update or delete, nor add to a stored evaluation.
-
-Run it as the role that migrated the database, or as a superuser. Running it
-again for a role it made applies the grants again, which a migration that
-adds tables needs. The password reaches the server only as a SCRAM-SHA-256
-verifier, never in a statement or an argument:
-
-  printf '%s\n' "$PASSWORD" | verdict db role create ci --writer --password-stdin`,
+					Name:        "create",
+					Usage:       "create a login role that may only read, or read, log and compare",
+					ArgsUsage:   "NAME --reader|--writer",
+					Description: help("db-role-create"),
 					Flags: []cli.Flag{
 						&cli.BoolFlag{Name: "reader", Usage: "the role may read only"},
 						&cli.BoolFlag{Name: "writer", Usage: "the role may read, log and compare"},

@@ -11,22 +11,10 @@ import (
 
 func diffCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "diff",
-		Usage:     "per-user drill-down: which users moved most between two evaluations",
-		ArgsUsage: "BASELINE CANDIDATE",
-		Description: `diff pairs two evaluations user by user on --metric and shows the users for
-whom the candidate did worst against the baseline (--worst N, the default)
-or best (--best N), for the metric's direction, with both values and their
-difference; how many users got better, worse or stayed the same; the
-quantiles of the per-user differences; and how much of the total difference
-the users shown account for. --out writes every pair to CSV.
-
-Differences are BASELINE - CANDIDATE, as in 'verdict compare'. A quantile q
-is the smallest difference with at least a fraction q of the differences at
-or below it (no interpolation).
-
-Example:
-  verdict diff -e movielens --metric ndcg@20 --worst 20 --out pairs.csv main pr-1234`,
+		Name:        "diff",
+		Usage:       "per-user drill-down: which users moved most between two evaluations",
+		ArgsUsage:   "BASELINE CANDIDATE",
+		Description: help("diff"),
 		Flags: []cli.Flag{
 			experimentFlag("experiment `NAME` of runs named as BASELINE and CANDIDATE"), evalSetFlag(),
 			&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Usage: "`METRIC` (required)"},

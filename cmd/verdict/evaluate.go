@@ -12,42 +12,10 @@ import (
 
 func evaluateCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "evaluate",
-		Usage:     "compute ranking metrics per user from top-K predictions and targets, and log them",
-		ArgsUsage: " ",
-		Description: `evaluate computes ndcg, recall, calibrated_recall, precision, hit_rate, mrr
-and map at any cutoffs for every user (row), from a model's ranked predictions
-and the test targets, checks the predictions, fingerprints the targets and logs
-the evaluation with its per-user values, as 'verdict log' would.
-
-Inputs (streamed, never read whole):
-  NumPy, as a Python job saves them:
-    --items items.npy          int32/int64 n x K item indices, best first
-    --scores scores.npy        optional float n x K scores, for validation
-    --targets targets.npz      scipy.sparse.save_npz of a CSR matrix (nonzero = relevant)
-    --sample-ids ids.npy       optional integer or string IDs (default: the row index)
-  TREC:
-    --trec-run run.txt --trec-qrels qrels.txt
-    Ranked by score descending, ties by docno descending, as trec_eval does.
-    A qrels query missing from the run is a row with no hits (trec_eval -c).
-  Long tables, CSV or Parquet (string item IDs are fine):
-    --predictions preds.csv    sample_id,item,rank or sample_id,item,score,
-                               each sample's rows together
-    --targets targets.csv      sample_id,item
-
-Metrics: --metrics ndcg@10,20,50 --metrics recall@20 ... (default:
-calibrated_recall and ndcg at the full prediction width). Rows without
-targets keep their place but count in no mean.
-
-Validation (on unless --no-validate): item indices inside the targets'
-columns, no item twice in a row, finite scores in descending order, equal
-row counts. An error names the row and sample ID; exit code 2, nothing logged.
-
-Give --experiment, --run and --eval-set to log, or --no-log to only compute.
-
-Example:
-  verdict evaluate --items items.npy --targets targets.npz --sample-ids user_ids.npy \
-      --metrics ndcg@10,20 --metrics recall@20 -e movielens -r als-64 -s test`,
+		Name:        "evaluate",
+		Usage:       "compute ranking metrics per user from top-K predictions and targets, and log them",
+		ArgsUsage:   " ",
+		Description: help("evaluate"),
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "items", Usage: "NumPy `FILE` of n x K predicted item indices, best first"},
 			&cli.StringFlag{Name: "scores", Usage: "NumPy `FILE` of the predictions' scores (validation only)"},

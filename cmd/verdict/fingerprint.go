@@ -9,25 +9,10 @@ import (
 
 func fingerprintCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "fingerprint",
-		Usage:     "print the fingerprint of targets, for 'verdict log --target-fingerprint'",
-		ArgsUsage: "TARGETS...",
-		Description: `fingerprint prints the fingerprint of each targets file: a hash of every
-sample ID with its sorted relevant items, the same whatever the row order or
-the format. It is the value 'verdict evaluate' records, so that per-user
-scores computed elsewhere and logged with 'verdict log --target-fingerprint'
-are guarded like evaluations verdict computed itself: comparisons refuse to
-pair evaluations scored against different targets.
-
-TARGETS are, by extension or --input-format:
-  .npz                       a scipy.sparse CSR matrix (nonzero = relevant);
-                             --sample-ids ids.npy names its rows (default: the row index)
-  .qrels                     TREC qrels (rel > 0 is relevant)
-  .csv .tsv (.gz) .parquet   a long table of sample_id,item
-
-Example:
-  F=$(verdict fingerprint --sample-ids user_ids.npy targets.npz | cut -f1)
-  verdict log -e movielens -r als-64 -s test --target-fingerprint "$F" scores.csv`,
+		Name:        "fingerprint",
+		Usage:       "print the fingerprint of targets, for 'verdict log --target-fingerprint'",
+		ArgsUsage:   "TARGETS...",
+		Description: help("fingerprint"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "sample-ids", Usage: "NumPy `FILE` of the sample IDs of a .npz matrix's rows"},
 			&cli.StringFlag{Name: "input-format", Usage: "targets `FORMAT`: npz, qrels or table (default: from the extension)"},

@@ -15,19 +15,9 @@ import (
 
 func historyCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "history",
-		Usage: "list recorded comparisons, newest first",
-		Description: `history lists the comparisons 'verdict compare' recorded. The same rows are
-in the SQL view comparison_history (see docs/schema.md). With --plot and
---metric it also draws the metric's value of each evaluation on either side
-of those comparisons against the time it was logged, each with a bootstrap
-interval (--confidence, --resamples, --seed).
-
-Example:
-  verdict history --experiment movielens --metric ndcg@20 --winner baseline --since 30d
-
-The METHOD column tells compare's tests from rank's Holm tests
-(friedman+holm), whose differences have no interval.`,
+		Name:        "history",
+		Usage:       "list recorded comparisons, newest first",
+		Description: help("history"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "experiment", Aliases: []string{"e"}, Usage: "only experiment `NAME`"},
 			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Usage: "only comparisons with run `NAME` on either side"},

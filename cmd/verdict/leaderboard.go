@@ -9,24 +9,9 @@ import (
 
 func leaderboardCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "leaderboard",
-		Usage: "runs ranked by a metric, each with its interval and its paired difference to the best",
-		Description: `leaderboard ranks the runs of an experiment by their newest evaluation's mean
-of --metric on --eval-set, best first for the metric's direction (lowest
-first for a metric logged with --lower-is-better). Each row shows the mean
-with a bootstrap interval, the units behind it, and the paired difference to
-the best run (or --baseline), reference - run, with its interval and p-value,
-Holm-adjusted across the rows; a * marks a distinguishable difference. The
-runs that cannot be told apart from the reference are listed under the
-table. Runs whose evaluation was scored against other targets (a different
-fingerprint) are listed separately, never ranked with the rest.
-
-Runs are ranked by their stored means; the best --limit of them get
-intervals and paired tests, and Holm's adjustment runs over those rows.
---plot draws the differences to the reference as a forest plot.
-
-Example:
-  verdict leaderboard -e movielens -s test --metric ndcg@20`,
+		Name:        "leaderboard",
+		Usage:       "runs ranked by a metric, each with its interval and its paired difference to the best",
+		Description: help("leaderboard"),
 		Flags: []cli.Flag{
 			experimentFlag("experiment `NAME` (required)"), evalSetFlag(),
 			&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Usage: "`METRIC` to rank by (required)"},

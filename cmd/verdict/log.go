@@ -16,37 +16,10 @@ var inputFormats = []string{"csv", "tsv", "jsonl", "parquet", "npz"}
 
 func logCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "log",
-		Usage:     "store per-user scores computed elsewhere as one evaluation of a run",
-		ArgsUsage: "FILE",
-		Description: `log reads one value per user (sample ID) and metric from FILE and stores it,
-with the means, as an evaluation of run --run in --experiment, scored on
-evaluation set --eval-set. The experiment and run are created on first use.
-
-FILE is, by extension or --input-format:
-  .csv .tsv        wide: sample_id,<metric>,<metric>,...   long: sample_id,metric,value
-  .jsonl .ndjson   one object per line, wide or long keys as above
-  .parquet         columns as above
-  .npz             a sample_id array plus one 1-D array per metric (np.savez)
-  .gz              on the text formats: compressed
-An optional draw column allows several rows per user (eval draws > 1); the
-most rows any user has is recorded as the evaluation's eval draws.
-
-Everything is written in one transaction: on any error nothing is stored.
-Bad input (NaN or Inf, an empty or duplicate sample ID, a ragged row, a
-missing value, no rows) is refused with exit code 2 and a message naming the
-file, line, sample ID and column.
-
-Logging the same content again for the same run and evaluation set, or with
-the same --idempotency-key, writes nothing and returns the first evaluation.
-
-Without --target-fingerprint, verdict fingerprints the set of sample IDs and
-records that comparisons can only check the samples, not the targets. Use
-'verdict fingerprint' on the targets to attach the full guard.
-
-Example:
-  verdict log --experiment movielens --run als-64 --eval-set test \
-      --param factors=64 --tag nightly scores.csv`,
+		Name:        "log",
+		Usage:       "store per-user scores computed elsewhere as one evaluation of a run",
+		ArgsUsage:   "FILE",
+		Description: help("log"),
 		Flags: append(runFlags(true),
 			&cli.StringFlag{Name: "target-fingerprint", Usage: "fingerprint `F` of the targets, from 'verdict fingerprint'"},
 			&cli.StringSliceFlag{Name: "lower-is-better", Usage: "`METRIC` for which lower is better, e.g. logloss (repeatable)"},

@@ -57,19 +57,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
-		Name:    "verdict",
-		Usage:   "store ML evaluations with their per-user values, and tell whether a winner is real",
-		Version: store.Version(),
-		Description: `verdict keeps every evaluation of every run together with the per-user value
-behind each metric, in PostgreSQL, so that two runs can be paired user by user.
-
-The database is, in this order: --database-url, $VERDICT_DATABASE_URL,
-$DATABASE_URL, or else a private PostgreSQL cluster that verdict runs for you
-under $VERDICT_HOME (default ~/.local/share/verdict), reachable only through a
-Unix socket. See 'verdict db --help'.
-
-Exit codes: 0 success, 1 a requested check failed, 2 an error (bad input,
-bad usage, database unreachable).`,
+		Name:            "verdict",
+		Usage:           "store ML evaluations with their per-user values, and tell whether a winner is real",
+		Version:         store.Version(),
+		Description:     help("verdict"),
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,

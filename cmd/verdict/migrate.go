@@ -11,14 +11,9 @@ import (
 
 func migrateCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "migrate",
-		Usage: "apply pending schema migrations (verdict also does this on first connect)",
-		Description: `migrate brings the database schema up to the newest version this verdict
-knows, under an advisory lock so that concurrent runs are safe. Every command
-does the same on first connect; this one is for deployment scripts.
-
-A database migrated by a newer verdict is left alone: this binary refuses to
-write to it and says which versions it found and expected.`,
+		Name:        "migrate",
+		Usage:       "apply pending schema migrations (verdict also does this on first connect)",
+		Description: help("migrate"),
 		Action: func(c *cli.Context) error {
 			st, err := openUnmigrated(c)
 			if err != nil {

@@ -9,22 +9,10 @@ import (
 
 func rankCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "rank",
-		Usage:     "rank several evaluations with a Friedman test over the units they share",
-		ArgsUsage: "EVAL EVAL [EVAL...]",
-		Description: `rank compares K evaluations at once (Demšar 2006): every unit (sample ID)
-present in all of them is a block, the runs are ranked within it (best = 1
-for the metric's direction, ties averaged), and a Friedman test with the
-Iman-Davenport correction says whether they differ at all. The Nemenyi
-critical difference (CD) and Holm's step-down tests against --control
-(default: the best run) say which do. Runs whose average ranks differ by
-less than the CD form cliques: groups that cannot be told apart. Each Holm
-test is recorded in the history (method friedman+holm) unless --no-record.
-
-EVALs are evaluation IDs, or run names with --experiment.
-
-Example:
-  verdict rank -e movielens --metric ndcg@10 popularity recent-popularity item-knn`,
+		Name:        "rank",
+		Usage:       "rank several evaluations with a Friedman test over the units they share",
+		ArgsUsage:   "EVAL EVAL [EVAL...]",
+		Description: help("rank"),
 		Flags: []cli.Flag{
 			experimentFlag("experiment `NAME` of runs named as EVALs"), evalSetFlag(),
 			&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Usage: "`METRIC` to rank on (required)"},

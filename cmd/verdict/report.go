@@ -16,20 +16,9 @@ import (
 
 func reportCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "report",
-		Usage: "write one self-contained HTML report of an experiment",
-		Description: `report writes an experiment's state to one HTML file that opens in any
-browser with no server and no network: for every evaluation set and metric a
-leaderboard (the runs' newest evaluations, each mean with a bootstrap
-interval and the paired difference to the best run, Holm-adjusted), a forest
-plot of those differences, a critical-difference diagram of the runs ranked
-user by user (Friedman and Nemenyi, with three runs or more) and a plot of
-the values over time; the recent
-comparison history with each verdict; and the runs with their params and
-tags. Plots are inline SVG; the style sheet is inline too.
-
-Example:
-  verdict report -e movielens --out report.html`,
+		Name:        "report",
+		Usage:       "write one self-contained HTML report of an experiment",
+		Description: help("report"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "experiment", Aliases: []string{"e"}, Usage: "experiment `NAME` (required)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "HTML `FILE` to write (required)"},

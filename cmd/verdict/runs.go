@@ -11,22 +11,9 @@ import (
 
 func runsCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "runs",
-		Usage: "search runs by params, tags and metrics, and list them with their evaluations",
-		Description: `runs lists the runs of one experiment (--experiment) or of all, newest first,
-or as --filter and --order-by say.
-
-A filter compares operands with = != < <= > >= LIKE ILIKE or IN (...), joined
-by AND, OR, NOT and parentheses. Operands: run, created, git_commit,
-params.NAME, tags.NAME ('true' when the run has the tag) and metrics.NAME
-(the mean in the run's newest evaluation, on --eval-set if given). Values are
-'single-quoted strings' ('' for a quote) or numbers; created takes a date
-('2026-11-01') or an age (-7d, -12h, -30m). The filter becomes
-parameterised SQL; a syntax error names its column.
-
-Example:
-  verdict runs -e movielens --filter "params.lr < 0.01 AND tags.nightly = 'true'" \
-      --order-by "metrics.ndcg@20 desc" --limit 10`,
+		Name:        "runs",
+		Usage:       "search runs by params, tags and metrics, and list them with their evaluations",
+		Description: help("runs"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "experiment", Aliases: []string{"e"}, Usage: "only runs of experiment `NAME`"},
 			&cli.StringFlag{Name: "filter", Aliases: []string{"f"}, Usage: "only runs matching `EXPR`"},

@@ -21,20 +21,9 @@ type statsMethod struct {
 
 func statsCommand() *cli.Command {
 	cmd := &cli.Command{
-		Name:  "stats",
-		Usage: "run a paired statistical test on numbers you give it, without logging anything",
-		Description: `stats runs one of verdict's statistical methods on data from --input (or
-stdin): a JSON object of arrays, e.g. {"left": [...], "right": [...]}, or a
-CSV file whose header names the columns. Differences are left - right; tests
-are two-sided. The output is a readable summary, or with --format json one
-JSON object (undefined values are null, and "notes" says why).
-
-Errors (mismatched lengths, too few observations, NaN or Inf, labels that are
-not 0/1, a missing flag, no overlap) exit with code 2.
-
-Example:
-  echo '{"left": [0.61, 0.58, 0.72, 0.66], "right": [0.55, 0.57, 0.69, 0.60]}' |
-      verdict stats paired-t --format json`,
+		Name:        "stats",
+		Usage:       "run a paired statistical test on numbers you give it, without logging anything",
+		Description: help("stats"),
 	}
 	for _, m := range statsMethods() {
 		flags, help := m.flags, "No input: flags only."
