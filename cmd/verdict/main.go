@@ -88,6 +88,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			statsCommand(),
 			runsCommand(),
 			demoCommand(),
+			serveCommand(),
+			tokenCommand(),
 			dbCommand(),
 			migrateCommand(),
 		},

@@ -25,6 +25,9 @@ type Sources struct {
 	Params     []string // KEY=VALUE run parameters; they win over the file's
 	Meta       []string // KEY=VALUE evaluation metadata
 	GitCommit  string   // the run's commit; "" for the working directory's HEAD
+	// Remote says the run is elsewhere (a request to a server): an empty
+	// GitCommit stays empty rather than naming this process's directory.
+	Remote bool
 }
 
 // Apply sets ev's Params, Metadata and GitCommit from s.
@@ -54,7 +57,7 @@ func (s Sources) Apply(ev *store.NewEvaluation) error {
 	}
 	ev.Params, ev.Metadata = params, meta
 	ev.GitCommit = s.GitCommit
-	if ev.GitCommit == "" {
+	if ev.GitCommit == "" && !s.Remote {
 		ev.GitCommit = GitHead()
 	}
 	return nil

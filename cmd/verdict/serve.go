@@ -1,0 +1,124 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/server"
+	"github.com/verdict-ml/verdict/store"
+)
+
+func serveCommand() *cli.Command {
+	return &cli.Command{
+		Name:        "serve",
+		Usage:       "serve the HTTP API and the web view of the database verdict uses",
+		Description: help("serve"),
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:8080", Usage: "`ADDRESS` to listen on, host:port"},
+			&cli.StringFlag{Name: "tls-cert", Usage: "serve HTTPS with the certificate in PEM `FILE`"},
+			&cli.StringFlag{Name: "tls-key", Usage: "the private key of --tls-cert, in PEM `FILE`"},
+			&cli.Int64Flag{Name: "max-body", Value: 2 << 30, Usage: "refuse request bodies over `BYTES` with 413"},
+			&cli.DurationFlag{Name: "read-timeout", Value: 30 * time.Second, Usage: "drop a request whose headers or body send nothing for `DURATION`"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c, "serve takes no arguments"); err != nil {
+				return err
+			}
+			cert, key := c.String("tls-cert"), c.String("tls-key")
+			if (cert == "") != (key == "") {
+				return userError("--tls-cert and --tls-key go together")
+			}
+			st, err := openStore(c)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			srv, err := server.New(st, server.Config{MaxBody: c.Int64("max-body"), ReadIdle: c.Duration("read-timeout"),
+				Logger: slog.New(slog.NewJSONHandler(c.App.ErrWriter, nil)), Secure: cert != ""})
+			if err != nil {
+				return err
+			}
+			l, err := server.Listen(c.String("listen"))
+			if err != nil {
+				return userError("--listen: %v", err)
+			}
+			scheme := map[bool]string{false: "http", true: "https"}[cert != ""]
+			fmt.Fprintf(c.App.ErrWriter, "verdict serve: %s on %s://%s (database %s)\n", store.Version(), scheme, l.Addr(), st.URL())
+			return srv.Serve(c.Context, l, cert, key)
+		},
+	}
+}
+
+func tokenCommand() *cli.Command {
+	return &cli.Command{
+		Name:        "token",
+		Usage:       "create, list and revoke the tokens of 'verdict serve'",
+		Description: help("token"),
+		Subcommands: []*cli.Command{
+			{
+				Name: "create", Usage: "create a token and print its secret, once",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "name", Required: true, Usage: "`NAME` saying who or what uses the token"},
+					&cli.StringFlag{Name: "role", Required: true, Usage: "`ROLE`: reader, writer or admin"},
+					&cli.StringFlag{Name: "experiment", Aliases: []string{"e"}, Usage: "limit the token to experiment `NAME`"},
+				},
+				Action: func(c *cli.Context) error {
+					role, err := store.ParseTokenRole(c.String("role"))
+					if err != nil {
+						return userError("--role: %v", err)
+					}
+					st, err := openStore(c)
+					if err != nil {
+						return err
+					}
+					defer st.Close()
+					t, secret, err := st.CreateToken(c.Context, c.String("name"), role, c.String("experiment"))
+					if err != nil {
+						return err
+					}
+					report.TokenCreated(c.App.Writer, c.App.ErrWriter, t, secret)
+					return nil
+				},
+			},
+			{
+				Name: "list", Usage: "list tokens, revoked ones included", Flags: []cli.Flag{reportFormatFlag()},
+				Action: func(c *cli.Context) error {
+					format, st, err := prepare(c)
+					if err != nil {
+						return err
+					}
+					defer st.Close()
+					list, err := st.ListTokens(c.Context)
+					if err != nil {
+						return err
+					}
+					return report.Tokens(c.App.Writer, format, list)
+				},
+			},
+			{
+				Name: "revoke", Usage: "revoke a token at once", ArgsUsage: "ID",
+				Action: func(c *cli.Context) error {
+					id, err := strconv.ParseInt(c.Args().First(), 10, 64)
+					if c.NArg() != 1 || err != nil {
+						return userError("usage: verdict token revoke ID (the ID that 'verdict token list' shows)")
+					}
+					st, err := openStore(c)
+					if err != nil {
+						return err
+					}
+					defer st.Close()
+					t, err := st.RevokeToken(c.Context, id)
+					if err != nil {
+						return err
+					}
+					return report.Tokens(c.App.Writer, "table", []store.Token{*t})
+				},
+			},
+		},
+	}
+}

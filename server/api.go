@@ -1,0 +1,561 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/verdict-ml/verdict/compare"
+	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/internal/runinfo"
+	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/scores"
+	"github.com/verdict-ml/verdict/store"
+)
+
+// The API's answers are the JSON of the command line's --format json, made
+// by the same report functions from the same compare calls.
+
+var (
+	pExperiment = param{name: "experiment", kind: "string", doc: "experiment name"}
+	pEvalSet    = param{name: "eval_set", kind: "string", doc: "evaluation set name (default: the runs' only one)"}
+	pMetric     = param{name: "metric", kind: "string", doc: "metric name", required: true}
+	pBaseline   = param{name: "baseline", kind: "string", doc: "run name with experiment, or evaluation ID", required: true}
+	pCandidate  = param{name: "candidate", kind: "string", doc: "run name with experiment, or evaluation ID", required: true}
+	pAlpha      = param{name: "alpha", kind: "number", doc: "significance level (default 0.05)"}
+	pConfidence = param{name: "confidence", kind: "number", doc: "confidence level of intervals (default 0.95)"}
+	pResamples  = param{name: "resamples", kind: "integer", doc: "bootstrap resamples and sign flips, at most 1000000 (default 2000)"}
+	pSeed       = param{name: "seed", kind: "integer", doc: "random seed: the same seed gives the same answer"}
+	pAllowDiff  = param{name: "allow_different_targets", kind: "boolean", doc: "pair the units two evaluations share even when their targets differ"}
+	statsParams = []param{pAlpha, pConfidence, pResamples, pSeed}
+	runParams   = []param{
+		{name: "experiment", kind: "string", doc: "experiment name", required: true},
+		{name: "run", kind: "string", doc: "run name", required: true},
+		{name: "eval_set", kind: "string", doc: "evaluation set name", required: true},
+		{name: "param", kind: "string", repeat: true, doc: "run parameter KEY=VALUE (VALUE is JSON when it parses)"},
+		{name: "tag", kind: "string", repeat: true, doc: "run tag"},
+		{name: "meta", kind: "string", repeat: true, doc: "evaluation metadata KEY=VALUE"},
+		{name: "git_commit", kind: "string", doc: "the run's git commit"},
+		{name: "lower_is_better", kind: "string", repeat: true, doc: "a metric for which lower is better"},
+		{name: "target_fingerprint", kind: "string", doc: "SHA-256 of the targets (see verdict fingerprint)"},
+		{name: "protocol", kind: "string", doc: "evaluation protocol name"},
+		{name: "required_k", kind: "integer", doc: "ranking depth the metrics need"},
+		{name: "folds", kind: "integer", doc: "k-fold: number of folds"},
+		{name: "repeats", kind: "integer", doc: "k-fold: number of repetitions"},
+		{name: "n_train", kind: "integer", doc: "k-fold: training set size of each fold"},
+		{name: "n_test", kind: "integer", doc: "k-fold: test set size of each fold"},
+	}
+)
+
+// table is every route the server has: the API's and the pages'.
+func (s *Server) table() []route {
+	return append(s.apiRoutes(), s.webRoutes()...)
+}
+
+func (s *Server) apiRoutes() []route {
+	return []route{
+		{method: "GET", pattern: "/healthz", summary: "check that the server answers", public: true, handle: s.healthz},
+		{method: "GET", pattern: "/api/v1/openapi.json", summary: "describe the API", role: store.TokenReader, scope: scopeNone, handle: s.openAPI},
+		{method: "GET", pattern: "/api/v1/experiments", summary: "list experiments", role: store.TokenReader, scope: scopeFiltered, handle: s.listExperiments},
+		{method: "POST", pattern: "/api/v1/evaluations", summary: "log an evaluation", role: store.TokenWriter, scope: scopeQuery,
+			params: append(append([]param{}, runParams...), param{name: "format", kind: "string", doc: "csv, tsv, jsonl (ndjson), parquet or npz (default: from Content-Type)"}),
+			body: "the per-unit scores, in any format verdict log reads (gzip allowed); header Idempotency-Key makes a retry return the first evaluation", handle: s.logEvaluation},
+		{method: "POST", pattern: "/api/v1/evaluate", summary: "compute ranking metrics and log them", role: store.TokenWriter, scope: scopeQuery,
+			params: append(append([]param{}, runParams...),
+				param{name: "metrics", kind: "string", repeat: true, doc: "metric specs, e.g. ndcg@10,20"},
+				param{name: "no_log", kind: "boolean", doc: "compute only"},
+				param{name: "no_validate", kind: "boolean", doc: "skip the checks of the predictions"}),
+			body: "multipart/form-data with files items, targets and optional scores and sample_ids (NumPy, as verdict evaluate --items ...)", handle: s.evaluate},
+		{method: "GET", pattern: "/api/v1/runs", summary: "list runs", role: store.TokenReader, scope: scopeQuery,
+			params: []param{pExperiment, pEvalSet, {name: "filter", kind: "string", doc: "run filter, e.g. params.lr < 0.01 AND tags.nightly = 'true'"},
+				{name: "order_by", kind: "string", doc: "KEY [asc|desc]"}, {name: "limit", kind: "integer", doc: "at most N runs"}},
+			handle: s.listRuns},
+		{method: "GET", pattern: "/api/v1/evaluations/{id}", summary: "show one evaluation", role: store.TokenReader, scope: scopeEvaluation, handle: s.getEvaluation},
+		{method: "GET", pattern: "/api/v1/leaderboard", summary: "rank runs by a metric", role: store.TokenReader, scope: scopeQuery,
+			params: append([]param{{name: "experiment", kind: "string", doc: "experiment name", required: true}, pEvalSet, pMetric,
+				{name: "baseline", kind: "string", doc: "run every run is compared with (default: the best)"}, {name: "limit", kind: "integer", doc: "the best N runs"}}, statsParams...),
+			handle: s.leaderboard},
+		{method: "GET", pattern: "/api/v1/compare", summary: "compare two evaluations without recording it", role: store.TokenReader, scope: scopeQuery,
+			params: compareParams(), handle: s.compare(false)},
+		{method: "POST", pattern: "/api/v1/compare", summary: "compare two evaluations and record it in the history", role: store.TokenWriter, scope: scopeQuery,
+			params: compareParams(), handle: s.compare(true)},
+		{method: "GET", pattern: "/api/v1/rank", summary: "rank evaluations user by user without recording it", role: store.TokenReader, scope: scopeQuery,
+			params: rankParams(), handle: s.rank(false)},
+		{method: "POST", pattern: "/api/v1/rank", summary: "rank evaluations and record the Holm comparisons", role: store.TokenWriter, scope: scopeQuery,
+			params: rankParams(), handle: s.rank(true)},
+		{method: "GET", pattern: "/api/v1/diff", summary: "show the users two evaluations differ most on", role: store.TokenReader, scope: scopeQuery,
+			params: []param{pExperiment, pEvalSet, pMetric, pBaseline, pCandidate, {name: "worst", kind: "integer", doc: "the N users the candidate did worst on (default 10)"},
+				{name: "best", kind: "integer", doc: "the N users the candidate did best on"}, pAllowDiff},
+			handle: s.diff},
+		{method: "GET", pattern: "/api/v1/history", summary: "list recorded comparisons, newest first", role: store.TokenReader, scope: scopeQuery,
+			params: []param{pExperiment, {name: "run", kind: "string", doc: "run on either side"}, {name: "metric", kind: "string", doc: "metric"},
+				{name: "winner", kind: "string", doc: "baseline, candidate or none"}, {name: "distinguishable", kind: "boolean", doc: "distinguishable or not"},
+				{name: "since", kind: "string", doc: "a date (2026-11-01) or an age (30d, 12h)"}, {name: "limit", kind: "integer", doc: "at most N (default 50)"}},
+			handle: s.history},
+		{method: "GET", pattern: "/api/v1/comparisons/{id}", summary: "show one recorded comparison", role: store.TokenReader, scope: scopeComparison, handle: s.getComparison},
+		{method: "GET", pattern: "/api/v1/tokens", summary: "list tokens", role: store.TokenAdmin, scope: scopeUnlimited, handle: s.listTokens},
+		{method: "POST", pattern: "/api/v1/tokens", summary: "create a token", role: store.TokenAdmin, scope: scopeUnlimited,
+			params: []param{{name: "name", kind: "string", doc: "what the token is for", required: true}, {name: "role", kind: "string", doc: "reader, writer or admin", required: true},
+				{name: "experiment", kind: "string", doc: "limit the token to this experiment"}},
+			handle: s.createToken},
+		{method: "DELETE", pattern: "/api/v1/tokens/{id}", summary: "revoke a token", role: store.TokenAdmin, scope: scopeUnlimited, handle: s.revokeToken},
+	}
+}
+
+func compareParams() []param {
+	return append([]param{pExperiment, pEvalSet, pBaseline, pCandidate,
+		{name: "metric", kind: "string", repeat: true, doc: "metric to compare (default: every metric both share)"},
+		{name: "method", kind: "string", doc: "test: " + compare.MethodNames() + " (default: from the protocols)"},
+		{name: "rope", kind: "number", doc: "k-fold: half-width of a region of practical equivalence for the Bayesian correlated t"},
+		{name: "adjust", kind: "string", doc: "holm, bonferroni, bh, by or none (default: holm with several metrics)"}, pAllowDiff}, statsParams...)
+}
+
+func rankParams() []param {
+	return []param{pExperiment, pEvalSet, pMetric,
+		{name: "run", kind: "string", repeat: true, required: true, doc: "run name with experiment, or evaluation ID; at least two"},
+		{name: "control", kind: "string", doc: "control for the Holm comparisons (default: the best)"}, pAlpha}
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ *caller) error {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": store.Version()})
+	return nil
+}
+
+func (s *Server) listExperiments(w http.ResponseWriter, r *http.Request, c *caller) error {
+	list, err := s.experiments(r, c)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, list)
+	return nil
+}
+
+// experiments lists the experiments the caller may see.
+func (s *Server) experiments(r *http.Request, c *caller) ([]store.Experiment, error) {
+	list, err := s.store.ListExperiments(r.Context(), c.limited())
+	if list == nil {
+		list = []store.Experiment{}
+	}
+	return list, err
+}
+
+// newEvaluation reads the run and evaluation a log request names.
+func newEvaluation(r *http.Request) (store.NewEvaluation, error) {
+	q := &query{v: r.URL.Query()}
+	q.need("experiment", "run", "eval_set")
+	ev := store.NewEvaluation{
+		Experiment: q.str("experiment"), Run: q.str("run"), EvalSet: q.str("eval_set"),
+		TargetFingerprint: q.str("target_fingerprint"),
+		Tags:              q.strs("tag"),
+		LowerIsBetter:     q.strs("lower_is_better"),
+		IdempotencyKey:    r.Header.Get("Idempotency-Key"),
+		Protocol: store.Protocol{Name: q.str("protocol"), RequiredK: q.int("required_k", 0), Folds: q.int("folds", 0),
+			Repeats: q.int("repeats", 0), NTrain: q.int64("n_train"), NTest: q.int64("n_test")},
+	}
+	if q.err != nil {
+		return ev, q.err
+	}
+	src := runinfo.Sources{Params: q.strs("param"), Meta: q.strs("meta"), GitCommit: q.str("git_commit"), Remote: true}
+	if err := src.Apply(&ev); err != nil {
+		return ev, badRequest("%v", err)
+	}
+	return ev, nil
+}
+
+// bodyFormat is the scores format of a log request: the format parameter,
+// else its Content-Type.
+func bodyFormat(r *http.Request) (string, error) {
+	if f := r.URL.Query().Get("format"); f != "" {
+		return f, nil
+	}
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch ct {
+	case "text/csv":
+		return "csv", nil
+	case "text/tab-separated-values":
+		return "tsv", nil
+	case "application/x-ndjson", "application/jsonl", "application/x-jsonlines":
+		return "jsonl", nil
+	case "application/vnd.apache.parquet", "application/x-parquet":
+		return "parquet", nil
+	case "application/x-npz", "application/zip":
+		return "npz", nil
+	}
+	return "", &httpError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
+		msg: fmt.Sprintf("Content-Type %q: send text/csv, text/tab-separated-values, application/x-ndjson, application/vnd.apache.parquet or application/x-npz, or say format=", ct)}
+}
+
+// spool writes body to a new temporary file named like name, so that every
+// reader, Parquet and NPZ included, reads it as verdict log reads a file:
+// memory stays bounded whatever the body's size.
+func (s *Server) spool(body io.Reader, ext string) (string, func(), error) {
+	f, done, err := s.tempFile("verdict-upload-*" + ext)
+	if err != nil {
+		return "", nil, err
+	}
+	if _, err := io.Copy(f, body); err != nil {
+		done()
+		return "", nil, err
+	}
+	if err := f.Sync(); err != nil {
+		done()
+		return "", nil, err
+	}
+	return f.Name(), done, nil
+}
+
+// asBody names the uploaded file as the request's body in err's message.
+func asBody(err error, path, name string) error {
+	if err == nil || !strings.Contains(err.Error(), path) {
+		return err
+	}
+	he := *classify(err)
+	he.msg = strings.ReplaceAll(he.msg, path, name)
+	return &he
+}
+
+func (s *Server) logEvaluation(w http.ResponseWriter, r *http.Request, c *caller) error {
+	ev, err := newEvaluation(r)
+	if err != nil {
+		return err
+	}
+	format, err := bodyFormat(r)
+	if err != nil {
+		return err
+	}
+	path, done, err := s.spool(r.Body, "."+strings.ToLower(filepath.Base(format)))
+	if err != nil {
+		return err
+	}
+	defer done()
+	in, err := scores.OpenScores(path, format)
+	if err != nil {
+		return asBody(err, path, "body")
+	}
+	defer in.Close()
+	logged, err := in.Log(r.Context(), s.store, ev)
+	if err != nil {
+		return asBody(err, path, "body")
+	}
+	status := http.StatusCreated
+	if logged.Existing {
+		status = http.StatusOK
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	return report.Logged(w, "json", logged)
+}
+
+// evaluateParts are the files of an evaluate request.
+var evaluateParts = map[string]string{"items": ".npy", "scores": ".npy", "targets": ".npz", "sample_ids": ".npy"}
+
+func (s *Server) evaluate(w http.ResponseWriter, r *http.Request, c *caller) error {
+	q := &query{v: r.URL.Query()}
+	metrics, err := evaluate.ParseMetrics(q.strs("metrics"))
+	if err != nil {
+		return &httpError{status: http.StatusUnprocessableEntity, code: "invalid_input", msg: err.Error()}
+	}
+	noLog := q.bool("no_log")
+	opts := evaluate.RunOptions{Metrics: metrics}
+	if q.err != nil {
+		return q.err
+	}
+	if !noLog {
+		if opts.Log, err = newEvaluation(r); err != nil {
+			return err
+		}
+		opts.Store = s.store
+	} else if c.limited() != "" && q.str("experiment") != c.limited() {
+		return &httpError{status: http.StatusForbidden, code: "forbidden", msg: fmt.Sprintf("this token is limited to experiment %q", c.limited())}
+	}
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return badRequest("the body must be multipart/form-data with files items and targets: %v", err)
+	}
+	files := map[string]string{}
+	defer func() {
+		for _, p := range files {
+			os.Remove(p)
+		}
+	}()
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return badRequest("the multipart body: %v", err)
+		}
+		name := part.FormName()
+		ext, ok := evaluateParts[name]
+		if !ok {
+			return badRequest("unknown part %q: the parts are items, scores, targets and sample_ids", name)
+		}
+		if _, dup := files[name]; dup {
+			return badRequest("part %q is given twice", name)
+		}
+		path, done, err := s.spool(part, ext)
+		if err != nil {
+			return err
+		}
+		_ = done // removed with the others, by path
+		files[name] = path
+	}
+	if files["items"] == "" || files["targets"] == "" {
+		return badRequest("the parts items and targets are required (scores and sample_ids are optional)")
+	}
+	src, err := evaluate.OpenNumPyRankings(files["items"], files["scores"], files["targets"], files["sample_ids"],
+		evaluate.RankingOptions{Width: evaluate.RequiredK(metrics), SkipValidation: q.bool("no_validate")})
+	if err != nil {
+		return partNames(err, files)
+	}
+	defer src.Close()
+	res, err := evaluate.Run(r.Context(), src, opts)
+	if err != nil {
+		return partNames(err, files)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	return report.Evaluation(w, "json", res)
+}
+
+// partNames names the uploaded files by their parts in err's message.
+func partNames(err error, files map[string]string) error {
+	for name, path := range files {
+		err = asBody(err, path, name)
+	}
+	return err
+}
+
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, c *caller) error {
+	q := &query{v: r.URL.Query()}
+	rq := store.RunQuery{Experiment: q.str("experiment"), EvalSet: q.str("eval_set"), Filter: q.str("filter"),
+		OrderBy: q.str("order_by"), Limit: q.int("limit", 0)}
+	if q.err != nil {
+		return q.err
+	}
+	runs, err := s.store.SearchRuns(r.Context(), rq)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	return report.Runs(w, "json", runs, false)
+}
+
+func (s *Server) getEvaluation(w http.ResponseWriter, r *http.Request, c *caller) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	e, err := s.store.GetEvaluation(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, e)
+	return nil
+}
+
+// options reads the parameters every statistical route shares.
+func options(q *query) compare.Options {
+	return compare.Options{Alpha: q.float("alpha", 0), Confidence: q.float("confidence", 0), Resamples: q.int("resamples", 0), Seed: q.uint64("seed")}
+}
+
+func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request, c *caller) error {
+	q := &query{v: r.URL.Query()}
+	q.need("experiment", "metric")
+	lq := compare.LeaderboardQuery{Experiment: q.str("experiment"), EvalSet: q.str("eval_set"), Metric: q.str("metric"),
+		Baseline: q.str("baseline"), Limit: q.int("limit", 0), Options: options(q)}
+	if q.err != nil {
+		return q.err
+	}
+	lb, err := compare.NewLeaderboard(r.Context(), s.store, lq)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	return report.Leaderboard(w, "json", lb)
+}
+
+// resolve finds the evaluations args name, and holds a limited token to
+// its experiment.
+func (s *Server) resolve(r *http.Request, c *caller, experiment, evalSet string, args ...string) ([]*store.Evaluation, error) {
+	var evals []*store.Evaluation
+	for _, a := range args {
+		e, err := compare.Resolve(r.Context(), s.store, experiment, evalSet, a)
+		if err != nil {
+			return nil, err
+		}
+		if lim := c.limited(); lim != "" && e.Experiment != lim {
+			return nil, &httpError{status: http.StatusForbidden, code: "forbidden", msg: fmt.Sprintf("this token is limited to experiment %q", lim)}
+		}
+		evals = append(evals, e)
+	}
+	return evals, nil
+}
+
+func (s *Server) compare(record bool) func(http.ResponseWriter, *http.Request, *caller) error {
+	return func(w http.ResponseWriter, r *http.Request, c *caller) error {
+		q := &query{v: r.URL.Query()}
+		q.need("baseline", "candidate")
+		method, err := compare.ParseMethod(q.str("method"))
+		if err != nil {
+			q.errorf("%v", err)
+		}
+		adjust, err := compare.ParseAdjustment(q.str("adjust"))
+		if err != nil {
+			q.errorf("%v", err)
+		}
+		opts := options(q)
+		opts.Metrics, opts.Method, opts.Adjust = q.strs("metric"), method, adjust
+		opts.AllowDifferentTargets, opts.Record, opts.Sentence = q.bool("allow_different_targets"), record, report.Verdict
+		if q.has("rope") {
+			rope := q.float("rope", 0)
+			opts.Rope = &rope
+		}
+		if q.err != nil {
+			return q.err
+		}
+		evals, err := s.resolve(r, c, q.str("experiment"), q.str("eval_set"), q.str("baseline"), q.str("candidate"))
+		if err != nil {
+			return err
+		}
+		res, err := compare.Evaluations(r.Context(), s.store, evals[0], evals[1], opts)
+		if err != nil {
+			return err
+		}
+		w.Header().Set("Content-Type", "application/json")
+		return report.Comparison(w, "json", res)
+	}
+}
+
+func (s *Server) rank(record bool) func(http.ResponseWriter, *http.Request, *caller) error {
+	return func(w http.ResponseWriter, r *http.Request, c *caller) error {
+		q := &query{v: r.URL.Query()}
+		q.need("metric")
+		rq := compare.RankQuery{Metric: q.str("metric"), Control: q.str("control"), Alpha: q.float("alpha", 0),
+			Record: record, Sentence: report.RankVerdict}
+		if runs := q.strs("run"); len(runs) < 2 {
+			q.errorf("rank takes at least two run parameters, got %d", len(runs))
+		}
+		if q.err != nil {
+			return q.err
+		}
+		var err error
+		if rq.Evaluations, err = s.resolve(r, c, q.str("experiment"), q.str("eval_set"), q.strs("run")...); err != nil {
+			return err
+		}
+		res, err := compare.Rank(r.Context(), s.store, rq)
+		if err != nil {
+			return err
+		}
+		w.Header().Set("Content-Type", "application/json")
+		return report.Ranking(w, "json", res)
+	}
+}
+
+func (s *Server) diff(w http.ResponseWriter, r *http.Request, c *caller) error {
+	q := &query{v: r.URL.Query()}
+	q.need("baseline", "candidate", "metric")
+	dq := compare.DiffQuery{Metric: q.str("metric"), N: q.int("worst", 0), AllowDifferentTargets: q.bool("allow_different_targets")}
+	if q.has("best") {
+		dq.N, dq.Best = q.int("best", 0), true
+	}
+	if q.err != nil {
+		return q.err
+	}
+	evals, err := s.resolve(r, c, q.str("experiment"), q.str("eval_set"), q.str("baseline"), q.str("candidate"))
+	if err != nil {
+		return err
+	}
+	d, err := compare.Diff(r.Context(), s.store, evals[0], evals[1], dq)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	return report.Diff(w, "json", d)
+}
+
+func (s *Server) history(w http.ResponseWriter, r *http.Request, c *caller) error {
+	q := &query{v: r.URL.Query()}
+	hq := compare.HistoryQuery{Experiment: q.str("experiment"), Run: q.str("run"), Metric: q.str("metric"),
+		Winner: q.str("winner"), Distinguishable: q.str("distinguishable"), Since: q.str("since"), Limit: q.int("limit", 50)}
+	if q.err != nil {
+		return q.err
+	}
+	f, err := hq.Filter(time.Now())
+	if err != nil {
+		return badRequest("%v", err)
+	}
+	hist, err := compare.History(r.Context(), s.store, f)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	return report.HistoryEntries(w, "json", hist)
+}
+
+func (s *Server) getComparison(w http.ResponseWriter, r *http.Request, c *caller) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	h, err := compare.GetComparison(r.Context(), s.store, id)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	return report.Recorded(w, "json", h)
+}
+
+func (s *Server) listTokens(w http.ResponseWriter, r *http.Request, c *caller) error {
+	list, err := s.store.ListTokens(r.Context())
+	if err != nil {
+		return err
+	}
+	if list == nil {
+		list = []store.Token{}
+	}
+	writeJSON(w, http.StatusOK, list)
+	return nil
+}
+
+func (s *Server) createToken(w http.ResponseWriter, r *http.Request, c *caller) error {
+	q := &query{v: r.URL.Query()}
+	q.need("name", "role")
+	if q.err != nil {
+		return q.err
+	}
+	role, err := store.ParseTokenRole(q.str("role"))
+	if err != nil {
+		return err
+	}
+	t, secret, err := s.store.CreateToken(r.Context(), q.str("name"), role, q.str("experiment"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, struct {
+		*store.Token
+		Secret string `json:"token"`
+	}{t, secret})
+	return nil
+}
+
+func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request, c *caller) error {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		return &httpError{status: http.StatusNotFound, code: "not_found", msg: fmt.Sprintf("%q is not a token ID", r.PathValue("id"))}
+	}
+	t, err := s.store.RevokeToken(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, t)
+	return nil
+}

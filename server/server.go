@@ -1,0 +1,187 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/verdict-ml/verdict/store"
+)
+
+// Config is how a Server serves.
+type Config struct {
+	// MaxBody bounds a request's body; a larger one is refused with 413.
+	// Default 2 GiB.
+	MaxBody int64
+	// ReadIdle is how long a request's body may go without a byte before
+	// the request is dropped, so that a stalled client cannot hold a
+	// connection; a body that keeps coming may take as long as it needs.
+	// Default 30 s. Headers must arrive within it too.
+	ReadIdle time.Duration
+	// WriteTimeout bounds the time from the end of a request's headers to
+	// the end of its response. Default 30 min: a log of a large file or a
+	// comparison of many metrics can take minutes.
+	WriteTimeout time.Duration
+	// IdleTimeout bounds how long a kept-alive connection waits for the
+	// next request. Default 2 min.
+	IdleTimeout time.Duration
+	// ShutdownGrace is how long Serve waits for requests in flight when
+	// its context ends. Default 5 min: long enough for a log to commit.
+	ShutdownGrace time.Duration
+	// TempDir holds uploaded files while they are read. Default: the
+	// system's.
+	TempDir string
+	// Logger gets one line per request; it never holds a token. Default:
+	// discard.
+	Logger *slog.Logger
+	// Secure marks the session cookie Secure: set it when serving HTTPS.
+	Secure bool
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxBody <= 0 {
+		c.MaxBody = 2 << 30
+	}
+	if c.ReadIdle <= 0 {
+		c.ReadIdle = 30 * time.Second
+	}
+	if c.WriteTimeout <= 0 {
+		c.WriteTimeout = 30 * time.Minute
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = 2 * time.Minute
+	}
+	if c.ShutdownGrace <= 0 {
+		c.ShutdownGrace = 5 * time.Minute
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return c
+}
+
+// Server serves verdict's HTTP API and web view over a store.
+type Server struct {
+	store    *store.Store
+	cfg      Config
+	routes   []route
+	mux      *http.ServeMux
+	sessions *sessions
+}
+
+// New returns a Server of st. It fails if a route is not protected.
+func New(st *store.Store, cfg Config) (*Server, error) {
+	s := &Server{store: st, cfg: cfg.withDefaults(), mux: http.NewServeMux(), sessions: newSessions()}
+	s.routes = s.table()
+	if err := checkRoutes(s.routes); err != nil {
+		return nil, err
+	}
+	for _, rt := range s.routes {
+		s.mux.Handle(rt.method+" "+rt.pattern, s.serve(rt))
+	}
+	// Anything else: 404 (or 405) as JSON, without saying more.
+	s.mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+		s.fail(rec, r, route{}, &httpError{status: http.StatusNotFound, code: "not_found", msg: "no such route: see /api/v1/openapi.json"})
+		s.logRequest(r, rec, nil)
+	}))
+	return s, nil
+}
+
+// Handler is the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Listen opens addr, "host:port".
+func Listen(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
+
+// Serve serves on l until ctx ends, then stops taking requests and waits
+// for those in flight, up to Config.ShutdownGrace. With a certificate and
+// key it serves HTTPS.
+func (s *Server) Serve(ctx context.Context, l net.Listener, certFile, keyFile string) error {
+	hs := &http.Server{
+		Handler:           s.withReadIdle(s.mux),
+		ReadHeaderTimeout: s.cfg.ReadIdle,
+		WriteTimeout:      s.cfg.WriteTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
+		ErrorLog:          slog.NewLogLogger(s.cfg.Logger.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	if certFile != "" || keyFile != "" {
+		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+		if err != nil {
+			return fmt.Errorf("TLS certificate: %w", err)
+		}
+		hs.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		l = tls.NewListener(l, hs.TLSConfig)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(l) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.cfg.Logger.Info("shutting down: finishing requests in flight", "grace", s.cfg.ShutdownGrace.String())
+	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if e := <-errc; !errors.Is(e, http.ErrServerClosed) && err == nil {
+		err = e
+	}
+	return err
+}
+
+// withReadIdle gives each read of a request's body ReadIdle to make
+// progress, through the connection's read deadline.
+func (s *Server) withReadIdle(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(time.Now().Add(s.cfg.ReadIdle))
+		r.Body = &idleBody{ReadCloser: r.Body, rc: rc, idle: s.cfg.ReadIdle}
+		h.ServeHTTP(w, r)
+	})
+}
+
+type idleBody struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	idle time.Duration
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	_ = b.rc.SetReadDeadline(time.Now().Add(b.idle))
+	n, err := b.ReadCloser.Read(p)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		err = fmt.Errorf("%w: no byte of the body for %s", errReadIdle, b.idle)
+	}
+	return n, err
+}
+
+// errReadIdle is a body that stalled.
+var errReadIdle = errors.New("request body timed out")
+
+func (s *Server) logRequest(r *http.Request, rec *recorder, c *caller) {
+	attrs := []any{"method", r.Method, "path", r.URL.Path, "status", rec.status, "bytes", rec.bytes,
+		"remote", r.RemoteAddr}
+	if c != nil && c.token != nil {
+		attrs = append(attrs, "token_id", c.token.ID, "token_name", c.token.Name)
+	}
+	s.cfg.Logger.Info("request", attrs...)
+}
+
+// tempFile creates a file for an upload, removed by the returned function.
+func (s *Server) tempFile(pattern string) (*os.File, func(), error) {
+	f, err := os.CreateTemp(s.cfg.TempDir, pattern)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close(); os.Remove(f.Name()) }, nil
+}
