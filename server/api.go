@@ -66,7 +66,7 @@ func (s *Server) apiRoutes() []route {
 		{method: "GET", pattern: "/api/v1/experiments", summary: "list experiments", role: store.TokenReader, scope: scopeFiltered, handle: s.listExperiments},
 		{method: "POST", pattern: "/api/v1/evaluations", summary: "log an evaluation", role: store.TokenWriter, scope: scopeQuery,
 			params: append(append([]param{}, runParams...), param{name: "format", kind: "string", doc: "csv, tsv, jsonl (ndjson), parquet or npz (default: from Content-Type)"}),
-			body: "the per-unit scores, in any format verdict log reads (gzip allowed); header Idempotency-Key makes a retry return the first evaluation", handle: s.logEvaluation},
+			body:   "the per-unit scores, in any format verdict log reads (gzip allowed); header Idempotency-Key makes a retry return the first evaluation", handle: s.logEvaluation},
 		{method: "POST", pattern: "/api/v1/evaluate", summary: "compute ranking metrics and log them", role: store.TokenWriter, scope: scopeQuery,
 			params: append(append([]param{}, runParams...),
 				param{name: "metrics", kind: "string", repeat: true, doc: "metric specs, e.g. ndcg@10,20"},

@@ -31,7 +31,7 @@ type route struct {
 
 // param is a query parameter of a route.
 type param struct {
-	name, kind, doc string // kind: string, integer, number, boolean
+	name, kind, doc  string // kind: string, integer, number, boolean
 	repeat, required bool
 }
 
