@@ -1,0 +1,79 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"mime/multipart"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/store"
+)
+
+// multipartBody builds an evaluate request's body from files of
+// evaluate/testdata/rankings, part name → file name.
+func multipartBody(t *testing.T, parts map[string]string) (*bytes.Buffer, string) {
+	t.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for name, file := range parts {
+		b, err := os.ReadFile(filepath.Join("..", "evaluate", "testdata", "rankings", file))
+		require.NoError(t, err)
+		fw, err := mw.CreateFormFile(name, file)
+		require.NoError(t, err)
+		_, err = fw.Write(b)
+		require.NoError(t, err)
+	}
+	require.NoError(t, mw.Close())
+	return &buf, mw.FormDataContentType()
+}
+
+// TestEvaluateOverHTTP uploads the NumPy fixtures of evaluate's tests and
+// gets what evaluate.Run computes from the same files, logged with its
+// per-user values.
+func TestEvaluateOverHTTP(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, Config{})
+	w := ts.token(t, store.TokenWriter, "")
+	files := map[string]string{"items": "items.npy", "scores": "scores.npy", "targets": "targets.npz", "sample_ids": "ids_str.npy"}
+	body, ctype := multipartBody(t, files)
+	status, b := ts.do(t, "POST", "/api/v1/evaluate?experiment=e&run=r&eval_set=test&metrics=ndcg@2,3&metrics=recall@3", w, body, "Content-Type", ctype)
+	require.Equal(t, 200, status, string(b))
+	var got evaluate.Result
+	require.NoError(t, json.Unmarshal(b, &got))
+	require.NotNil(t, got.EvaluationID)
+
+	dir := filepath.Join("..", "evaluate", "testdata", "rankings")
+	metrics, err := evaluate.ParseMetrics([]string{"ndcg@2,3", "recall@3"})
+	require.NoError(t, err)
+	src, err := evaluate.OpenNumPyRankings(filepath.Join(dir, "items.npy"), filepath.Join(dir, "scores.npy"), filepath.Join(dir, "targets.npz"), filepath.Join(dir, "ids_str.npy"), evaluate.RankingOptions{Width: evaluate.RequiredK(metrics)})
+	require.NoError(t, err)
+	defer src.Close()
+	want, err := evaluate.Run(context.Background(), src, evaluate.RunOptions{Metrics: metrics})
+	require.NoError(t, err)
+	require.Equal(t, want.Keys, got.Keys)
+	require.Equal(t, want.Means, got.Means)
+	require.Equal(t, want.TargetFingerprint, got.TargetFingerprint)
+	e, err := ts.st.GetEvaluation(context.Background(), *got.EvaluationID)
+	require.NoError(t, err)
+	require.Equal(t, want.ScoredRows, e.Units)
+
+	// A missing part, an unknown one, a bad file: 400 or 422 naming the part.
+	body, ctype = multipartBody(t, map[string]string{"items": "items.npy"})
+	status, b = ts.do(t, "POST", "/api/v1/evaluate?no_log=true", w, body, "Content-Type", ctype)
+	require.Equal(t, 400, status, string(b))
+	body, ctype = multipartBody(t, map[string]string{"items": "items.npy", "targets": "targets.npz", "labels": "ids_str.npy"})
+	status, b = ts.do(t, "POST", "/api/v1/evaluate?no_log=true", w, body, "Content-Type", ctype)
+	require.Equal(t, 400, status, string(b))
+	body, ctype = multipartBody(t, map[string]string{"items": "items.npy", "targets": "trec.run"})
+	status, b = ts.do(t, "POST", "/api/v1/evaluate?no_log=true", w, body, "Content-Type", ctype)
+	require.Equal(t, 422, status, string(b))
+	_, msg := apiError(t, b)
+	require.Contains(t, msg, "targets")
+	require.NotContains(t, msg, "verdict-upload")
+}
