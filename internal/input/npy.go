@@ -214,6 +214,15 @@ type NPY struct {
 // npyMagic starts every .npy file.
 const npyMagic = "\x93NUMPY"
 
+// truncatedHeader is the error of a .npy header that ends early, or that
+// could not be read.
+func truncatedHeader(kind error, at Location, err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return at.Errorf(kind, "the .npy header is truncated")
+	}
+	return ReadError(kind, at, err)
+}
+
 // ReadNPY reads the header of a .npy array from r: the magic string, the
 // format version, and a Python dict literal such as
 // {'descr': '<f8', 'fortran_order': False, 'shape': (1000,), }. size is
@@ -240,13 +249,13 @@ func ReadNPY(r io.Reader, size int64, at Location, kind error) (*NPY, error) {
 	case 1:
 		var l [2]byte
 		if _, err := io.ReadFull(r, l[:]); err != nil {
-			return nil, ReadError(kind, at, err)
+			return nil, truncatedHeader(kind, at, err)
 		}
 		n, read = int(binary.LittleEndian.Uint16(l[:])), read+2
 	case 2, 3:
 		var l [4]byte
 		if _, err := io.ReadFull(r, l[:]); err != nil {
-			return nil, ReadError(kind, at, err)
+			return nil, truncatedHeader(kind, at, err)
 		}
 		n, read = int(binary.LittleEndian.Uint32(l[:])), read+4
 	default:
@@ -257,10 +266,7 @@ func ReadNPY(r io.Reader, size int64, at Location, kind error) (*NPY, error) {
 	}
 	hdr := make([]byte, n)
 	if _, err := io.ReadFull(r, hdr); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, at.Errorf(kind, "the .npy header is truncated")
-		}
-		return nil, ReadError(kind, at, err)
+		return nil, truncatedHeader(kind, at, err)
 	}
 	if size >= 0 {
 		a.avail = size - read - int64(n)

@@ -265,3 +265,14 @@ func TestNPYHugeItemRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestNPYTruncatedHeaderRefused: a file that ends inside the header's
+// length or the header itself is bad input, said so, not a bare EOF (found
+// by FuzzNumPyRankings).
+func TestNPYTruncatedHeaderRefused(t *testing.T) {
+	for _, b := range []string{"\x93NUMPY\x010", "\x93NUMPY\x01\x00\x10", "\x93NUMPY\x02\x00\x10\x00", "\x93NUMPY\x01\x00\x10\x00{'descr'"} {
+		_, err := input.ReadNPY(bytes.NewReader([]byte(b)), int64(len(b)), input.Location{Path: "items.npy"}, errBad)
+		require.ErrorIs(t, err, errBad, "%q", b)
+		require.EqualError(t, err, "items.npy: the .npy header is truncated", "%q", b)
+	}
+}
