@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/verdict-ml/verdict/evaluate"
 	"github.com/verdict-ml/verdict/store"
@@ -43,6 +44,61 @@ func Logged(w io.Writer, format string, l *store.Logged) error {
 			plural(int(l.Rows), "row"), plural(int(l.Units), "unit"), plural(len(l.Metrics), "metric"), l.Elapsed.Seconds())
 	}
 	return err
+}
+
+// storedJSON is the JSON form of a stored evaluation, as the HTTP API's
+// GET /api/v1/evaluations/{id} gives it: a logged evaluation's fields
+// without those of the log itself (existing, seconds), plus when it was
+// logged, its directions, protocol and metadata.
+type storedJSON struct {
+	EvaluationID    int64              `json:"evaluation_id"`
+	Experiment      string             `json:"experiment"`
+	Run             string             `json:"run"`
+	EvalSet         string             `json:"evaluation_set"`
+	CreatedAt       string             `json:"created_at"`
+	Rows            int64              `json:"n_rows"`
+	ScoredRows      int64              `json:"n_scored_rows"`
+	Units           int64              `json:"n_units"`
+	Metrics         []string           `json:"metrics"`
+	LowerIsBetter   []string           `json:"lower_is_better"`
+	Aggregates      map[string]float64 `json:"aggregates"`
+	Fingerprint     string             `json:"fingerprint"`
+	FingerprintKind string             `json:"fingerprint_kind"`
+	Protocol        protocolJSON       `json:"protocol"`
+	Metadata        map[string]any     `json:"metadata"`
+	IdempotencyKey  string             `json:"idempotency_key,omitempty"`
+	SoftwareVersion string             `json:"software_version"`
+}
+
+type protocolJSON struct {
+	Name      string `json:"name"`
+	Cutoffs   []int  `json:"cutoffs"`
+	RequiredK int    `json:"required_k"`
+	EvalDraws int    `json:"eval_draws"`
+	Folds     int    `json:"folds"`
+	Repeats   int    `json:"repeats"`
+	NTrain    int64  `json:"n_train"`
+	NTest     int64  `json:"n_test"`
+}
+
+// Stored writes a stored evaluation as JSON.
+func Stored(w io.Writer, e *store.Evaluation) error {
+	p := e.Protocol
+	return WriteJSON(w, storedJSON{
+		EvaluationID: e.ID, Experiment: e.Experiment, Run: e.Run, EvalSet: e.EvalSet, CreatedAt: e.CreatedAt.UTC().Format(time.RFC3339Nano),
+		Rows: e.Rows, ScoredRows: e.ScoredRows, Units: e.Units, Metrics: e.Metrics, LowerIsBetter: nonNil(e.LowerIsBetter),
+		Aggregates: e.Aggregates, Fingerprint: e.Fingerprint, FingerprintKind: e.FingerprintKind,
+		Protocol: protocolJSON{Name: p.Name, Cutoffs: p.Cutoffs, RequiredK: p.RequiredK, EvalDraws: p.EvalDraws,
+			Folds: p.Folds, Repeats: p.Repeats, NTrain: p.NTrain, NTest: p.NTest},
+		Metadata: e.Metadata, IdempotencyKey: e.IdempotencyKey, SoftwareVersion: e.SoftwareVersion,
+	})
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // Evaluation writes what `verdict evaluate` computed: each metric's mean

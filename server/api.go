@@ -358,8 +358,8 @@ func (s *Server) getEvaluation(w http.ResponseWriter, r *http.Request, c *caller
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, e)
-	return nil
+	w.Header().Set("Content-Type", "application/json")
+	return report.Stored(w, e)
 }
 
 // options reads the parameters every statistical route shares.

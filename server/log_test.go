@@ -64,6 +64,14 @@ func TestLogOverHTTP(t *testing.T) {
 	require.Equal(t, 0.01, run.Params["lr"])
 	require.Equal(t, []string{"nightly"}, run.Tags)
 	require.Empty(t, run.GitCommit, "the server's own directory is not the run's commit")
+	status, b = ts.do(t, "GET", fmt.Sprintf("/api/v1/evaluations/%d", first.ID), w, nil)
+	require.Equal(t, 200, status, string(b))
+	var one map[string]any
+	require.NoError(t, json.Unmarshal(b, &one))
+	require.Equal(t, []any{"loss"}, one["lower_is_better"])
+	require.Equal(t, 3.0, one["n_units"])
+	require.Equal(t, "job-17", one["idempotency_key"])
+	require.Equal(t, map[string]any{"ndcg": 0.25, "loss": 2.0}, one["aggregates"])
 
 	// gzip, NDJSON and Parquet bodies, as verdict log reads them.
 	var gz bytes.Buffer
