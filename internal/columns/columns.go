@@ -101,6 +101,15 @@ func Read(r io.Reader, source, format string) (*Columns, error) {
 		}
 		in.cols = map[string][]string{}
 		in.order = recs[0]
+		for j, name := range recs[0] {
+			switch {
+			case strings.TrimSpace(name) == "":
+				return nil, userError("%s: line 1: column %d has no name", in.source, j+1)
+			case in.cols[name] != nil:
+				return nil, userError("%s: line 1: column %q appears twice", in.source, name)
+			}
+			in.cols[name] = []string{}
+		}
 		for _, rec := range recs[1:] {
 			for j, name := range recs[0] {
 				in.cols[name] = append(in.cols[name], rec[j])

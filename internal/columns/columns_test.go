@@ -52,4 +52,12 @@ func TestErrorsSayWhere(t *testing.T) {
 	require.Contains(t, err.Error(), "stdin: not a JSON object of arrays")
 	_, err = columns.Read(strings.NewReader(""), "x.parquet", "parquet")
 	require.ErrorIs(t, err, columns.ErrBadInput)
+
+	// A header with a column twice, or one without a name, is refused
+	// (found by FuzzRead: ",\n0,0" made Matrix index past a row).
+	_, err = columns.Read(strings.NewReader(",\n0,0\n"), "m.csv", "")
+	require.EqualError(t, err, "m.csv: line 1: column 1 has no name")
+	_, err = columns.Read(strings.NewReader("a,b,a\n1,2,3\n"), "m.csv", "")
+	require.ErrorIs(t, err, columns.ErrBadInput)
+	require.EqualError(t, err, `m.csv: line 1: column "a" appears twice`)
 }
