@@ -1,0 +1,557 @@
+"""The client of a verdict server's HTTP API (``verdict serve``)."""
+
+from __future__ import annotations
+
+import json
+import numbers
+import os
+import platform
+import uuid
+from collections.abc import Mapping
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+from . import bodies
+from ._version import __version__
+from .errors import VerdictError
+from .transport import Body, Transport
+
+# A query parameter's value: None leaves it out, a list repeats it.
+QueryValue = Union[None, str, int, float, bool, Sequence[Union[str, int, float]]]
+
+# A run or an evaluation: a run's name (with an experiment), or an
+# evaluation's ID (without one).
+RunRef = Union[str, int]
+
+# The answer of GET /api/v1/compare, POST /api/v1/compare: one result per
+# metric, keyed by the metric.
+Comparison = Dict[str, Dict[str, Any]]
+
+
+class Client:
+    """A client of a verdict server.
+
+    ``url`` (e.g. ``https://verdict.example.com``) and ``token`` (made with
+    ``verdict token create``) default to the environment variables
+    VERDICT_URL and VERDICT_TOKEN. A writer token may log and record
+    comparisons; a reader token only read.
+
+    ``timeout`` is how many seconds a connection may stay silent while
+    connecting, sending or waiting for the answer; a large log can take the
+    server minutes, so it is generous. ``retries`` is how many times a
+    request is sent again after a connection error (refused, reset, timed
+    out), with pauses that double from ``backoff`` seconds. A request is
+    retried only when that cannot act twice: when it never reached the
+    server whole, or when it is a read, or a log (every log carries an
+    idempotency key, generated when none is given, so that a retry returns
+    the evaluation the first attempt stored). An answer of 4xx is never
+    retried.
+
+    Every answer that is not 2xx raises VerdictError, with the status and
+    the server's error code and message.
+
+    Each request uses its own connection: a Client may be shared between
+    threads.
+    """
+
+    def __init__(
+        self,
+        url: Optional[str] = None,
+        token: Optional[str] = None,
+        timeout: float = 300.0,
+        retries: int = 3,
+        *,
+        backoff: float = 0.5,
+    ) -> None:
+        url = url or os.environ.get("VERDICT_URL")
+        token = token or os.environ.get("VERDICT_TOKEN")
+        if not url:
+            raise VerdictError(
+                "no server URL: pass url= to Client, or set VERDICT_URL (e.g. http://localhost:8080)",
+                code="no_url",
+            )
+        if not token:
+            raise VerdictError(
+                "no token: pass token= to Client, or set VERDICT_TOKEN "
+                "(make one on the server with: verdict token create --name NAME --role writer)",
+                code="no_token",
+            )
+        self.url: str = url.rstrip("/")
+        self._token = token.strip()
+        self._transport = Transport(
+            self.url,
+            timeout=timeout,
+            retries=retries,
+            backoff=backoff,
+            user_agent=f"verdict-client/{__version__} python/{platform.python_version()}",
+        )
+
+    def __repr__(self) -> str:
+        return f"Client(url={self.url!r})"  # never the token
+
+    # -- requests -------------------------------------------------------
+
+    def _call(
+        self,
+        method: str,
+        path: str,
+        query: Iterable[Tuple[str, QueryValue]] = (),
+        *,
+        body: Optional[Body] = None,
+        headers: Optional[Dict[str, str]] = None,
+        idempotent: Optional[bool] = None,
+        auth: bool = True,
+    ) -> Any:
+        """Sends a request and returns its decoded JSON answer, or raises
+        VerdictError."""
+        h = dict(headers or {})
+        if auth:
+            h["Authorization"] = "Bearer " + self._token
+        if idempotent is None:
+            idempotent = method == "GET" or "Idempotency-Key" in h
+        try:
+            resp = self._transport.request(method, path, _query(query), h, body, idempotent=idempotent)
+        finally:
+            if body is not None:
+                body.close()
+        if not 200 <= resp.status < 300:
+            raise resp.error()
+        try:
+            return resp.json()
+        except ValueError as e:
+            raise VerdictError(
+                f"the answer of {method} {path} is not JSON: {resp.data[:200]!r}", status=resp.status, code="bad_answer"
+            ) from e
+
+    # -- logging --------------------------------------------------------
+
+    def log(
+        self,
+        experiment: str,
+        run: str,
+        eval_set: str,
+        per_user: Any,
+        params: Optional[Mapping[str, Any]] = None,
+        tags: Union[None, str, Sequence[str]] = None,
+        lower_is_better: Union[None, str, Sequence[str]] = None,
+        idempotency_key: Optional[str] = None,
+        metadata: Optional[Mapping[str, Any]] = None,
+        git_commit: Optional[str] = None,
+        target_fingerprint: Optional[str] = None,
+        *,
+        protocol: Optional[str] = None,
+        required_k: Optional[int] = None,
+        folds: Optional[int] = None,
+        repeats: Optional[int] = None,
+        n_train: Optional[int] = None,
+        n_test: Optional[int] = None,
+    ) -> Dict[str, Any]:
+        """Logs an evaluation: each unit's metric values, from which the
+        server computes the aggregates (POST /api/v1/evaluations).
+
+        ``per_user`` is one of:
+
+        - a dict of sample ID → {metric: value}, e.g.
+          ``{"u1": {"ndcg@10": 0.5}, "u2": {"ndcg@10": 0.25}}``, every
+          sample with the same metrics; a key may be a (sample ID, draw)
+          pair for a sample scored several times. It is sent as NDJSON,
+          encoded as it streams out, so memory never holds the body whole;
+        - a dict of columns, ``{"sample_id": ids, "ndcg@10": values, ...}``,
+          of lists (sent as NDJSON) or NumPy arrays (sent as NPZ);
+        - a pandas DataFrame with a sample_id column, or with the sample IDs
+          as its index, and one numeric column per metric (sent as NPZ);
+        - a NumPy structured array with a sample_id field (sent as NPZ).
+
+        Sample IDs are strings or integers. A NaN, an infinity, a missing
+        value or a sample ID given twice is refused by the server: status
+        422, with a message that names the line (or row) and the sample.
+
+        ``params`` are the run's parameters (any JSON values), ``tags`` its
+        tags, ``lower_is_better`` the metrics for which lower is better,
+        ``metadata`` the evaluation's own key-values, ``git_commit`` the
+        run's commit, ``target_fingerprint`` the targets' SHA-256 (see
+        ``verdict fingerprint``). ``protocol`` and the counts after it
+        describe the evaluation protocol, as ``verdict log`` takes them.
+
+        ``idempotency_key`` names this log: a second log with the same key
+        (for the same run) stores nothing and returns the first evaluation,
+        with ``existing`` true. When none is given, one is made for this
+        call, so that the client's own retries never store twice.
+
+        Returns the server's answer: evaluation_id, existing, experiment,
+        run, evaluation_set, n_rows, n_units, metrics, aggregates,
+        fingerprint, ...
+        """
+        key = idempotency_key if idempotency_key is not None else str(uuid.uuid4())
+        query = _run_query(
+            experiment, run, eval_set, params, tags, lower_is_better, metadata, git_commit, target_fingerprint
+        ) + [
+            ("protocol", protocol),
+            ("required_k", required_k),
+            ("folds", folds),
+            ("repeats", repeats),
+            ("n_train", n_train),
+            ("n_test", n_test),
+        ]
+        body = bodies.scores_body(per_user)
+        return self._call("POST", "/api/v1/evaluations", query, body=body, headers={"Idempotency-Key": key})
+
+    def evaluate(
+        self,
+        experiment: str,
+        run: str,
+        eval_set: str,
+        items: Any,
+        targets: Any,
+        scores: Any = None,
+        sample_ids: Any = None,
+        metrics: Union[None, str, Sequence[str]] = None,
+        no_log: bool = False,
+        params: Optional[Mapping[str, Any]] = None,
+        tags: Union[None, str, Sequence[str]] = None,
+        *,
+        lower_is_better: Union[None, str, Sequence[str]] = None,
+        metadata: Optional[Mapping[str, Any]] = None,
+        git_commit: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+        no_validate: bool = False,
+    ) -> Dict[str, Any]:
+        """Computes ranking metrics from top-K predictions on the server,
+        and logs them unless ``no_log`` (POST /api/v1/evaluate), as
+        ``verdict evaluate --items ...`` does.
+
+        - ``items``: an n×K NumPy array of integers, each row a sample's top
+          K item indices, best first; or the path of a .npy file;
+        - ``targets``: the relevant items, n rows × one column per item: a
+          SciPy CSR matrix (another sparse format is converted with
+          .tocsr()), any object with indptr, indices, data and shape, a
+          dense 2-D NumPy array (non-zero is relevant), or the path of an
+          .npz file that scipy.sparse.save_npz wrote. SciPy is not needed;
+        - ``scores``: optional n×K floats, the items' scores, only used to
+          check the rankings (descending along each row);
+        - ``sample_ids``: optional n strings or integers; without them a
+          row's sample ID is its index;
+        - ``metrics``: metric specs, e.g. ``"ndcg@10,20"`` or
+          ``["ndcg@10", "recall@20"]`` (default: the server's).
+
+        Returns the server's answer: metrics, aggregates, n_rows,
+        n_scored_rows, n_units, required_k, fingerprint, and evaluation_id
+        (null with ``no_log``).
+        """
+        query = _run_query(experiment, run, eval_set, params, tags, lower_is_better, metadata, git_commit, None) + [
+            ("metrics", _strs(metrics)),
+            ("no_log", no_log or None),
+            ("no_validate", no_validate or None),
+        ]
+        headers = {}
+        if not no_log:
+            headers["Idempotency-Key"] = idempotency_key if idempotency_key is not None else str(uuid.uuid4())
+        body = bodies.evaluate_body(items, targets, scores, sample_ids)
+        return self._call("POST", "/api/v1/evaluate", query, body=body, headers=headers, idempotent=True)
+
+    # -- deciding -------------------------------------------------------
+
+    def compare(
+        self,
+        baseline: RunRef,
+        candidate: RunRef,
+        experiment: Optional[str] = None,
+        metric: Union[None, str, Sequence[str]] = None,
+        method: Optional[str] = None,
+        record: bool = True,
+        seed: Optional[int] = None,
+        alpha: Optional[float] = None,
+        *,
+        eval_set: Optional[str] = None,
+        confidence: Optional[float] = None,
+        resamples: Optional[int] = None,
+        rope: Optional[float] = None,
+        adjust: Optional[str] = None,
+        allow_different_targets: bool = False,
+    ) -> Comparison:
+        """Compares two evaluations user by user and tells whether the
+        difference is real.
+
+        ``baseline`` and ``candidate`` are run names, with ``experiment``
+        (the runs' newest evaluations on ``eval_set``), or evaluation IDs,
+        without it. ``metric`` is one metric or a list (default:
+        every metric both share). ``record`` records the comparison in the
+        history (POST /api/v1/compare, a writer token); ``record=False``
+        only computes it (GET, a reader token is enough). ``seed`` makes the
+        resampling repeatable.
+
+        Returns a dict of metric → result, in the server's order; each
+        result holds, among others, ``verdict`` (a sentence), ``winner``
+        ("baseline", "candidate" or None), ``distinguishable``,
+        ``baseline_mean``, ``candidate_mean``, ``difference`` (baseline −
+        candidate, with its interval), ``p_value`` and ``comparison_id``
+        (when recorded). The candidate is distinguishably worse on a metric
+        when ``distinguishable`` and ``winner == "baseline"``; a metric for
+        which lower is better is decided that way round.
+        """
+        query = [
+            ("experiment", experiment),
+            ("eval_set", eval_set),
+            ("baseline", _ref(baseline, experiment)),
+            ("candidate", _ref(candidate, experiment)),
+            ("metric", _strs(metric)),
+            ("method", method),
+            ("rope", rope),
+            ("adjust", adjust),
+            ("allow_different_targets", allow_different_targets or None),
+            ("alpha", alpha),
+            ("confidence", confidence),
+            ("resamples", resamples),
+            ("seed", seed),
+        ]
+        answer = self._call("POST" if record else "GET", "/api/v1/compare", query)
+        return _by_metric(answer)
+
+    def leaderboard(
+        self,
+        experiment: str,
+        metric: str,
+        eval_set: Optional[str] = None,
+        limit: Optional[int] = None,
+        *,
+        baseline: Optional[str] = None,
+        alpha: Optional[float] = None,
+        confidence: Optional[float] = None,
+        resamples: Optional[int] = None,
+        seed: Optional[int] = None,
+    ) -> Dict[str, Any]:
+        """Ranks an experiment's runs by a metric, each compared with the
+        best (or ``baseline``) user by user (GET /api/v1/leaderboard).
+
+        Returns metric, evaluation_set, reference, lower_is_better, n_runs,
+        and rows: rank, run, evaluation_id, mean (with its interval),
+        difference_to_reference, p_value, distinguishable, ...
+        """
+        query = [
+            ("experiment", experiment),
+            ("eval_set", eval_set),
+            ("metric", metric),
+            ("baseline", baseline),
+            ("limit", limit),
+            ("alpha", alpha),
+            ("confidence", confidence),
+            ("resamples", resamples),
+            ("seed", seed),
+        ]
+        return self._call("GET", "/api/v1/leaderboard", query)
+
+    def history(
+        self,
+        experiment: Optional[str] = None,
+        metric: Optional[str] = None,
+        run: Optional[str] = None,
+        limit: Optional[int] = None,
+        *,
+        winner: Optional[str] = None,
+        distinguishable: Optional[bool] = None,
+        since: Optional[str] = None,
+    ) -> List[Dict[str, Any]]:
+        """The recorded comparisons, newest first (GET /api/v1/history):
+        of an experiment, a metric, a run on either side; ``winner`` is
+        "baseline", "candidate" or "none"; ``since`` a date (2026-11-01) or
+        an age (30d, 12h); ``limit`` defaults to 50 on the server."""
+        query = [
+            ("experiment", experiment),
+            ("run", run),
+            ("metric", metric),
+            ("winner", winner),
+            ("distinguishable", distinguishable),
+            ("since", since),
+            ("limit", limit),
+        ]
+        return self._call("GET", "/api/v1/history", query)
+
+    def rank(
+        self,
+        runs: Sequence[RunRef],
+        metric: str,
+        experiment: Optional[str] = None,
+        *,
+        eval_set: Optional[str] = None,
+        control: Optional[RunRef] = None,
+        alpha: Optional[float] = None,
+        record: bool = True,
+    ) -> Dict[str, Any]:
+        """Ranks two or more evaluations user by user (Friedman, then Holm
+        against the best or ``control``); ``record`` records the Holm
+        comparisons (POST /api/v1/rank), else GET."""
+        query = [
+            ("experiment", experiment),
+            ("eval_set", eval_set),
+            ("metric", metric),
+            ("run", [_ref(r, experiment) for r in runs]),
+            ("control", _ref(control, experiment) if control is not None else None),
+            ("alpha", alpha),
+        ]
+        return self._call("POST" if record else "GET", "/api/v1/rank", query)
+
+    def diff(
+        self,
+        baseline: RunRef,
+        candidate: RunRef,
+        metric: str,
+        experiment: Optional[str] = None,
+        *,
+        eval_set: Optional[str] = None,
+        worst: Optional[int] = None,
+        best: Optional[int] = None,
+        allow_different_targets: bool = False,
+    ) -> Dict[str, Any]:
+        """The users two evaluations differ most on (GET /api/v1/diff): the
+        ``worst`` N for the candidate (default 10), or the ``best`` N."""
+        query = [
+            ("experiment", experiment),
+            ("eval_set", eval_set),
+            ("metric", metric),
+            ("baseline", _ref(baseline, experiment)),
+            ("candidate", _ref(candidate, experiment)),
+            ("worst", worst),
+            ("best", best),
+            ("allow_different_targets", allow_different_targets or None),
+        ]
+        return self._call("GET", "/api/v1/diff", query)
+
+    # -- reading --------------------------------------------------------
+
+    def runs(
+        self,
+        experiment: Optional[str] = None,
+        eval_set: Optional[str] = None,
+        filter: Optional[str] = None,
+        order_by: Optional[str] = None,
+        limit: Optional[int] = None,
+    ) -> List[Dict[str, Any]]:
+        """Lists runs (GET /api/v1/runs), with their params, tags, git
+        commit and number of evaluations. ``filter`` is a run filter, e.g.
+        ``"params.lr < 0.01 AND tags.nightly = 'true'"``; ``order_by`` is
+        ``"KEY [asc|desc]"``."""
+        query = [
+            ("experiment", experiment),
+            ("eval_set", eval_set),
+            ("filter", filter),
+            ("order_by", order_by),
+            ("limit", limit),
+        ]
+        return self._call("GET", "/api/v1/runs", query)
+
+    def experiments(self) -> List[Dict[str, Any]]:
+        """Lists the experiments the token may see (GET /api/v1/experiments)."""
+        return self._call("GET", "/api/v1/experiments")
+
+    def evaluation(self, evaluation_id: int) -> Dict[str, Any]:
+        """One evaluation, as stored (GET /api/v1/evaluations/{id})."""
+        return self._call("GET", f"/api/v1/evaluations/{int(evaluation_id)}")
+
+    def comparison(self, comparison_id: int) -> Dict[str, Any]:
+        """One recorded comparison (GET /api/v1/comparisons/{id})."""
+        return self._call("GET", f"/api/v1/comparisons/{int(comparison_id)}")
+
+    def openapi(self) -> Dict[str, Any]:
+        """The server's OpenAPI description (GET /api/v1/openapi.json)."""
+        return self._call("GET", "/api/v1/openapi.json")
+
+    def health(self) -> Dict[str, Any]:
+        """Checks that the server answers (GET /healthz, no token needed):
+        ``{"status": "ok", "version": ...}``."""
+        return self._call("GET", "/healthz", auth=False)
+
+
+# -- query parameters ---------------------------------------------------
+
+
+def _query(pairs: Iterable[Tuple[str, QueryValue]]) -> List[Tuple[str, str]]:
+    """Query pairs as text: None is left out, a list repeated, a bool is
+    true or false."""
+    out: List[Tuple[str, str]] = []
+    for name, value in pairs:
+        values = value if isinstance(value, (list, tuple)) else [value]
+        for v in values:
+            if v is None:
+                continue
+            if isinstance(v, bool):
+                out.append((name, "true" if v else "false"))
+            else:
+                out.append((name, str(v)))
+    return out
+
+
+def _strs(x: Union[None, str, Sequence[str]]) -> Optional[List[str]]:
+    """One string or several, as a list."""
+    if x is None:
+        return None
+    if isinstance(x, str):
+        return [x]
+    return [str(s) for s in x]
+
+
+def _ref(x: RunRef, experiment: Optional[str]) -> str:
+    """A run's name, or an evaluation's ID. The server takes a run's name
+    with an experiment, and an evaluation's ID without one."""
+    if isinstance(x, numbers.Integral) and not isinstance(x, bool):
+        if experiment is not None:
+            raise ValueError(
+                f"evaluation ID {int(x)} given with experiment={experiment!r}: with an experiment, "
+                "runs are named; without one, evaluations are given by ID"
+            )
+        return str(int(x))
+    if isinstance(x, str):
+        return x
+    raise TypeError(f"{x!r} is neither a run name nor an evaluation ID")
+
+
+def _key_values(what: str, m: Optional[Mapping[str, Any]]) -> Optional[List[str]]:
+    """KEY=VALUE pairs, VALUE as JSON so that the server keeps its type: a
+    string stays a string even when it looks like a number."""
+    if m is None:
+        return None
+    out = []
+    for k, v in m.items():
+        k = str(k)
+        if not k.strip() or "=" in k:
+            raise ValueError(f"{what} key {k!r}: a key is not empty and holds no '='")
+        out.append(f"{k}={json.dumps(v, separators=(',', ':'), default=_json_default)}")
+    return out
+
+
+def _json_default(x: Any) -> Any:
+    """NumPy scalars and arrays as JSON values."""
+    if hasattr(x, "tolist"):
+        return x.tolist()
+    raise TypeError(f"{x!r} ({type(x).__name__}) is not a JSON value")
+
+
+def _run_query(
+    experiment: str,
+    run: str,
+    eval_set: str,
+    params: Optional[Mapping[str, Any]],
+    tags: Union[None, str, Sequence[str]],
+    lower_is_better: Union[None, str, Sequence[str]],
+    metadata: Optional[Mapping[str, Any]],
+    git_commit: Optional[str],
+    target_fingerprint: Optional[str],
+) -> List[Tuple[str, QueryValue]]:
+    """The query parameters that name a run and describe an evaluation."""
+    return [
+        ("experiment", experiment),
+        ("run", run),
+        ("eval_set", eval_set),
+        ("param", _key_values("param", params)),
+        ("tag", _strs(tags)),
+        ("meta", _key_values("metadata", metadata)),
+        ("git_commit", git_commit),
+        ("lower_is_better", _strs(lower_is_better)),
+        ("target_fingerprint", target_fingerprint),
+    ]
+
+
+def _by_metric(answer: Any) -> Comparison:
+    """A comparison's answer, a list with one result per metric, as a dict
+    keyed by metric."""
+    if isinstance(answer, list):
+        return {r["metric"]: r for r in answer}
+    return answer
