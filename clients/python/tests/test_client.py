@@ -523,6 +523,10 @@ class ServerTest(unittest.TestCase):
         self.assertAlmostEqual(got["aggregates"]["hit_rate@3"], 0.75, places=6)
         self.assertAlmostEqual(got["aggregates"]["precision@3"], 1 / 3, places=6)
         self.assertEqual(self.c.runs(exp)[0]["params"], {"k": 3})
+        same_key = self.c.evaluate(exp, "keyed", "test", items, CSR(), metrics="hit_rate@3", idempotency_key="k1")
+        again = self.c.evaluate(exp, "keyed", "test", items[::-1].copy(), CSR(), metrics="hit_rate@3", idempotency_key="k1")
+        self.assertTrue(again.get("existing"))
+        self.assertEqual(again["evaluation_id"], same_key["evaluation_id"])
 
         # The same targets as a dense matrix, and as paths to files.
         dense = np.zeros((5, 6))

@@ -29,15 +29,12 @@ import tempfile
 import uuid
 import zipfile
 from collections.abc import Mapping
-from typing import IO, Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import IO, Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
 from .transport import Body
 
 # Chunks of a streamed body hold about this many bytes.
 CHUNK_BYTES = 64 * 1024
-
-PathLike = Union[str, "os.PathLike[str]"]
-
 
 def _numpy() -> Any:
     """NumPy, imported only when input that needs it is given: an array
@@ -107,7 +104,7 @@ def _is_columns(m: Mapping) -> bool:
 # -- NDJSON -------------------------------------------------------------
 
 
-def ndjson_body(rows: Any) -> Body:
+def ndjson_body(rows: Callable[[], Iterable[Dict[str, Any]]]) -> Body:
     """A chunked NDJSON body of the rows that rows() yields (dicts), encoded
     as it is sent: a retry calls rows() again."""
 

@@ -63,6 +63,8 @@ class Response:
             # Not the API's error body: a proxy's page, say.
             text = self.data.decode("utf-8", "replace").strip()
             message = text[:500] if text else self.reason
+            if 300 <= self.status < 400 and self.headers.get("Location"):
+                message = f"the server redirects to {self.headers['Location']}: give the client that URL"
         return VerdictError(message, status=self.status, code=code)
 
 
@@ -97,7 +99,8 @@ class Transport:
             self.port = parts.port
         except ValueError as e:
             raise VerdictError(f"the server URL {url!r}: {e}", code="bad_url") from None
-        self.prefix = parts.path.rstrip("/")
+        # A path the server is mounted under, e.g. https://example.com/verdict.
+        self.prefix = urllib.parse.quote(parts.path.rstrip("/"), safe="/%:@!$&'()*+,;=~")
         self.timeout = timeout
         self.retries = max(0, int(retries))
         self.backoff = backoff
@@ -181,11 +184,11 @@ class Transport:
                 raise VerdictConnectionError(f"TLS with {self.host}: {e}") from e
             except OSError as e:
                 raise _NotSent() from e
+            conn.putrequest(method, target, skip_accept_encoding=True)
+            for k, v in headers.items():
+                conn.putheader(k, v)
             resp = None
             try:
-                conn.putrequest(method, target, skip_accept_encoding=True)
-                for k, v in headers.items():
-                    conn.putheader(k, v)
                 conn.endheaders()
                 if body is not None:
                     _send_body(conn, body)
