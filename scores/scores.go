@@ -67,7 +67,8 @@ const formatHelp = "the formats are csv, tsv, jsonl (also .ndjson), parquet and 
 // non-nil, depending on the file's columns. Close it when done.
 type Scores struct {
 	path   string
-	format string // resolved: csv, tsv, jsonl, ndjson, parquet or npz
+	reopen func() (*Scores, error) // the same input again, for locating duplicates
+	format string                  // resolved: csv, tsv, jsonl, ndjson, parquet or npz
 	file   *input.File
 	meter  input.Meter
 	wide   *WideReader
@@ -96,14 +97,20 @@ func OpenScores(path, format string) (_ *Scores, err error) {
 		return nil, err
 	}
 	s := &Scores{path: path, format: format}
+	s.reopen = func() (*Scores, error) { return OpenScores(path, format) }
 	if s.file, err = input.Open(path, "a scores file", &s.meter); err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			s.file.Close()
-		}
-	}()
+	if err := s.open(); err != nil {
+		s.file.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// open reads the header of s.file, in s.format, and makes the reader.
+func (s *Scores) open() (err error) {
+	path, format := s.path, s.format
 	var (
 		dec decoder
 		lay layout
@@ -129,7 +136,7 @@ func OpenScores(path, format string) (_ *Scores, err error) {
 		dec, lay, err = openNPZ(path, s.file.ReaderAt(), s.file.Size())
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s.dec = dec
 	c := cursor{at: input.Location{Path: path, Unit: lay.unit}, hasDraw: lay.hasDraw, dec: dec}
@@ -141,6 +148,25 @@ func OpenScores(path, format string) (_ *Scores, err error) {
 	} else {
 		c.rec.values = make([]float64, len(lay.metrics))
 		s.wide = &WideReader{cursor: c, metrics: lay.metrics}
+	}
+	return nil
+}
+
+// ReadScores reads per-unit scores in a text format (csv, tsv, jsonl or
+// ndjson, gzipped or not) from r, once, as OpenScores reads a file: a
+// request's body, read while it arrives. name stands for the file in
+// messages. reopen, when not nil, gives the same input again for Log to
+// name the lines of a duplicate that the database finds; it is called only
+// after r has been read to its end.
+func ReadScores(r io.Reader, name, format string, reopen func() (*Scores, error)) (_ *Scores, err error) {
+	f := strings.ToLower(format)
+	if known, text := knownFormat(f); !known || !text {
+		return nil, fmt.Errorf("%s: %w %q: a stream is read in a text format, csv, tsv or jsonl; parquet and npz need a file", name, ErrUnknownFormat, format)
+	}
+	s := &Scores{path: name, format: f, reopen: reopen}
+	s.file = input.Stream(r, name, 0, &s.meter)
+	if err := s.open(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

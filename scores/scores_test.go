@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -344,4 +345,24 @@ func ExampleOpenScores() {
 	// [ndcg@10 recall@10]
 	// u1 [0.6309 1.0000]
 	// u2 [0.0000 0.0000]
+}
+
+// TestReadScoresStream reads text input once, from a reader, as a server
+// reads a request's body; the formats read from their end need a file.
+func TestReadScoresStream(t *testing.T) {
+	t.Parallel()
+	s, err := scores.ReadScores(strings.NewReader("sample_id,ndcg\nu1,0.5\nu2,1e-50\n"), "body", "csv", nil)
+	require.NoError(t, err)
+	defer s.Close()
+	r := s.Wide()
+	require.Equal(t, []string{"ndcg"}, r.Metrics())
+	require.True(t, r.Next())
+	require.Equal(t, "u1", r.SampleID())
+	require.False(t, r.Next())
+	require.ErrorIs(t, r.Err(), scores.ErrBadInput)
+	require.Contains(t, r.Err().Error(), "body: line 3")
+
+	_, err = scores.ReadScores(strings.NewReader("PAR1"), "body", "parquet", nil)
+	require.ErrorIs(t, err, scores.ErrUnknownFormat)
+	require.Contains(t, err.Error(), "parquet and npz need a file")
 }

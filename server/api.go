@@ -7,7 +7,6 @@ import (
 	"mime"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -200,11 +199,8 @@ func (s *Server) spool(body io.Reader, ext string) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
+	// No fsync: the file lives for this request only.
 	if _, err := io.Copy(f, body); err != nil {
-		done()
-		return "", nil, err
-	}
-	if err := f.Sync(); err != nil {
 		done()
 		return "", nil, err
 	}
@@ -230,19 +226,15 @@ func (s *Server) logEvaluation(w http.ResponseWriter, r *http.Request, c *caller
 	if err != nil {
 		return err
 	}
-	path, done, err := s.spool(r.Body, "."+strings.ToLower(filepath.Base(format)))
+	body := &bodyReader{r: r.Body}
+	in, tmp, done, err := s.openBody(body, strings.ToLower(format))
 	if err != nil {
-		return err
+		return body.cause(err)
 	}
 	defer done()
-	in, err := scores.OpenScores(path, format)
-	if err != nil {
-		return asBody(err, path, "body")
-	}
-	defer in.Close()
 	logged, err := in.Log(r.Context(), s.store, ev)
 	if err != nil {
-		return asBody(err, path, "body")
+		return body.cause(asBody(err, tmp, "body"))
 	}
 	status := http.StatusCreated
 	if logged.Existing {
@@ -251,6 +243,75 @@ func (s *Server) logEvaluation(w http.ResponseWriter, r *http.Request, c *caller
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	return report.Logged(w, "json", logged)
+}
+
+// openBody opens a log's body for reading, in bounded memory whatever its
+// size. A text format is read as it arrives, as verdict log reads a file,
+// and copied to a temporary file on the way, from which the lines of a
+// duplicate that the database finds are named. Parquet and NPZ, which are
+// read from their end, are written to a temporary file first. Messages name
+// the input "body"; those that name tmp, the temporary file, must be
+// rewritten so (asBody).
+func (s *Server) openBody(body io.Reader, format string) (in *scores.Scores, tmp string, done func(), err error) {
+	if known, text := scoresText(format); known && text {
+		f, remove, err := s.tempFile("verdict-upload-*." + format)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		reopen := func() (*scores.Scores, error) { return scores.OpenScores(f.Name(), format) }
+		in, err := scores.ReadScores(io.TeeReader(body, f), "body", format, reopen)
+		if err != nil {
+			remove()
+			return nil, "", nil, err
+		}
+		return in, f.Name(), func() { in.Close(); remove() }, nil
+	}
+	path, remove, err := s.spool(body, "."+format)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if in, err = scores.OpenScores(path, format); err != nil {
+		remove()
+		return nil, "", nil, asBody(err, path, "body")
+	}
+	return in, path, func() { in.Close(); remove() }, nil
+}
+
+// bodyReader remembers why reading a request's body failed: a body over
+// the limit or one that stalled is the client's doing, whatever the reader
+// or the store made of the failure (a cut line, a canceled context).
+type bodyReader struct {
+	r   io.Reader
+	err error
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF && b.err == nil {
+		b.err = err
+	}
+	return n, err
+}
+
+// cause returns the body's failure when it had one, else err.
+func (b *bodyReader) cause(err error) error {
+	var tooBig *http.MaxBytesError
+	if errors.As(b.err, &tooBig) || errors.Is(b.err, errReadIdle) {
+		return b.err
+	}
+	return err
+}
+
+// scoresText reports whether format is one verdict log reads, and a text
+// one.
+func scoresText(format string) (known, text bool) {
+	switch format {
+	case "csv", "tsv", "jsonl", "ndjson":
+		return true, true
+	case "parquet", "npz":
+		return true, false
+	}
+	return false, false
 }
 
 // evaluateParts are the files of an evaluate request.

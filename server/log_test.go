@@ -103,11 +103,11 @@ func TestLogOverHTTP(t *testing.T) {
 		code, want  string
 	}{
 		{"sample_id,ndcg\nu1,0.5\nu2,NaN\n", "text/csv", 422, "invalid_input", `body: line 3 (sample "u2"), column "ndcg"`},
-		{"sample_id,ndcg\nu1,0.5\nu2,0.1\nu1,0.3\n", "text/csv", 422, "invalid_input", `"u1"`},
+		{"sample_id,ndcg\nu1,0.5\nu2,0.1\nu1,0.3\n", "text/csv", 422, "invalid_input", `body: line 4 (first at body: line 2)`},
 		{"sample_id,ndcg\nu1,1_0\n", "text/csv", 422, "invalid_input", "body: line 2"},
 		{"ndcg\n0.5\n", "text/csv", 422, "invalid_input", "sample_id"},
 		{"sample_id,ndcg\nu1,0.5\n", "text/plain", 415, "unsupported_media_type", "Content-Type"},
-		{"sample_id,x\n" + strings.Repeat("u,0.5\n", 20000), "text/csv", 413, "payload_too_large", "larger than this server takes (65536 bytes)"},
+		{"sample_id,x\n" + manyRows(20000), "text/csv", 413, "payload_too_large", "larger than this server takes (65536 bytes)"},
 	} {
 		status, b := ts.do(t, "POST", "/api/v1/evaluations?experiment=e&run=bad&eval_set=test", w, strings.NewReader(tc.body), "Content-Type", tc.ctype)
 		require.Equal(t, tc.status, status, string(b))
@@ -206,4 +206,12 @@ func TestShutdownFinishesLogsInFlight(t *testing.T) {
 	require.Equal(t, http.StatusCreated, a.status, string(a.body))
 	<-stopped
 	require.Equal(t, 1, ts.evaluations(t))
+}
+
+func manyRows(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "u%d,0.5\n", i)
+	}
+	return b.String()
 }

@@ -35,6 +35,7 @@ func (m *Meter) Finish() { m.read.Store(m.size.Load()) }
 // through Reader, ReaderAt and Text counts on its Meter.
 type File struct {
 	f     *os.File
+	r     io.Reader // a stream's source, when f is nil
 	path  string
 	size  int64
 	meter *Meter
@@ -67,6 +68,21 @@ func Open(path, noun string, m *Meter) (*File, error) {
 	m.size.Add(info.Size())
 	return &File{f: f, path: path, size: info.Size(), meter: m}, nil
 }
+
+// Stream is input that is read once, from r, as a request's body is: Text
+// and Reader read it, but ReaderAt and Rewind do not work, so only text
+// formats read it. name stands for the path in messages; size is its size
+// for the Meter, or 0 when unknown.
+func Stream(r io.Reader, name string, size int64, m *Meter) *File {
+	if m == nil {
+		m = new(Meter)
+	}
+	m.size.Add(max(size, 0))
+	return &File{r: r, path: name, size: size, meter: m}
+}
+
+// errStream is the error of what a stream cannot do.
+var errStream = errors.New("input read once, as a stream, cannot be read again or at an offset")
 
 // Path is the file's path as given to Open.
 func (f *File) Path() string { return f.path }
@@ -108,8 +124,12 @@ func (f *File) Text(kind error) (io.Reader, error) {
 }
 
 // Rewind goes back to the start of the file, to read it once more with
-// Text or Reader. The bytes read before no longer count as progress.
+// Text or Reader. The bytes read before no longer count as progress. A
+// Stream cannot rewind.
 func (f *File) Rewind() error {
+	if f.f == nil {
+		return errStream
+	}
 	if f.gz != nil {
 		f.gz.Close()
 		f.gz = nil
@@ -125,13 +145,22 @@ func (f *File) Close() error {
 	if f.gz != nil {
 		err = f.gz.Close()
 	}
+	if f.f == nil {
+		return err
+	}
 	return errors.Join(err, f.f.Close())
 }
 
 type counting struct{ f *File }
 
 func (c counting) Read(p []byte) (int, error) {
-	n, err := c.f.f.Read(p)
+	var n int
+	var err error
+	if c.f.f == nil {
+		n, err = c.f.r.Read(p)
+	} else {
+		n, err = c.f.f.Read(p)
+	}
 	c.f.count(n)
 	return n, err
 }
@@ -139,6 +168,9 @@ func (c counting) Read(p []byte) (int, error) {
 type countingAt struct{ f *File }
 
 func (c countingAt) ReadAt(p []byte, off int64) (int, error) {
+	if c.f.f == nil {
+		return 0, errStream
+	}
 	n, err := c.f.f.ReadAt(p, off)
 	c.f.count(n)
 	return n, err
