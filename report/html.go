@@ -16,7 +16,21 @@ import (
 type Page struct {
 	Title    string
 	Subtitle string
+	// Links lead to other pages, ahead of the sections' anchors in the
+	// navigation bar: a server's pages link to one another. A report
+	// written to a file has none, so that it links nowhere but within
+	// itself.
+	Links []Link
+	// Banner is markup shown at the top right of the page, such as a
+	// server's account and sign-out form. It is not escaped: build it with
+	// html/template, which escapes what it shows.
+	Banner   template.HTML
 	Sections []Section
+}
+
+// Link is a link to another page.
+type Link struct {
+	Text, Href string
 }
 
 // Section is a part of a page with its own heading and anchor. Sections
@@ -28,12 +42,16 @@ type Section struct {
 	Subsections []Section
 }
 
-// Part is one block of a section: a paragraph, a table or a figure, each
-// with an optional caption. Exactly one of Text, Table and Figure is set.
+// Part is one block of a section: a paragraph, a table, a figure or a
+// block of markup (a form), each with an optional caption. Exactly one of
+// Text, Table, Figure and HTML is set.
 type Part struct {
-	Text    string
-	Table   *Table
-	Figure  *Figure
+	Text   string
+	Table  *Table
+	Figure *Figure
+	// HTML is not escaped: build it with html/template, which escapes
+	// what it shows.
+	HTML    template.HTML
 	Caption string
 }
 
@@ -80,8 +98,11 @@ func (p *Page) WriteHTML(w io.Writer) error {
 	}
 	data := struct {
 		Title, Subtitle string
+		Links           []Link
+		Banner          template.HTML
 		Sections        []section
-	}{Title: p.Title, Subtitle: p.Subtitle}
+		Linked          bool // the page has links or forms, which need their own style
+	}{Title: p.Title, Subtitle: p.Subtitle, Links: p.Links, Banner: p.Banner, Linked: p.linked()}
 	for _, s := range p.Sections {
 		c, err := convert(s)
 		if err != nil {
@@ -95,6 +116,30 @@ func (p *Page) WriteHTML(w io.Writer) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// linked tells whether the page links to other pages or holds markup of
+// its own. Only then does it carry the style of links and forms, so that a
+// report without them is written as it always was.
+func (p *Page) linked() bool {
+	if len(p.Links) > 0 || p.Banner != "" {
+		return true
+	}
+	var walk func(ss []Section) bool
+	walk = func(ss []Section) bool {
+		for _, s := range ss {
+			for _, pt := range s.Parts {
+				if pt.HTML != "" || (pt.Table != nil && len(pt.Table.hrefs) > 0) {
+					return true
+				}
+			}
+			if walk(s.Subsections) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(p.Sections)
 }
 
 // svgProlog matches what precedes the <svg> element in a standalone SVG

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"html/template"
 	"strings"
 	"testing"
 
@@ -79,4 +80,75 @@ func TestPageIsSelfContained(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestTableLinksInHTMLOnly: a linked cell is an anchor in HTML, escaped
+// there, and plain text in every other format.
+func TestTableLinksInHTMLOnly(t *testing.T) {
+	t.Parallel()
+	tbl := &report.Table{Header: []string{"ID", "RUN"}}
+	tbl.Add("7", "<b>knn</b>")
+	tbl.Link(0, "/comparisons/7")
+	tbl.Link(1, `javascript:alert("x")`)
+	tbl.Add("8", "pop")
+	require.Equal(t, "/comparisons/7", tbl.Href(0, 0))
+	require.Empty(t, tbl.Href(1, 0))
+
+	for _, format := range []string{"table", "markdown", "csv"} {
+		var b bytes.Buffer
+		require.NoError(t, tbl.Write(&b, format))
+		require.NotContains(t, b.String(), "comparisons", format)
+		require.NotContains(t, b.String(), "javascript", format)
+	}
+
+	p := report.Page{Title: "t", Sections: []report.Section{{ID: "s", Heading: "S", Parts: []report.Part{{Table: tbl}}}}}
+	var b bytes.Buffer
+	require.NoError(t, p.WriteHTML(&b))
+	doc := b.String()
+	require.Contains(t, doc, `<a href="/comparisons/7">7</a>`)
+	require.Contains(t, doc, `<td class="">8</td>`, "a cell without a link is as it was")
+	require.NotContains(t, doc, "javascript:", "an unsafe URL never reaches the page")
+	require.Contains(t, doc, "&lt;b&gt;knn&lt;/b&gt;")
+	ix := indexHTML(t, b.Bytes())
+	require.Zero(t, ix.tags["b"])
+	require.Equal(t, 2, ix.tags["style"], "a page with links carries their style")
+}
+
+// TestPageWithoutLinksIsUnchanged: a page with no links, banner or markup
+// of its own is written as it was before pages could have them: one style
+// sheet, and the navigation bar of its sections.
+func TestPageWithoutLinksIsUnchanged(t *testing.T) {
+	t.Parallel()
+	tbl := &report.Table{Header: []string{"RUN"}}
+	tbl.Add("knn")
+	p := report.Page{Title: "t", Sections: []report.Section{
+		{ID: "a", Heading: "A", Parts: []report.Part{{Table: tbl}}},
+		{ID: "b", Heading: "B", Parts: []report.Part{{Text: "x"}}},
+	}}
+	var b bytes.Buffer
+	require.NoError(t, p.WriteHTML(&b))
+	ix := indexHTML(t, b.Bytes())
+	require.Equal(t, 1, ix.tags["style"])
+	require.Equal(t, 2, ix.tags["a"], "the anchors of the sections, nothing else")
+	require.Contains(t, b.String(), `<nav><a href="#a">A</a><a href="#b">B</a></nav>`)
+	require.Contains(t, b.String(), `<td class="">knn</td>`)
+	require.NotContains(t, b.String(), "banner")
+}
+
+// TestPageBannerAndLinks: a served page's banner is its markup as given,
+// its links lead ahead of the sections' anchors, and a page of one section
+// has no anchor to itself.
+func TestPageBannerAndLinks(t *testing.T) {
+	t.Parallel()
+	p := report.Page{Title: "<i>t</i>", Banner: template.HTML(`<form class="x"></form>`),
+		Links:    []report.Link{{Text: "All <experiments>", Href: "/"}},
+		Sections: []report.Section{{ID: "only", Heading: "Only", Parts: []report.Part{{HTML: template.HTML(`<p class="mine">hi</p>`)}}}}}
+	var b bytes.Buffer
+	require.NoError(t, p.WriteHTML(&b))
+	doc := b.String()
+	require.Contains(t, doc, `<div class="banner"><form class="x"></form></div>`)
+	require.Contains(t, doc, `<nav><a class="page" href="/">All &lt;experiments&gt;</a></nav>`)
+	require.Contains(t, doc, `<p class="mine">hi</p>`)
+	require.NotContains(t, doc, `href="#only"`)
+	require.Contains(t, doc, "<h1>&lt;i&gt;t&lt;/i&gt;</h1>")
 }

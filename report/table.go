@@ -26,6 +26,7 @@ type Table struct {
 	// it for a terminal unless NO_COLOR is set.
 	Color  bool
 	styles map[[2]int]Style
+	hrefs  map[[2]int]string
 }
 
 // Add appends a row.
@@ -38,6 +39,25 @@ func (t *Table) Mark(col int, s Style) {
 	}
 	t.styles[[2]int{len(t.Rows) - 1, col}] = s
 }
+
+// Link makes cell col of the last row added a link to href. Only HTML
+// shows links: text, Markdown and CSV show the cell's text alone, so that
+// a table reads the same wherever it is written.
+func (t *Table) Link(col int, href string) { t.setLink(len(t.Rows)-1, col, href) }
+
+// setLink makes cell (row, col) a link to href; "" makes none.
+func (t *Table) setLink(row, col int, href string) {
+	if href == "" {
+		return
+	}
+	if t.hrefs == nil {
+		t.hrefs = map[[2]int]string{}
+	}
+	t.hrefs[[2]int{row, col}] = href
+}
+
+// Href is the link of a cell, "" when it has none.
+func (t *Table) Href(row, col int) string { return t.hrefs[[2]int{row, col}] }
 
 // Render writes the table to w. An empty table prints its header only.
 func (t *Table) Render(w io.Writer) error {
