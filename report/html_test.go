@@ -2,14 +2,19 @@ package report_test
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 
+	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/store"
 )
 
 // htmlIndex is what a test needs from a parsed page: elements by id, the
@@ -151,4 +156,86 @@ func TestPageBannerAndLinks(t *testing.T) {
 	require.Contains(t, doc, `<p class="mine">hi</p>`)
 	require.NotContains(t, doc, `href="#only"`)
 	require.Contains(t, doc, "<h1>&lt;i&gt;t&lt;/i&gt;</h1>")
+}
+
+func historyEntry(id int64, exp, base, cand string) store.HistoryEntry {
+	mean, diff, low, high, p := 0.4, -0.02, -0.03, -0.01, 0.001
+	return store.HistoryEntry{ID: id, CreatedAt: time.Date(2026, 11, 30, 9, 2, 0, 0, time.UTC), Experiment: exp, EvalSet: "test", Metric: "ndcg@10",
+		BaselineID: 10 * id, BaselineRun: base, CandidateID: 10*id + 1, CandidateRun: cand, Method: "bootstrap+randomization", N: 300,
+		BaselineMean: &mean, CandidateMean: &mean, Difference: &diff, Low: &low, High: &high, PValue: &p, Winner: "candidate",
+		Verdict: cand + " beats " + base + " on ndcg@10", Seed: 1, Resamples: 2000, SoftwareVersion: "test"}
+}
+
+// TestExperimentPageLinks: with Hrefs, the history links each comparison
+// to its page and each run to its evaluation; without, the page links
+// only to its own sections.
+func TestExperimentPageLinks(t *testing.T) {
+	t.Parallel()
+	x := &compare.Experiment{Name: "demo", History: []store.HistoryEntry{historyEntry(3, "demo", "pop", "knn"), historyEntry(4, "demo", "pop", "<script>x</script>")},
+		TotalRuns: 2, Evaluations: 2, EvalSets: []string{"test"}, Options: compare.Options{Confidence: 0.95, Resamples: 2000, Alpha: 0.05}}
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	hrefs := report.Hrefs{
+		Comparison: func(id int64) string { return fmt.Sprintf("/comparisons/%d", id) },
+		Evaluation: func(id int64) string { return fmt.Sprintf("/evaluations/%d", id) },
+	}
+	links := func(p *report.Page) []string {
+		var b bytes.Buffer
+		require.NoError(t, p.WriteHTML(&b))
+		root, err := html.Parse(&b)
+		require.NoError(t, err)
+		var out []string
+		for n := range root.Descendants() {
+			if n.Type == html.ElementNode && n.Data == "a" {
+				for _, a := range n.Attr {
+					if a.Key == "href" {
+						out = append(out, a.Val)
+					}
+				}
+			}
+			require.False(t, n.Type == html.ElementNode && n.Data == "script", "a run's name is text")
+		}
+		return out
+	}
+
+	plain, err := report.ExperimentPage(x, now, "test")
+	require.NoError(t, err)
+	require.Equal(t, []string{"#leaderboards", "#history", "#runs"}, links(plain))
+
+	linked, err := report.ExperimentPage(x, now, "test", hrefs)
+	require.NoError(t, err)
+	require.Equal(t, []string{"#leaderboards", "#history", "#runs",
+		"/comparisons/3", "/evaluations/30", "/evaluations/31",
+		"/comparisons/4", "/evaluations/40", "/evaluations/41"}, links(linked))
+}
+
+// TestExperimentsAndComparisonPages: the list of experiments links each to
+// its report by Hrefs; a comparison's page has its verdict, both sides,
+// the difference, and a link to its experiment.
+func TestExperimentsAndComparisonPages(t *testing.T) {
+	t.Parallel()
+	hrefs := report.Hrefs{Experiment: func(name string) string { return "/experiments/" + url.PathEscape(name) }}
+	last := time.Date(2026, 11, 30, 9, 2, 0, 0, time.UTC)
+	p := report.ExperimentsPage([]store.Experiment{{Name: "a b", Runs: 3, Evaluations: 1200, LastLogged: &last}, {Name: "<x>"}}, hrefs)
+	var b bytes.Buffer
+	require.NoError(t, p.WriteHTML(&b))
+	require.Contains(t, b.String(), `<a href="/experiments/a%20b">a b</a>`)
+	require.Contains(t, b.String(), `<a href="/experiments/%3Cx%3E">&lt;x&gt;</a>`)
+	require.Contains(t, b.String(), "1,200")
+	b.Reset()
+	require.NoError(t, report.ExperimentsPage(nil, hrefs).WriteHTML(&b))
+	require.Contains(t, b.String(), "No experiments yet")
+
+	h := historyEntry(5, "<e>", "pop", "knn")
+	cp, err := report.ComparisonPage(&h, hrefs)
+	require.NoError(t, err)
+	b.Reset()
+	require.NoError(t, cp.WriteHTML(&b))
+	ix := indexHTML(t, b.Bytes())
+	text := ix.text.String()
+	require.Contains(t, b.String(), `<p class="verdict">knn beats pop on ndcg@10</p>`)
+	for _, want := range []string{"comparison 5", "baseline", "candidate", "pop", "knn", "0.4000", "-0.0200 [-0.0300, -0.0100]",
+		"0.001", "bootstrap+randomization", "300", "candidate (knn)", "<e>"} {
+		require.Contains(t, text, want)
+	}
+	require.Contains(t, b.String(), `<a href="/experiments/%3Ce%3E">&lt;e&gt;</a>`)
 }
