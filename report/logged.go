@@ -82,16 +82,27 @@ type protocolJSON struct {
 }
 
 // Stored writes a stored evaluation as JSON.
-func Stored(w io.Writer, e *store.Evaluation) error {
+func Stored(w io.Writer, e *store.Evaluation) error { return WriteJSON(w, stored(e)) }
+
+// StoredList writes stored evaluations as a JSON array.
+func StoredList(w io.Writer, list []store.Evaluation) error {
+	out := make([]storedJSON, len(list))
+	for i := range list {
+		out[i] = stored(&list[i])
+	}
+	return WriteJSON(w, out)
+}
+
+func stored(e *store.Evaluation) storedJSON {
 	p := e.Protocol
-	return WriteJSON(w, storedJSON{
+	return storedJSON{
 		EvaluationID: e.ID, Experiment: e.Experiment, Run: e.Run, EvalSet: e.EvalSet, CreatedAt: e.CreatedAt.UTC().Format(time.RFC3339Nano),
 		Rows: e.Rows, ScoredRows: e.ScoredRows, Units: e.Units, Metrics: e.Metrics, LowerIsBetter: nonNil(e.LowerIsBetter),
 		Aggregates: e.Aggregates, Fingerprint: e.Fingerprint, FingerprintKind: e.FingerprintKind,
 		Protocol: protocolJSON{Name: p.Name, Cutoffs: p.Cutoffs, RequiredK: p.RequiredK, EvalDraws: p.EvalDraws,
 			Folds: p.Folds, Repeats: p.Repeats, NTrain: p.NTrain, NTest: p.NTest},
 		Metadata: e.Metadata, IdempotencyKey: e.IdempotencyKey, SoftwareVersion: e.SoftwareVersion,
-	})
+	}
 }
 
 func nonNil(s []string) []string {

@@ -76,6 +76,9 @@ func (s *Server) apiRoutes() []route {
 			params: []param{pExperiment, pEvalSet, {name: "filter", kind: "string", doc: "run filter, e.g. params.lr < 0.01 AND tags.nightly = 'true'"},
 				{name: "order_by", kind: "string", doc: "KEY [asc|desc]"}, {name: "limit", kind: "integer", doc: "at most N runs"}},
 			handle: s.listRuns},
+		{method: "GET", pattern: "/api/v1/evaluations", summary: "list evaluations, newest first", role: store.TokenReader, scope: scopeQuery,
+			params: []param{pExperiment, {name: "run", kind: "string", doc: "run name"}, pEvalSet, {name: "limit", kind: "integer", doc: "at most N (default 100; 0 for all)"}},
+			handle: s.listEvaluations},
 		{method: "GET", pattern: "/api/v1/evaluations/{id}", summary: "show one evaluation", role: store.TokenReader, scope: scopeEvaluation, handle: s.getEvaluation},
 		{method: "GET", pattern: "/api/v1/leaderboard", summary: "rank runs by a metric", role: store.TokenReader, scope: scopeQuery,
 			params: append([]param{{name: "experiment", kind: "string", doc: "experiment name", required: true}, pEvalSet, pMetric,
@@ -408,6 +411,20 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, c *caller) err
 	}
 	w.Header().Set("Content-Type", "application/json")
 	return report.Runs(w, "json", runs, false)
+}
+
+func (s *Server) listEvaluations(w http.ResponseWriter, r *http.Request, c *caller) error {
+	q := &query{v: r.URL.Query()}
+	f := store.EvaluationFilter{Experiment: q.str("experiment"), Run: q.str("run"), EvalSet: q.str("eval_set"), Limit: q.int("limit", 100)}
+	if q.err != nil {
+		return q.err
+	}
+	list, err := s.store.ListEvaluations(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	return report.StoredList(w, list)
 }
 
 func (s *Server) getEvaluation(w http.ResponseWriter, r *http.Request, c *caller) error {

@@ -72,6 +72,12 @@ func TestLogOverHTTP(t *testing.T) {
 	require.Equal(t, 3.0, one["n_units"])
 	require.Equal(t, "job-17", one["idempotency_key"])
 	require.Equal(t, map[string]any{"ndcg": 0.25, "loss": 2.0}, one["aggregates"])
+	status, b = ts.do(t, "GET", "/api/v1/evaluations?experiment=e&run=r", w, nil)
+	require.Equal(t, 200, status, string(b))
+	var list []map[string]any
+	require.NoError(t, json.Unmarshal(b, &list))
+	require.Len(t, list, 1)
+	require.Equal(t, one, list[0])
 
 	// gzip, NDJSON and Parquet bodies, as verdict log reads them.
 	var gz bytes.Buffer
