@@ -1,11 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"crypto/subtle"
 	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -57,10 +59,29 @@ func (s *Server) signInPage(w http.ResponseWriter, r *http.Request, problem stri
 	if r.Method != http.MethodGet || r.URL.Path == "/login" {
 		next = r.PostFormValue("next")
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	var form strings.Builder
+	_ = signInForm.Execute(&form, map[string]any{"CSRF": csrf, "Next": safeNext(next), "Problem": problem})
+	p := &report.Page{Title: "verdict: sign in", Subtitle: "Sign in with a token to see the experiments and their reports.",
+		Sections: []report.Section{{ID: "sign-in", Heading: "Sign in", Parts: []report.Part{
+			{HTML: template.HTML(form.String())},
+			{Text: "Make a token with: verdict token create --name NAME --role reader (add --experiment NAME to limit it to one experiment)."},
+		}}}}
+	var b bytes.Buffer
+	if err := p.WriteHTML(&b); err != nil {
+		s.cfg.Logger.Error("sign-in page", "error", err.Error())
+	}
+	setPageHeaders(w)
 	w.WriteHeader(http.StatusUnauthorized)
-	_ = pages.ExecuteTemplate(w, "signin", map[string]any{"CSRF": csrf, "Next": safeNext(next), "Problem": problem})
+	_, _ = w.Write(b.Bytes())
 }
+
+var signInForm = template.Must(template.New("signin").Parse(`<form class="signin" method="post" action="/login">
+{{with .Problem}}<p class="problem">{{.}}</p>
+{{end}}<input type="hidden" name="csrf" value="{{.CSRF}}"><input type="hidden" name="next" value="{{.Next}}">
+<label for="token">Token</label>
+<input type="password" id="token" name="token" autocomplete="current-password" required autofocus>
+<button type="submit">Sign in</button>
+</form>`))
 
 // safeNext keeps a redirect on this server.
 func safeNext(next string) string {
@@ -91,13 +112,55 @@ func (c *caller) csrf() string {
 	return c.session.csrf
 }
 
+// pageHrefs are where the pages link: the reports of experiments, the
+// pages of comparisons, and, for evaluations, which have no page, the
+// API's JSON of one, which a signed-in browser may read.
+var pageHrefs = report.Hrefs{
+	Experiment: func(name string) string { return "/experiments/" + url.PathEscape(name) },
+	Comparison: func(id int64) string { return fmt.Sprintf("/comparisons/%d", id) },
+	Evaluation: func(id int64) string { return fmt.Sprintf("/api/v1/evaluations/%d", id) },
+}
+
+// writePage writes p as a page of the web view: it says who is signed in,
+// with a sign-out button, and links to the list of experiments, then to
+// links.
+func (s *Server) writePage(w http.ResponseWriter, c *caller, p *report.Page, links ...report.Link) error {
+	var banner strings.Builder
+	if err := accountBanner.Execute(&banner, map[string]any{"Token": c.token, "CSRF": c.csrf()}); err != nil {
+		return err
+	}
+	p.Banner = template.HTML(banner.String())
+	p.Links = append([]report.Link{{Text: "All experiments", Href: "/"}}, links...)
+	var b bytes.Buffer
+	if err := p.WriteHTML(&b); err != nil {
+		return err
+	}
+	setPageHeaders(w)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// setPageHeaders marks a response as a page. The pages run no script and
+// load nothing: the policy says so, so that markup slipped into a page
+// could neither run nor send anything anywhere.
+func setPageHeaders(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Referrer-Policy", "same-origin")
+}
+
+// accountBanner is who is signed in, with a sign-out button for a browser's
+// session (a bearer token has none to end).
+var accountBanner = template.Must(template.New("account").Parse(`{{with .Token}}Signed in as <strong>{{.Name}}</strong> ({{.Role}}{{with .Experiment}}, experiment {{.}} only{{end}}){{end}}
+{{- with .CSRF}}<form method="post" action="/logout"><input type="hidden" name="csrf" value="{{.}}"><button type="submit">Sign out</button></form>{{end}}`))
+
 func (s *Server) homePage(w http.ResponseWriter, r *http.Request, c *caller) error {
 	list, err := s.experiments(r, c)
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	return pages.ExecuteTemplate(w, "home", map[string]any{"Experiments": list, "Token": c.token, "CSRF": c.csrf()})
+	return s.writePage(w, c, report.ExperimentsPage(list, pageHrefs))
 }
 
 func (s *Server) experimentPage(w http.ResponseWriter, r *http.Request, c *caller) error {
@@ -106,12 +169,11 @@ func (s *Server) experimentPage(w http.ResponseWriter, r *http.Request, c *calle
 	if err != nil {
 		return err
 	}
-	page, err := report.ExperimentPage(x, time.Now(), store.Version())
+	page, err := report.ExperimentPage(x, time.Now(), store.Version(), pageHrefs)
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	return page.WriteHTML(w)
+	return s.writePage(w, c, page)
 }
 
 func (s *Server) comparisonPage(w http.ResponseWriter, r *http.Request, c *caller) error {
@@ -123,52 +185,9 @@ func (s *Server) comparisonPage(w http.ResponseWriter, r *http.Request, c *calle
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	return pages.ExecuteTemplate(w, "comparison", map[string]any{"C": h, "Token": c.token, "CSRF": c.csrf()})
+	page, err := report.ComparisonPage(h, pageHrefs)
+	if err != nil {
+		return err
+	}
+	return s.writePage(w, c, page, report.Link{Text: "Experiment " + h.Experiment, Href: pageHrefs.Experiment(h.Experiment)})
 }
-
-var pages = template.Must(template.New("pages").Funcs(template.FuncMap{
-	"num": func(p *float64) string {
-		if p == nil {
-			return "–"
-		}
-		return fmt.Sprintf("%.4g", *p)
-	},
-}).Parse(`
-{{define "head"}}<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>verdict{{if .}}: {{.}}{{end}}</title>
-<style>
-body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:70rem;padding:0 1rem;color:#222}
-table{border-collapse:collapse}td,th{padding:.25rem .75rem;border-bottom:1px solid #ddd;text-align:left}
-td.n{text-align:right;font-variant-numeric:tabular-nums}header{display:flex;justify-content:space-between;align-items:baseline}
-form.inline{display:inline}.problem{color:#b00}
-</style></head><body>{{end}}
-{{define "bar"}}<header><a href="/">verdict</a>{{if .Token}}<span>{{.Token.Name}} ({{.Token.Role}}{{if .Token.Experiment}}, {{.Token.Experiment}} only{{end}})
-{{if .CSRF}}<form class="inline" method="post" action="/logout"><input type="hidden" name="csrf" value="{{.CSRF}}"><button>sign out</button></form>{{end}}</span>{{end}}</header>{{end}}
-{{define "signin"}}{{template "head" "sign in"}}
-<h1>Sign in</h1>
-{{if .Problem}}<p class="problem">{{.Problem}}</p>{{end}}
-<form method="post" action="/login">
-<input type="hidden" name="csrf" value="{{.CSRF}}"><input type="hidden" name="next" value="{{.Next}}">
-<label>Token <input type="password" name="token" autocomplete="current-password" size="60" autofocus></label>
-<button type="submit">Sign in</button>
-</form><p>Make a token with <code>verdict token create --name NAME --role reader</code>.</p></body></html>{{end}}
-{{define "home"}}{{template "head" "experiments"}}{{template "bar" .}}
-<h1>Experiments</h1>
-{{if .Experiments}}<table><thead><tr><th>experiment</th><th>runs</th><th>evaluations</th><th>last logged</th></tr></thead><tbody>
-{{range .Experiments}}<tr><td><a href="/experiments/{{.Name}}">{{.Name}}</a></td><td class="n">{{.Runs}}</td><td class="n">{{.Evaluations}}</td><td>{{if .LastLogged}}{{.LastLogged.Format "2006-01-02 15:04"}}{{end}}</td></tr>
-{{end}}</tbody></table>{{else}}<p>No experiments yet: log one with <code>verdict log</code> or the Python client.</p>{{end}}
-</body></html>{{end}}
-{{define "comparison"}}{{template "head" "comparison"}}{{template "bar" .}}
-{{with .C}}<h1>Comparison {{.ID}}</h1>
-<p><a href="/experiments/{{.Experiment}}">{{.Experiment}}</a>, {{.EvalSet}}, {{.Metric}}, {{.Method}}, recorded {{.CreatedAt.Format "2006-01-02 15:04:05 MST"}}</p>
-<p><strong>{{.Verdict}}</strong></p>
-<table><tbody>
-<tr><th>baseline</th><td>{{.BaselineRun}} (evaluation {{.BaselineID}})</td><td class="n">{{num .BaselineMean}}</td></tr>
-<tr><th>candidate</th><td>{{.CandidateRun}} (evaluation {{.CandidateID}})</td><td class="n">{{num .CandidateMean}}</td></tr>
-<tr><th>difference (baseline − candidate)</th><td></td><td class="n">{{num .Difference}} [{{num .Low}}, {{num .High}}]</td></tr>
-<tr><th>units</th><td></td><td class="n">{{.N}}</td></tr>
-</tbody></table>{{end}}
-</body></html>{{end}}
-`))
