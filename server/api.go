@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -453,12 +455,25 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request, c *caller) 
 	if q.err != nil {
 		return q.err
 	}
-	lb, err := compare.NewLeaderboard(r.Context(), s.store, lq)
+	version, err := s.store.ExperimentVersion(r.Context(), lq.Experiment)
+	if err != nil {
+		return err
+	}
+	body, err := s.answers.get(cacheKey("leaderboard", r.URL.Query(), version), func(buf *bytes.Buffer) error {
+		// Computed for whoever asks first, and kept for the others: it
+		// must not stop when that request goes away.
+		lb, err := compare.NewLeaderboard(context.WithoutCancel(r.Context()), s.store, lq)
+		if err != nil {
+			return err
+		}
+		return report.Leaderboard(buf, "json", lb)
+	})
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	return report.Leaderboard(w, "json", lb)
+	_, err = w.Write(body)
+	return err
 }
 
 // resolve finds the evaluations args name, and holds a limited token to

@@ -74,11 +74,12 @@ type Server struct {
 	routes   []route
 	mux      *http.ServeMux
 	sessions *sessions
+	answers  *answers
 }
 
 // New returns a Server of st. It fails if a route is not protected.
 func New(st *store.Store, cfg Config) (*Server, error) {
-	s := &Server{store: st, cfg: cfg.withDefaults(), mux: http.NewServeMux(), sessions: newSessions()}
+	s := &Server{store: st, cfg: cfg.withDefaults(), mux: http.NewServeMux(), sessions: newSessions(), answers: newAnswers()}
 	s.routes = s.table()
 	if err := checkRoutes(s.routes); err != nil {
 		return nil, err

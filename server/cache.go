@@ -1,0 +1,92 @@
+package server
+
+import (
+	"bytes"
+	"container/list"
+	"net/url"
+	"sync"
+
+	"golang.org/x/sync/singleflight"
+)
+
+// answers keeps recent answers of routes whose answer is a function of the
+// request and of data that only grows: a leaderboard is computed from an
+// experiment's evaluations, which are never changed or removed, with seeded
+// resampling, so the same request on the same evaluations gets the same
+// bytes. The key holds the experiment's version (its newest evaluation), so
+// a new evaluation makes a new key. Concurrent requests for the same key
+// compute it once. It holds at most maxAnswers answers of at most
+// maxAnswerBytes each, the least recently used going first.
+type answers struct {
+	mu      sync.Mutex
+	byKey   map[string]*list.Element
+	lru     *list.List
+	flights singleflight.Group
+}
+
+type answer struct {
+	key  string
+	body []byte
+}
+
+const (
+	maxAnswers     = 256
+	maxAnswerBytes = 4 << 20
+)
+
+func newAnswers() *answers { return &answers{byKey: map[string]*list.Element{}, lru: list.New()} }
+
+// cacheKey is a request's route and parameters, in a canonical order, and
+// the version of the data it reads.
+func cacheKey(route string, q url.Values, version int64) string {
+	return route + "?" + q.Encode() + "#" + string(rune(0)) + itoa(version)
+}
+
+func itoa(v int64) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			return string(b[i:])
+		}
+	}
+}
+
+// get returns the answer of key, computing it with compute when it is not
+// kept. An error is not kept.
+func (a *answers) get(key string, compute func(*bytes.Buffer) error) ([]byte, error) {
+	a.mu.Lock()
+	if el, ok := a.byKey[key]; ok {
+		a.lru.MoveToFront(el)
+		body := el.Value.(*answer).body
+		a.mu.Unlock()
+		return body, nil
+	}
+	a.mu.Unlock()
+	v, err, _ := a.flights.Do(key, func() (any, error) {
+		var buf bytes.Buffer
+		if err := compute(&buf); err != nil {
+			return nil, err
+		}
+		body := buf.Bytes()
+		if len(body) <= maxAnswerBytes {
+			a.mu.Lock()
+			if _, ok := a.byKey[key]; !ok {
+				a.byKey[key] = a.lru.PushFront(&answer{key: key, body: body})
+				for a.lru.Len() > maxAnswers {
+					old := a.lru.Remove(a.lru.Back()).(*answer)
+					delete(a.byKey, old.key)
+				}
+			}
+			a.mu.Unlock()
+		}
+		return body, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]byte), nil
+}
