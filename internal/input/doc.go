@@ -54,7 +54,10 @@
 //     footer's bytes before parquet-go decodes it, and the page headers of
 //     each column chunk that Batches reads, checked before parquet-go reads
 //     the chunk: a page within its chunk, at most 64 MiB plus 16 times its
-//     size once uncompressed, and at most 2^26 values.
+//     size once uncompressed, and at most 2^26 values; and each page's
+//     data, which parquet-go decompresses for as long as it lasts,
+//     decompressed first within the size its header claims (a snappy
+//     page's stated length read instead).
 //
 // # What it does not do
 //

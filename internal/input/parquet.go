@@ -54,10 +54,11 @@ func (w Want) String() string {
 // string per distinct name; otherwise F and Null with every value, and I or U
 // with integers by their signedness.
 type Column struct {
-	Name string
-	want Want
-	leaf int
-	kind byte // 's' string, 'i' signed integer, 'u' unsigned integer, 'f' float
+	Name  string
+	want  Want
+	leaf  int
+	kind  byte                    // 's' string, 'i' signed integer, 'u' unsigned integer, 'f' float
+	codec format.CompressionCodec // what parquet-go decompresses every chunk of the column with
 
 	Null []bool
 	S    []string
@@ -94,7 +95,12 @@ func NewColumn(c *parquet.Column, want Want, at Location, kind error) (*Column, 
 	if !ok {
 		return nil, at.Errorf(kind, "has type %s; it must be %s", c.Type(), want)
 	}
-	col := &Column{Name: c.Name(), want: want, leaf: c.Index(), kind: k}
+	// parquet-go decompresses every chunk of a column with the codec of its
+	// first chunk, whatever the others declare.
+	col := &Column{Name: c.Name(), want: want, leaf: c.Index(), kind: k, codec: format.Uncompressed}
+	if codec := c.Compression(); codec != nil {
+		col.codec = codec.CompressionCodec()
+	}
 	if want == WantText {
 		col.names = Interner{}
 	}
@@ -239,8 +245,10 @@ func (c *Column) addIDs(vals []parquet.Value) {
 // the columns it reads, and refuses as corrupt a page whose header claims
 // more bytes than its column chunk holds, more than 64 MiB plus 16 times
 // its size once uncompressed, or more values than its row group's rows or
-// 2^26 (checkChunk), since parquet-go allocates for a page what its header
-// claims before it reads the page.
+// 2^26, since parquet-go allocates for a page what its header claims
+// before it reads the page; and a page whose data decompresses to more
+// than its header claims, since parquet-go allocates for a page's data for
+// as long as it decompresses (checkChunk).
 type Batches struct {
 	at     Location // the file, and what a row is called
 	kind   error
@@ -251,6 +259,7 @@ type Batches struct {
 	rows   int64 // rows batched so far
 	cols   []*Column
 	buf    []parquet.Value
+	pages  pageDecoder
 }
 
 // NewBatches reads cols of f. at names the file and, in Unit, what a row
@@ -276,7 +285,7 @@ func (b *Batches) Next() (int, error) {
 		rg := b.groups[b.group]
 		meta := &b.file.Metadata().RowGroups[b.group]
 		for _, c := range b.cols {
-			if problem := checkChunk(b.file, b.file.Size(), &meta.Columns[c.leaf].MetaData, b.group+1, rg.NumRows()); problem != "" {
+			if problem := checkChunk(b.file, b.file.Size(), &meta.Columns[c.leaf].MetaData, c.codec, b.group+1, rg.NumRows(), &b.pages); problem != "" {
 				return 0, b.at.WithColumn(c.Name).Errorf(b.kind, "not a readable Parquet file: %s", problem)
 			}
 		}

@@ -1,12 +1,19 @@
 package input
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/snappy"
+	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
+	"github.com/pierrec/lz4/v4"
 )
 
 // parquet-go decodes a file's metadata (its footer, and each page's header)
@@ -17,7 +24,8 @@ import (
 // without decoding it, and refuses a count or length that the bytes left
 // cannot hold, and a footer that would cost parquet-go more memory than a
 // file of its size plausibly needs. checkChunk does the same for the page
-// headers of a column chunk, and checks what they declare of their pages.
+// headers of a column chunk, checks what they declare of their pages, and
+// that each page's data decompresses to no more than its header declares.
 
 // footerBudget bounds the memory that decoding a footer may cost, as
 // thriftCheck estimates it: 64 MiB, and 16 bytes more for each byte of the
@@ -261,9 +269,10 @@ func (c *thriftCheck) value(t byte, depth int) bool {
 // negative (validatePageHeader), so that a header of a few bytes made it
 // allocate gigabytes. It also slices a data page (version 2) by its level
 // lengths and null count, and panicked on ones the page cannot hold.
-// checkChunk reads a chunk's page headers, never its pages, before
-// parquet-go reads the chunk, and refuses a header that claims more than
-// the chunk holds or than the bounds below allow.
+// checkChunk reads a chunk's page headers before parquet-go reads the
+// chunk, and refuses a header that claims more than the chunk holds or
+// than the bounds below allow, before it reads the page the header
+// describes (pageDecoder.check).
 
 // A page's uncompressed size is at most maxPageSlack, plus pageRatio bytes
 // for each byte of its compressed data. Writers cut pages at 1 MiB (Arrow,
@@ -299,10 +308,12 @@ const (
 
 // checkChunk checks the page headers of the column chunk m in row group
 // group (counted from 1), of rows rows, of the Parquet file r of size
-// bytes, and returns a problem for the user, or "". It stops at a header
-// that parquet-go fails on without allocating for it, since parquet-go
-// reads no further, and leaves parquet-go to report it.
-func checkChunk(r io.ReaderAt, size int64, m *format.ColumnMetaData, group int, rows int64) string {
+// bytes, and the data of its pages with pages (pageDecoder.check), which
+// parquet-go decompresses with codec; and returns a problem for the user,
+// or "". It stops at a header that parquet-go fails on without allocating
+// for it, since parquet-go reads no further, and leaves parquet-go to
+// report it.
+func checkChunk(r io.ReaderAt, size int64, m *format.ColumnMetaData, codec format.CompressionCodec, group int, rows int64, pages *pageDecoder) string {
 	// parquet-go reads total_compressed_size bytes from the dictionary page,
 	// when there is one, or the first data page (FilePages.init); nothing
 	// checks them against the file's size, and reads stop at its end.
@@ -350,7 +361,7 @@ func checkChunk(r io.ReaderAt, size int64, m *format.ColumnMetaData, group int, 
 			// FIXED_LEN_BYTE_ARRAY. Only a compressed page's size is what
 			// it decompresses to.
 			data := uncompressed
-			if m.Codec == format.Uncompressed {
+			if codec == format.Uncompressed {
 				data = compressed
 			}
 			if int64(d.V.NumValues) > data {
@@ -371,12 +382,20 @@ func checkChunk(r io.ReaderAt, size int64, m *format.ColumnMetaData, group int, 
 			}
 		case h.Type != format.DictionaryPage:
 			return "" // parquet-go reads no further: a data page without its header, or an index page
+		case !h.DictionaryPageHeader.Valid:
+			return "" // parquet-go reads no further: a dictionary page without its header
 		}
 		switch {
 		case values > rows:
 			return claims("%d values, more than the row group's %d rows", values, rows)
 		case values > maxPageValues:
 			return claims("%d values, more than the %d a page may hold", values, maxPageValues)
+		}
+		switch problem, decodes := pages.check(r, at, h, codec); {
+		case problem != "":
+			return fmt.Sprintf("%s is corrupt: %s", name, problem)
+		case !decodes:
+			return "" // parquet-go reads no further
 		}
 		at += compressed
 	}
@@ -437,4 +456,157 @@ func (hr *headerReader) header(at int64) (*format.PageHeader, int64, string) {
 		}
 		want = 2 * int64(len(b))
 	}
+}
+
+// parquet-go decompresses a page into a buffer of the size its header
+// claims, but grows the buffer for as long as the page's data asks
+// (column.go, decompress, and the codecs of compress/): it reads gzip and
+// brotli to the end of their stream and decodes zstd to the end of its
+// frames, however long; snappy allocates the length its block starts
+// with, up to 4 GiB; and when LZ4_RAW data does not decode into the
+// buffer, it doubles the buffer and tries again, without end when the data
+// does not decode at all. Pages of a few hundred kilobytes holding 256 MiB
+// of zeros made it allocate from 270 MB to 3 GB, a snappy block starting
+// with a length of 4 GiB 4.3 GB, whatever their headers claimed; and it
+// panicked on gzip data without a gzip header. parquet-go v0.32.0 cannot
+// be given a codec to read with, nor a bound on what a codec decodes: it
+// takes a column's codec from a table it does not export
+// (LookupCompressionCodec) when it opens the file. So checkChunk
+// decompresses each page first, with the libraries and settings that
+// parquet-go decompresses it with but bounded to the size its header
+// claims, and refuses a page that decompresses to more; parquet-go then
+// decompresses the page into the buffer it sized. A page whose data does
+// not decompress is left to parquet-go, which fails on it where the check
+// did and reports it; but for gzip data without a gzip header, on which
+// parquet-go panics, and LZ4_RAW data, on which it loops, which checkChunk
+// refuses.
+//
+// That costs a second decompression of each page of gzip, brotli, zstd and
+// LZ4_RAW, which allocates no more than the page: gzip and brotli are read
+// through io.LimitReader and the output discarded; zstd and LZ4_RAW are
+// decoded into a buffer of the size the header claims, which they fail to
+// decode past (zstd.WithDecodeAllCapLimit, and the length of the buffer
+// that lz4.UncompressBlock fills). brotli's decoder also allocates the
+// window a stream declares, up to 16 MiB, as parquet-go's does. A snappy
+// block states the length it decodes to in the varint that starts it,
+// which parquet-go trusts, and which is all that checkChunk reads of it.
+
+// pageDecoder decompresses the pages of the column chunks that Batches
+// reads, keeping its buffers and decoders from page to page.
+type pageDecoder struct {
+	src, dst []byte // a page's compressed data, and its decompression
+	input    bytes.Reader
+	gzip     *gzip.Reader
+	brotli   *brotli.Reader
+	zstd     *zstd.Decoder
+}
+
+// check decompresses the data of the page at at of r, whose header is h,
+// as parquet-go decompresses it with codec. It returns a problem for the
+// user when the data decompresses to more than the header's
+// uncompressed_page_size, or does not decompress where parquet-go would
+// panic or loop on it; otherwise "", and whether parquet-go decompresses
+// the page, since when it fails to, it reports the failure, having
+// allocated no more than the check did.
+func (d *pageDecoder) check(r io.ReaderAt, at int64, h *format.PageHeader, codec format.CompressionCodec) (problem string, decodes bool) {
+	// A data page (version 2) holds its levels uncompressed, before its
+	// compressed values, and may hold its values uncompressed as well
+	// (DataPageHeaderV2.IsCompressed).
+	from := int64(0)
+	if d2 := h.DataPageHeaderV2; h.Type == format.DataPageV2 {
+		if d2.V.IsCompressed.Valid && !d2.V.IsCompressed.V {
+			return "", true
+		}
+		from = int64(d2.V.DefinitionLevelsByteLength) + int64(d2.V.RepetitionLevelsByteLength)
+	}
+	n := int64(h.CompressedPageSize) - from
+	switch codec {
+	case format.Uncompressed:
+		return "", true
+	case format.Snappy:
+		n = min(n, binary.MaxVarintLen32) // its length
+	case format.Gzip, format.Brotli, format.Zstd, format.Lz4Raw:
+	default:
+		return "", false // a codec that parquet-go does not decompress
+	}
+	if int64(cap(d.src)) < n {
+		d.src = make([]byte, n)
+	}
+	src := d.src[:n]
+	if k, _ := r.ReadAt(src, at+from); int64(k) < n {
+		return "", false // parquet-go reports the failure to read
+	}
+	size := int64(h.UncompressedPageSize)
+	var (
+		got int64 // bytes decompressed, up to size+1
+		err error
+	)
+	switch codec {
+	case format.Snappy:
+		claim, err := snappy.DecodedLen(src)
+		if err == nil && int64(claim) > size {
+			return fmt.Sprintf("its data claims %d bytes uncompressed, more than its header's %d", claim, size), false
+		}
+		return "", err == nil
+	case format.Gzip:
+		// parquet-go's reader reads concatenated gzip members as one
+		// stream, as this one does. parquet-go panics on data that does
+		// not start with a gzip header (compress.Decompressor.Decode).
+		d.input.Reset(src)
+		if d.gzip == nil {
+			d.gzip, err = gzip.NewReader(&d.input)
+		} else {
+			err = d.gzip.Reset(&d.input)
+		}
+		if err != nil {
+			return fmt.Sprintf("its data does not decompress (%s): %v", codec, err), false
+		}
+		got, err = io.Copy(io.Discard, io.LimitReader(d.gzip, size+1))
+	case format.Brotli:
+		d.input.Reset(src)
+		if d.brotli == nil {
+			d.brotli = brotli.NewReader(&d.input)
+		} else {
+			err = d.brotli.Reset(&d.input)
+		}
+		if err == nil {
+			got, err = io.Copy(io.Discard, io.LimitReader(d.brotli, size+1))
+		}
+	case format.Zstd:
+		if d.zstd == nil {
+			// As parquet-go's decoder, but that DecodeAll stops at the
+			// capacity of the buffer it is given. It starts no goroutine
+			// (it decodes no stream), so needs no Close.
+			d.zstd, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true))
+			if err != nil {
+				panic(err) // the options are valid
+			}
+		}
+		var out []byte
+		out, err = d.zstd.DecodeAll(src, d.buffer(size)[:0])
+		got = int64(len(out))
+		if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+			got, err = size+1, nil
+		}
+	case format.Lz4Raw:
+		// A block that decodes into more bytes than it is given fails as
+		// one that does not decode at all, on which parquet-go doubles its
+		// buffer without end.
+		if _, err := lz4.UncompressBlock(src, d.buffer(size)); err != nil {
+			return fmt.Sprintf("its data does not decompress (%s) into its header's %d bytes", codec, size), false
+		}
+		return "", true
+	}
+	if got > size {
+		return fmt.Sprintf("its data decompresses to more than its header's %d bytes", size), false
+	}
+	return "", err == nil
+}
+
+// buffer returns d.dst as size bytes, of capacity size.
+func (d *pageDecoder) buffer(size int64) []byte {
+	if int64(cap(d.dst)) < size {
+		d.dst = make([]byte, size)
+	}
+	return d.dst[:size:size]
 }

@@ -5,12 +5,15 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
@@ -234,9 +237,10 @@ func readAllRows(t *testing.T, path string, names ...string) (rows int, err erro
 // Pages of every codec parquet-go writes, in data pages of both versions,
 // pages smaller than a read of a header and headers longer than one (the
 // statistics of an ID of a kilobyte), several pages to a column chunk and
-// several chunks to a column: the checks of their headers pass them all.
-// LZ4_RAW is left out: parquet-go v0.32.0 does not read back a dictionary
-// page of a few kilobytes that it wrote with it.
+// several chunks to a column: the checks of their headers and of what
+// their data decompresses to pass them all. parquet-go v0.32.0 does not
+// read back every page it writes with LZ4_RAW (a page of random
+// hexadecimal IDs, for one); it reads back these.
 func TestBatchesReadsEveryCodec(t *testing.T) {
 	t.Parallel()
 	const n = 3000
@@ -252,7 +256,7 @@ func TestBatchesReadsEveryCodec(t *testing.T) {
 		}
 		rows = append(rows, r)
 	}
-	codecs := []compress.Codec{&parquet.Uncompressed, &parquet.Snappy, &parquet.Gzip, &parquet.Zstd, &parquet.Brotli}
+	codecs := []compress.Codec{&parquet.Uncompressed, &parquet.Snappy, &parquet.Gzip, &parquet.Zstd, &parquet.Brotli, &parquet.Lz4Raw}
 	for _, codec := range codecs {
 		for _, version := range []int{1, 2} {
 			for _, pageSize := range []int{64, 4096} {
@@ -302,6 +306,16 @@ func claimStatistic(n uint64) pageEdit {
 // changed.
 func patchPage(t *testing.T, b []byte, column string, i int, edit pageEdit, footer func(*format.FileMetaData)) []byte {
 	t.Helper()
+	return rewritePage(t, b, column, i, func(t *testing.T, header, data []byte) ([]byte, []byte) {
+		return edit(t, header), data
+	}, footer)
+}
+
+// rewritePage is patchPage with edit rewriting the page's data as well as
+// its header: the footer's offsets past the page move by as much as the
+// two changed in length together.
+func rewritePage(t *testing.T, b []byte, column string, i int, edit func(t *testing.T, header, data []byte) ([]byte, []byte), footer func(*format.FileMetaData)) []byte {
+	t.Helper()
 	var proto thrift.CompactProtocol
 	end := len(b) - 8 - int(binary.LittleEndian.Uint32(b[len(b)-8:]))
 	var md format.FileMetaData
@@ -326,8 +340,9 @@ func patchPage(t *testing.T, b []byte, column string, i int, edit pageEdit, foot
 			at += n + int64(h.CompressedPageSize)
 			continue
 		}
-		header := edit(t, slices.Clone(b[at:at+n]))
-		delta := int64(len(header)) - n
+		size := int64(h.CompressedPageSize)
+		header, data := edit(t, slices.Clone(b[at:at+n]), slices.Clone(b[at+n:at+n+size]))
+		delta := int64(len(header)+len(data)) - n - size
 		move := func(offset *int64) {
 			if *offset > at {
 				*offset += delta
@@ -353,7 +368,7 @@ func patchPage(t *testing.T, b []byte, column string, i int, edit pageEdit, foot
 		}
 		meta, err := thrift.Marshal(&proto, &md)
 		require.NoError(t, err)
-		out := slices.Concat(b[:at], header, b[at+n:end], meta)
+		out := slices.Concat(b[:at], header, data, b[at+n+size:end], meta)
 		out = binary.LittleEndian.AppendUint32(out, uint32(len(meta)))
 		return append(out, "PAR1"...)
 	}
@@ -471,6 +486,231 @@ func TestParquetPageHeaderBombRefused(t *testing.T) {
 			alloc := inputtest.Allocated(func() { _, err = readAllRows(t, path, tt.column) })
 			require.Less(t, alloc, uint64(4<<20), "bytes allocated")
 			require.ErrorContains(t, err, fmt.Sprintf("t.parquet: column %q: not a readable Parquet file: %s", tt.column, tt.want))
+			require.ErrorIs(t, err, errBad)
+		})
+	}
+}
+
+// bombPage is a rewritePage edit that replaces a page's compressed data
+// with bomb, keeping the levels that a data page (version 2) holds
+// uncompressed before it, and its header's claims but for its size and
+// checksum.
+func bombPage(bomb []byte) func(t *testing.T, header, data []byte) ([]byte, []byte) {
+	return func(t *testing.T, header, data []byte) ([]byte, []byte) {
+		var page []byte
+		b := setHeader(func(h *format.PageHeader) {
+			var levels int32
+			if d2 := h.DataPageHeaderV2; d2.Valid {
+				levels = d2.V.DefinitionLevelsByteLength + d2.V.RepetitionLevelsByteLength
+			}
+			page = slices.Concat(data[:levels], bomb)
+			h.CompressedPageSize = int32(len(page))
+			h.CRC = int32(crc32.ChecksumIEEE(page))
+		})(t, header)
+		return b, page
+	}
+}
+
+// writeZeros writes mib MiB of zeros to w, a MiB at a time, and closes it.
+func writeZeros(t *testing.T, w io.WriteCloser, mib int) {
+	t.Helper()
+	zeros := make([]byte, 1<<20)
+	for range mib {
+		_, err := w.Write(zeros)
+		require.NoError(t, err)
+	}
+	require.NoError(t, w.Close())
+}
+
+// lz4Zeros returns an LZ4 block of n zeros (n > 30), as an encoder writes
+// it at best: a literal zero, then a match of all but the last 5 bytes one
+// byte back, whose length takes a byte for each 255, then the last 5 bytes
+// as literals, as the format asks.
+func lz4Zeros(n int) []byte {
+	rest := n - 1 - 5 - 4 - 15 // the match's length beyond what its token holds
+	b := append([]byte{0x1f, 0, 1, 0}, bytes.Repeat([]byte{0xff}, rest/255)...)
+	return append(b, byte(rest%255), 0x50, 0, 0, 0, 0, 0)
+}
+
+// A page whose data decompresses to more than its header claims is
+// refused before parquet-go reads it, as is one whose data does not
+// decompress where parquet-go panics or loops on it. parquet-go decompresses a
+// page into a buffer of the size its header claims, but grows the buffer
+// as the data asks, so that a page of a few hundred kilobytes of gzip,
+// brotli, zstd or LZ4_RAW holding 256 MiB of zeros made it allocate from
+// 270 MB to 3 GB, and a snappy block whose length claims 4 GiB 4.3 GB,
+// whatever the header claimed. Data that is not gzip made it panic, and
+// LZ4_RAW data that does not decode made it double its buffer until the
+// program ran out of memory.
+func TestParquetPageDataBombRefused(t *testing.T) {
+	const mib = 256 // the size of each bomb, in MiB
+	gzipBomb := func() []byte {
+		// gzip readers read concatenated members as one stream, and one
+		// member per MiB costs the test a kilobyte per MiB to write.
+		member, err := parquet.Gzip.Encode(nil, make([]byte, 1<<20))
+		require.NoError(t, err)
+		return bytes.Repeat(member, mib)
+	}
+	brotliBomb := func() []byte {
+		var buf bytes.Buffer
+		// The largest window, which the decoder allocates as a stream
+		// declares it, and a quality that writes zeros fast.
+		writeZeros(t, brotli.NewWriterOptions(&buf, brotli.WriterOptions{Quality: 1, LGWin: 24}), mib)
+		return buf.Bytes()
+	}
+	zstdBomb := func(sized bool) func() []byte {
+		// A frame that states its content size, for which the decoder
+		// allocates at once, or one that does not, for which it grows its
+		// output block by block.
+		return func() []byte {
+			var buf bytes.Buffer
+			w, err := zstd.NewWriter(nil)
+			require.NoError(t, err)
+			size := int64(-1) // unknown
+			if sized {
+				size = mib << 20
+			}
+			w.ResetContentSize(&buf, size)
+			writeZeros(t, w, mib)
+			return buf.Bytes()
+		}
+	}
+	v1 := parquet.DataPageVersion(1)
+	tests := []struct {
+		name    string
+		options []parquet.WriterOption
+		column  string // whose first page is replaced: the dictionary of id, the only data page of the others
+		data    func() []byte
+		alloc   uint64 // the bytes that reading it may allocate, 4 MiB unless set
+		want    string
+	}{
+		{
+			name:    "a gzip page (version 2) of 256 MiB",
+			options: []parquet.WriterOption{parquet.Compression(&parquet.Gzip)},
+			column:  "item",
+			data:    gzipBomb,
+			want:    "page 1 of row group 1 is corrupt: its data decompresses to more than its header's 400 bytes",
+		},
+		{
+			name:    "a gzip page (version 2) of 256 MiB after its levels",
+			options: []parquet.WriterOption{parquet.Compression(&parquet.Gzip)},
+			column:  "score",
+			data:    gzipBomb,
+			want:    "page 1 of row group 1 is corrupt: its data decompresses to more than its header's ",
+		},
+		{
+			name:    "a gzip page (version 1) of 256 MiB",
+			options: []parquet.WriterOption{parquet.Compression(&parquet.Gzip), v1},
+			column:  "score",
+			data:    gzipBomb,
+			want:    "page 1 of row group 1 is corrupt: its data decompresses to more than its header's ",
+		},
+		{
+			name:    "a gzip dictionary page of 256 MiB",
+			options: []parquet.WriterOption{parquet.Compression(&parquet.Gzip)},
+			column:  "id",
+			data:    gzipBomb,
+			want:    "the dictionary page of row group 1 is corrupt: its data decompresses to more than its header's ",
+		},
+		{
+			name:    "a gzip page that is not gzip (a panic in parquet-go)",
+			options: []parquet.WriterOption{parquet.Compression(&parquet.Gzip)},
+			column:  "item",
+			data:    func() []byte { return []byte("this is not gzip") },
+			want:    "page 1 of row group 1 is corrupt: its data does not decompress (GZIP): gzip: invalid header",
+		},
+		{
+			name:    "a brotli page of 256 MiB",
+			options: []parquet.WriterOption{parquet.Compression(&parquet.Brotli)},
+			column:  "item",
+			data:    brotliBomb,
+			// The decoder allocates a window of up to 16 MiB as a stream
+			// declares it, growing it by doubling, with a page or without.
+			alloc: 40 << 20,
+			want:  "page 1 of row group 1 is corrupt: its data decompresses to more than its header's 400 bytes",
+		},
+		{
+			name:    "a zstd page of 256 MiB, its size stated",
+			options: []parquet.WriterOption{parquet.Compression(&parquet.Zstd)},
+			column:  "item",
+			data:    zstdBomb(true),
+			want:    "page 1 of row group 1 is corrupt: its data decompresses to more than its header's 400 bytes",
+		},
+		{
+			name:    "a zstd page of 256 MiB, its size not stated",
+			options: []parquet.WriterOption{parquet.Compression(&parquet.Zstd)},
+			column:  "item",
+			data:    zstdBomb(false),
+			want:    "page 1 of row group 1 is corrupt: its data decompresses to more than its header's 400 bytes",
+		},
+		{
+			name:    "a snappy page claiming 4 GiB",
+			options: []parquet.WriterOption{parquet.Compression(&parquet.Snappy)},
+			column:  "item",
+			data:    func() []byte { return binary.AppendUvarint(nil, 1<<32-1) },
+			want:    "page 1 of row group 1 is corrupt: its data claims 4294967295 bytes uncompressed, more than its header's 400",
+		},
+		{
+			name:    "an LZ4_RAW page of 256 MiB",
+			options: []parquet.WriterOption{parquet.Compression(&parquet.Lz4Raw)},
+			column:  "item",
+			data:    func() []byte { return lz4Zeros(mib << 20) },
+			want:    "page 1 of row group 1 is corrupt: its data does not decompress (LZ4_RAW) into its header's 400 bytes",
+		},
+		{
+			name:    "an LZ4_RAW page that does not decode (without end in parquet-go)",
+			options: []parquet.WriterOption{parquet.Compression(&parquet.Lz4Raw)},
+			column:  "item",
+			data:    func() []byte { return []byte{0x10, 'a', 0x10, 0x00} }, // a match 16 bytes back, after 1 byte
+			want:    "page 1 of row group 1 is corrupt: its data does not decompress (LZ4_RAW) into its header's 400 bytes",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var rows []pqRow
+			for i := range 100 {
+				r := pqRow{ID: fmt.Sprint("u", i%5), Item: uint32(i), Draw: int16(i % 3), Name: "m"}
+				if i%7 != 0 {
+					s := float32(i)
+					r.Score = &s
+				}
+				rows = append(rows, r)
+			}
+			b, err := os.ReadFile(inputtest.WriteParquet(t, "t.parquet", rows, tt.options...))
+			require.NoError(t, err)
+			path := inputtest.WriteFile(t, "t.parquet", rewritePage(t, b, tt.column, 0, bombPage(tt.data()), nil))
+			alloc := inputtest.Allocated(func() { _, err = readAllRows(t, path, tt.column) })
+			require.Less(t, alloc, cmp.Or(tt.alloc, 4<<20), "bytes allocated")
+			require.ErrorContains(t, err, fmt.Sprintf("t.parquet: column %q: not a readable Parquet file: %s", tt.column, tt.want))
+			require.ErrorIs(t, err, errBad)
+		})
+	}
+}
+
+// A page whose data does not decompress, where parquet-go fails on it
+// without allocating more than its header claims, is left for parquet-go
+// to report, at the row where it fails.
+func TestParquetPageDataCorruptLeftToParquetGo(t *testing.T) {
+	gzipped, err := parquet.Gzip.Encode(nil, []byte("ab")) // within the page's 8 bytes
+	require.NoError(t, err)
+	tests := []struct {
+		codec compress.Codec
+		data  []byte
+	}{
+		{&parquet.Gzip, append(gzipped, "then not gzip"...)},
+		{&parquet.Brotli, []byte("not brotli")},
+		{&parquet.Zstd, []byte("not zstd")},
+		{&parquet.Snappy, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}}, // a length longer than 5 bytes
+	}
+	for _, tt := range tests {
+		t.Run(tt.codec.String(), func(t *testing.T) {
+			t.Parallel()
+			rows := []pqRow{{ID: "u1", Item: 1}, {ID: "u2", Item: 2}}
+			b, err := os.ReadFile(inputtest.WriteParquet(t, "t.parquet", rows, parquet.Compression(tt.codec)))
+			require.NoError(t, err)
+			path := inputtest.WriteFile(t, "t.parquet", rewritePage(t, b, "item", 0, bombPage(tt.data), nil))
+			_, err = readAllRows(t, path, "item")
+			require.ErrorContains(t, err, `t.parquet: record 1, column "item": cannot decode: `)
 			require.ErrorIs(t, err, errBad)
 		})
 	}
