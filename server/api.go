@@ -28,8 +28,8 @@ var (
 	pExperiment = param{name: "experiment", kind: "string", doc: "experiment name"}
 	pEvalSet    = param{name: "eval_set", kind: "string", doc: "evaluation set name (default: the runs' only one)"}
 	pMetric     = param{name: "metric", kind: "string", doc: "metric name", required: true}
-	pBaseline   = param{name: "baseline", kind: "string", doc: "run name with experiment, or evaluation ID", required: true}
-	pCandidate  = param{name: "candidate", kind: "string", doc: "run name with experiment, or evaluation ID", required: true}
+	pBaseline   = param{name: "baseline", kind: "string", doc: "a run's name (its newest evaluation) when experiment is given, else an evaluation ID", required: true}
+	pCandidate  = param{name: "candidate", kind: "string", doc: "a run's name (its newest evaluation) when experiment is given, else an evaluation ID", required: true}
 	pAlpha      = param{name: "alpha", kind: "number", doc: "significance level (default 0.05)"}
 	pConfidence = param{name: "confidence", kind: "number", doc: "confidence level of intervals (default 0.95)"}
 	pResamples  = param{name: "resamples", kind: "integer", doc: "bootstrap resamples and sign flips, at most 1000000 (default 2000)"}
@@ -73,7 +73,8 @@ func (s *Server) apiRoutes() []route {
 				param{name: "metrics", kind: "string", repeat: true, doc: "metric specs, e.g. ndcg@10,20"},
 				param{name: "no_log", kind: "boolean", doc: "compute only"},
 				param{name: "no_validate", kind: "boolean", doc: "skip the checks of the predictions"}),
-			body: "multipart/form-data with files items, targets and optional scores and sample_ids (NumPy, as verdict evaluate --items ...)", handle: s.evaluate},
+			body:      "files items, targets and optional scores and sample_ids (NumPy, as verdict evaluate --items ...)",
+			bodyTypes: []string{"multipart/form-data"}, idempotent: true, handle: s.evaluate},
 		{method: "GET", pattern: "/api/v1/runs", summary: "list runs", role: store.TokenReader, scope: scopeQuery,
 			params: []param{pExperiment, pEvalSet, {name: "filter", kind: "string", doc: "run filter, e.g. params.lr < 0.01 AND tags.nightly = 'true'"},
 				{name: "order_by", kind: "string", doc: "KEY [asc|desc]"}, {name: "limit", kind: "integer", doc: "at most N runs"}},
@@ -89,11 +90,11 @@ func (s *Server) apiRoutes() []route {
 		{method: "GET", pattern: "/api/v1/compare", summary: "compare two evaluations without recording it", role: store.TokenReader, scope: scopeQuery,
 			params: compareParams(), handle: s.compare(false)},
 		{method: "POST", pattern: "/api/v1/compare", summary: "compare two evaluations and record it in the history", role: store.TokenWriter, scope: scopeQuery,
-			params: compareParams(), handle: s.compare(true)},
+			params: compareParams(), idempotent: true, handle: s.compare(true)},
 		{method: "GET", pattern: "/api/v1/rank", summary: "rank evaluations user by user without recording it", role: store.TokenReader, scope: scopeQuery,
 			params: rankParams(), handle: s.rank(false)},
 		{method: "POST", pattern: "/api/v1/rank", summary: "rank evaluations and record the Holm comparisons", role: store.TokenWriter, scope: scopeQuery,
-			params: rankParams(), handle: s.rank(true)},
+			params: rankParams(), idempotent: true, handle: s.rank(true)},
 		{method: "GET", pattern: "/api/v1/diff", summary: "show the users two evaluations differ most on", role: store.TokenReader, scope: scopeQuery,
 			params: []param{pExperiment, pEvalSet, pMetric, pBaseline, pCandidate, {name: "worst", kind: "integer", doc: "the N users the candidate did worst on (default 10)"},
 				{name: "best", kind: "integer", doc: "the N users the candidate did best on"}, pAllowDiff},
@@ -123,7 +124,7 @@ func compareParams() []param {
 
 func rankParams() []param {
 	return []param{pExperiment, pEvalSet, pMetric,
-		{name: "run", kind: "string", repeat: true, required: true, doc: "run name with experiment, or evaluation ID; at least two"},
+		{name: "run", kind: "string", repeat: true, required: true, doc: "at least two: runs' names when experiment is given, else evaluation IDs"},
 		{name: "control", kind: "string", doc: "control for the Holm comparisons (default: the best)"}, pAlpha}
 }
 
@@ -387,8 +388,12 @@ func (s *Server) evaluate(w http.ResponseWriter, r *http.Request, c *caller) err
 	if err != nil {
 		return partNames(err, files)
 	}
+	status := http.StatusOK
+	if res.EvaluationID != nil && !res.Existing {
+		status = http.StatusCreated
+	}
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(status)
 	return report.Evaluation(w, "json", res)
 }
 
@@ -515,16 +520,17 @@ func (s *Server) compare(record bool) func(http.ResponseWriter, *http.Request, *
 		if q.err != nil {
 			return q.err
 		}
-		evals, err := s.resolve(r, c, q.str("experiment"), q.str("eval_set"), q.str("baseline"), q.str("candidate"))
-		if err != nil {
-			return err
-		}
-		res, err := compare.Evaluations(r.Context(), s.store, evals[0], evals[1], opts)
-		if err != nil {
-			return err
-		}
-		w.Header().Set("Content-Type", "application/json")
-		return report.Comparison(w, "json", res)
+		return s.recording(w, r, c, record, func(buf *bytes.Buffer) error {
+			evals, err := s.resolve(r, c, q.str("experiment"), q.str("eval_set"), q.str("baseline"), q.str("candidate"))
+			if err != nil {
+				return err
+			}
+			res, err := compare.Evaluations(r.Context(), s.store, evals[0], evals[1], opts)
+			if err != nil {
+				return err
+			}
+			return report.Comparison(buf, "json", res)
+		})
 	}
 }
 
@@ -540,17 +546,46 @@ func (s *Server) rank(record bool) func(http.ResponseWriter, *http.Request, *cal
 		if q.err != nil {
 			return q.err
 		}
-		var err error
-		if rq.Evaluations, err = s.resolve(r, c, q.str("experiment"), q.str("eval_set"), q.strs("run")...); err != nil {
-			return err
-		}
-		res, err := compare.Rank(r.Context(), s.store, rq)
-		if err != nil {
-			return err
-		}
-		w.Header().Set("Content-Type", "application/json")
-		return report.Ranking(w, "json", res)
+		return s.recording(w, r, c, record, func(buf *bytes.Buffer) error {
+			var err error
+			if rq.Evaluations, err = s.resolve(r, c, q.str("experiment"), q.str("eval_set"), q.strs("run")...); err != nil {
+				return err
+			}
+			res, err := compare.Rank(r.Context(), s.store, rq)
+			if err != nil {
+				return err
+			}
+			return report.Ranking(buf, "json", res)
+		})
 	}
+}
+
+// recording answers a request that records in the history when record is
+// set: with an Idempotency-Key, a request sent again gets the first answer
+// and records nothing more (replays).
+func (s *Server) recording(w http.ResponseWriter, r *http.Request, c *caller, record bool, compute func(*bytes.Buffer) error) error {
+	key := r.Header.Get("Idempotency-Key")
+	var body []byte
+	var err error
+	if record && key != "" {
+		id := int64(0)
+		if c.token != nil {
+			id = c.token.ID
+		}
+		body, err = s.replays.do(fmt.Sprintf("%d %s %s?%s %s", id, r.Method, r.URL.Path, r.URL.Query().Encode(), key), func(buf *bytes.Buffer) error {
+			return compute(buf)
+		})
+	} else {
+		var buf bytes.Buffer
+		err = compute(&buf)
+		body = buf.Bytes()
+	}
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, err = w.Write(body)
+	return err
 }
 
 func (s *Server) diff(w http.ResponseWriter, r *http.Request, c *caller) error {

@@ -5,6 +5,7 @@ import (
 	"container/list"
 	"net/url"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/singleflight"
 )
@@ -84,6 +85,68 @@ func (a *answers) get(key string, compute func(*bytes.Buffer) error) ([]byte, er
 			a.mu.Unlock()
 		}
 		return body, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]byte), nil
+}
+
+// replays keeps the answers of requests that change something and carried
+// an Idempotency-Key (a recorded compare or rank), so that a client that
+// lost an answer and sends the request again gets the first answer rather
+// than a second record. A key is the caller's token, the request and the
+// Idempotency-Key header; answers are kept for replayFor, in memory (a
+// restart forgets them), at most maxReplays of them.
+type replays struct {
+	mu      sync.Mutex
+	byKey   map[string]replay
+	flights singleflight.Group
+}
+
+type replay struct {
+	body    []byte
+	expires time.Time
+}
+
+const (
+	replayFor  = 24 * time.Hour
+	maxReplays = 10000
+)
+
+func newReplays() *replays { return &replays{byKey: map[string]replay{}} }
+
+// do returns the kept answer of key, or computes, keeps and returns it.
+func (p *replays) do(key string, compute func(*bytes.Buffer) error) ([]byte, error) {
+	now := time.Now()
+	p.mu.Lock()
+	if r, ok := p.byKey[key]; ok && now.Before(r.expires) {
+		p.mu.Unlock()
+		return r.body, nil
+	}
+	p.mu.Unlock()
+	v, err, _ := p.flights.Do(key, func() (any, error) {
+		p.mu.Lock()
+		if r, ok := p.byKey[key]; ok && now.Before(r.expires) {
+			p.mu.Unlock()
+			return r.body, nil
+		}
+		p.mu.Unlock()
+		var buf bytes.Buffer
+		if err := compute(&buf); err != nil {
+			return nil, err
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if len(p.byKey) >= maxReplays {
+			for k, r := range p.byKey {
+				if now.After(r.expires) || len(p.byKey) >= maxReplays {
+					delete(p.byKey, k)
+				}
+			}
+		}
+		p.byKey[key] = replay{body: buf.Bytes(), expires: now.Add(replayFor)}
+		return buf.Bytes(), nil
 	})
 	if err != nil {
 		return nil, err

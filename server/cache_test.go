@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -60,4 +61,45 @@ func TestLeaderboardKeptUntilANewEvaluation(t *testing.T) {
 	status, b := ts.do(t, "GET", path+"&limit=1", w, nil)
 	require.Equal(t, 200, status, string(b))
 	require.NotEqual(t, string(changed), string(b))
+}
+
+// TestRecordedCompareReplaysWithTheSameKey: a recorded compare sent again
+// with the same Idempotency-Key, as a client does after losing the answer,
+// gets the first answer and records nothing more; a new key records again.
+func TestRecordedCompareReplaysWithTheSameKey(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, Config{})
+	w := ts.token(t, store.TokenWriter, "")
+	ts.logCSV(t, w, "e", "a", "sample_id,x\nu1,1\nu2,0\nu3,1\n")
+	ts.logCSV(t, w, "e", "b", "sample_id,x\nu1,0\nu2,0\nu3,1\n")
+	const path = "/api/v1/compare?experiment=e&baseline=a&candidate=b"
+	history := func() int {
+		h, err := ts.st.History(context.Background(), store.HistoryFilter{})
+		require.NoError(t, err)
+		return len(h)
+	}
+	var wg sync.WaitGroup
+	bodies := make([]string, 4)
+	for i := range bodies {
+		wg.Go(func() {
+			status, b := ts.do(t, "POST", path, w, nil, "Idempotency-Key", "gate-1")
+			require.Equal(t, 200, status, string(b))
+			bodies[i] = string(b)
+		})
+	}
+	wg.Wait()
+	for _, b := range bodies[1:] {
+		require.Equal(t, bodies[0], b)
+	}
+	require.Equal(t, 1, history())
+	status, _ := ts.do(t, "POST", path, w, nil, "Idempotency-Key", "gate-2")
+	require.Equal(t, 200, status)
+	require.Equal(t, 2, history())
+	status, _ = ts.do(t, "POST", path, w, nil)
+	require.Equal(t, 200, status)
+	require.Equal(t, 3, history(), "without a key, every request records")
+	// Another token's request with the same key is its own.
+	status, _ = ts.do(t, "POST", path, ts.token(t, store.TokenWriter, ""), nil, "Idempotency-Key", "gate-1")
+	require.Equal(t, 200, status)
+	require.Equal(t, 4, history())
 }

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html/template"
 	"net/http"
 
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/report"
 	"github.com/verdict-ml/verdict/scores"
 	"github.com/verdict-ml/verdict/store"
 )
@@ -78,9 +78,12 @@ func (s *Server) fail(w *recorder, r *http.Request, rt route, err error) {
 		return
 	}
 	if rt.web {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		setPageHeaders(w)
 		w.WriteHeader(he.status)
-		_ = errorPage.Execute(w, map[string]any{"status": he.status, "code": he.code, "msg": he.msg})
+		page := &report.Page{Title: fmt.Sprintf("verdict: %d %s", he.status, http.StatusText(he.status)),
+			Links:    []report.Link{{Text: "All experiments", Href: "/"}},
+			Sections: []report.Section{{ID: "error", Heading: he.code, Parts: []report.Part{{Text: he.msg}}}}}
+		_ = page.WriteHTML(w)
 		return
 	}
 	writeJSON(w, he.status, map[string]any{"error": map[string]string{"code": he.code, "message": he.msg}})
@@ -94,8 +97,3 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(v)
 }
-
-var errorPage = template.Must(template.New("error").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>verdict: {{.code}}</title></head>
-<body><h1>{{.status}}</h1><p>{{.msg}}</p><p><a href="/">experiments</a></p></body></html>
-`))

@@ -43,7 +43,7 @@ func TestEvaluateOverHTTP(t *testing.T) {
 	files := map[string]string{"items": "items.npy", "scores": "scores.npy", "targets": "targets.npz", "sample_ids": "ids_str.npy"}
 	body, ctype := multipartBody(t, files)
 	status, b := ts.do(t, "POST", "/api/v1/evaluate?experiment=e&run=r&eval_set=test&metrics=ndcg@2,3&metrics=recall@3", w, body, "Content-Type", ctype)
-	require.Equal(t, 200, status, string(b))
+	require.Equal(t, 201, status, string(b))
 	var got evaluate.Result
 	require.NoError(t, json.Unmarshal(b, &got))
 	require.NotNil(t, got.EvaluationID)

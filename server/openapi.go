@@ -44,11 +44,25 @@ func (s *Server) describe() map[string]any {
 			}
 			ps = append(ps, map[string]any{"name": p.name, "in": "query", "required": p.required, "description": p.doc, "schema": schema, "explode": true})
 		}
+		if rt.idempotent {
+			ps = append(ps, map[string]any{"name": "Idempotency-Key", "in": "header", "required": false, "schema": map[string]any{"type": "string"},
+				"description": "names the request: sent again with the same key, it returns the first answer and stores nothing more"})
+		}
 		if ps != nil {
 			op["parameters"] = ps
 		}
 		if rt.body != "" {
-			op["requestBody"] = map[string]any{"required": true, "description": rt.body, "content": map[string]any{"*/*": map[string]any{}}}
+			content := map[string]any{}
+			for _, t := range rt.bodyTypes {
+				schema := map[string]any{"type": "string", "format": "binary"}
+				if t == "multipart/form-data" {
+					file := map[string]any{"type": "string", "format": "binary"}
+					schema = map[string]any{"type": "object", "required": []string{"items", "targets"}, "properties": map[string]any{
+						"items": file, "targets": file, "scores": file, "sample_ids": file}}
+				}
+				content[t] = map[string]any{"schema": schema}
+			}
+			op["requestBody"] = map[string]any{"required": true, "description": rt.body, "content": content}
 		}
 		if paths[rt.pattern] == nil {
 			paths[rt.pattern] = map[string]any{}

@@ -24,6 +24,8 @@ type route struct {
 	scope           scope           // how the experiment a request touches is found
 	params          []param         // query parameters, for the OpenAPI description
 	body            string          // what the body holds, for the OpenAPI description; "" for none
+	bodyTypes       []string        // its media types, for the OpenAPI description
+	idempotent      bool            // it honours an Idempotency-Key header
 	web             bool            // an HTML page: errors are pages, and it signs in with the session cookie
 	formToken       bool            // the token comes in the form (signing in), with the sign-in form's CSRF cookie
 	handle          func(w http.ResponseWriter, r *http.Request, c *caller) error

@@ -75,11 +75,12 @@ type Server struct {
 	mux      *http.ServeMux
 	sessions *sessions
 	answers  *answers
+	replays  *replays
 }
 
 // New returns a Server of st. It fails if a route is not protected.
 func New(st *store.Store, cfg Config) (*Server, error) {
-	s := &Server{store: st, cfg: cfg.withDefaults(), mux: http.NewServeMux(), sessions: newSessions(), answers: newAnswers()}
+	s := &Server{store: st, cfg: cfg.withDefaults(), mux: http.NewServeMux(), sessions: newSessions(), answers: newAnswers(), replays: newReplays()}
 	s.routes = s.table()
 	if err := checkRoutes(s.routes); err != nil {
 		return nil, err
