@@ -303,18 +303,20 @@ class ServerTest(unittest.TestCase):
         self.assertTrue(got["existing"])
         self.assertEqual(self.run_evaluations(exp, "r"), 1)
 
-    def test_a_recorded_compare_is_not_sent_twice(self) -> None:
-        # Recording a comparison has no idempotency key: when its answer is
-        # lost, the client says so rather than record it again.
-        exp = unique("norecord")
+    def test_a_recorded_compare_is_retried_without_recording_twice(self) -> None:
+        # Recording a comparison carries a generated idempotency key: when
+        # its answer is lost, the retry gets the first answer and the
+        # history holds the comparison once.
+        exp = unique("record")
         self.c.log(exp, "a", "test", {"u1": {"x": 0.5}, "u2": {"x": 1.0}, "u3": {"x": 0.0}})
         self.c.log(exp, "b", "test", {"u1": {"x": 0.25}, "u2": {"x": 1.0}, "u3": {"x": 0.5}})
         with Proxy(URL, mode="lose_answer") as p:
             c = vc.Client(p.url, WRITER, retries=3, backoff=0.05)
-            with self.assertRaises(vc.VerdictConnectionError) as cm:
-                c.compare("a", "b", experiment=exp)
-            self.assertEqual(p.connections, 1)
-        self.assertIn("not retried", str(cm.exception))
+            got = c.compare("a", "b", experiment=exp)
+            self.assertEqual(p.connections, 2)
+            keys = {p.headers(0)["idempotency-key"], p.headers(1)["idempotency-key"]}
+        self.assertEqual(len(keys), 1, "both attempts carry the same key")
+        self.assertEqual(list(got), ["x"])
         self.assertEqual(len(self.c.history(exp)), 1)
         # A read is retried.
         with Proxy(URL, mode="lose_answer") as p:

@@ -267,6 +267,7 @@ class Client:
         rope: Optional[float] = None,
         adjust: Optional[str] = None,
         allow_different_targets: bool = False,
+        idempotency_key: Optional[str] = None,
     ) -> Comparison:
         """Compares two evaluations user by user and tells whether the
         difference is real.
@@ -277,7 +278,10 @@ class Client:
         every metric both share). ``record`` records the comparison in the
         history (POST /api/v1/compare, a writer token); ``record=False``
         only computes it (GET, a reader token is enough). ``seed`` makes the
-        resampling repeatable.
+        resampling repeatable. A recorded comparison carries
+        ``idempotency_key`` (generated when not given), so that a retry
+        after a lost answer returns the first answer and records nothing
+        more.
 
         Returns a dict of metric → result, in the server's order; each
         result holds, among others, ``verdict`` (a sentence), ``winner``
@@ -303,7 +307,10 @@ class Client:
             ("resamples", resamples),
             ("seed", seed),
         ]
-        answer = self._call("POST" if record else "GET", "/api/v1/compare", query)
+        if record:
+            answer = self._call("POST", "/api/v1/compare", query, headers=_key(idempotency_key))
+        else:
+            answer = self._call("GET", "/api/v1/compare", query)
         return _by_metric(answer)
 
     def leaderboard(
@@ -375,10 +382,12 @@ class Client:
         control: Optional[RunRef] = None,
         alpha: Optional[float] = None,
         record: bool = True,
+        idempotency_key: Optional[str] = None,
     ) -> Dict[str, Any]:
         """Ranks two or more evaluations user by user (Friedman, then Holm
         against the best or ``control``); ``record`` records the Holm
-        comparisons (POST /api/v1/rank), else GET."""
+        comparisons (POST /api/v1/rank, with ``idempotency_key``, generated
+        when not given, so that a retry records nothing more), else GET."""
         query = [
             ("experiment", experiment),
             ("eval_set", eval_set),
@@ -387,7 +396,9 @@ class Client:
             ("control", _ref(control, experiment) if control is not None else None),
             ("alpha", alpha),
         ]
-        return self._call("POST" if record else "GET", "/api/v1/rank", query)
+        if record:
+            return self._call("POST", "/api/v1/rank", query, headers=_key(idempotency_key))
+        return self._call("GET", "/api/v1/rank", query)
 
     def diff(
         self,
@@ -555,3 +566,9 @@ def _by_metric(answer: Any) -> Comparison:
     if isinstance(answer, list):
         return {r["metric"]: r for r in answer}
     return answer
+
+
+def _key(idempotency_key: Optional[str]) -> Dict[str, str]:
+    """The Idempotency-Key header of a request that records: the caller's
+    key, or a new one, so that the transport may send it again."""
+    return {"Idempotency-Key": idempotency_key if idempotency_key is not None else str(uuid.uuid4())}
