@@ -227,6 +227,28 @@ class ServerTest(unittest.TestCase):
     def test_health(self) -> None:
         self.assertEqual(self.c.health()["status"], "ok")
 
+    def test_log_file_streams_a_file_as_it_is(self) -> None:
+        exp = unique("file")
+        with tempfile.TemporaryDirectory() as d:
+            csv = os.path.join(d, "scores.csv")
+            with open(csv, "w") as f:
+                f.write("sample_id,ndcg@10\nu1,0.5\nu2,0.25\n")
+            got = self.c.log_file(exp, "csv", "test", csv, tags="nightly")
+            self.assertEqual(got["aggregates"], {"ndcg@10": 0.375})
+            nd = os.path.join(d, "scores.ndjson")
+            with open(nd, "w") as f:
+                f.write('{"sample_id": "u1", "x": 1}\n{"sample_id": "u2", "x": 0}\n')
+            self.assertEqual(self.c.log_file(exp, "nd", "test", nd)["aggregates"], {"x": 0.5})
+            bad = os.path.join(d, "bad.csv")
+            with open(bad, "w") as f:
+                f.write("sample_id,x\nu1,1\nu1,0\n")
+            with self.assertRaises(vc.VerdictError) as cm:
+                self.c.log_file(exp, "bad", "test", bad)
+            self.assertEqual(cm.exception.status, 422)
+            self.assertIn("line 3", cm.exception.message)
+            with self.assertRaises(ValueError):
+                self.c.log_file(exp, "x", "test", os.path.join(d, "scores.txt"))
+
     def test_log_a_dict_streams_ndjson(self) -> None:
         exp = unique("dict")
         per_user = {f"u{i:05d}": {"ndcg@10": (i % 4) / 4, "loss": float(i % 3)} for i in range(5000)}

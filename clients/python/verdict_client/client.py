@@ -195,6 +195,38 @@ class Client:
         body = bodies.scores_body(per_user)
         return self._call("POST", "/api/v1/evaluations", query, body=body, headers={"Idempotency-Key": key})
 
+    def log_file(
+        self,
+        experiment: str,
+        run: str,
+        eval_set: str,
+        path: str,
+        format: Optional[str] = None,
+        params: Optional[Mapping[str, Any]] = None,
+        tags: Union[None, str, Sequence[str]] = None,
+        lower_is_better: Union[None, str, Sequence[str]] = None,
+        idempotency_key: Optional[str] = None,
+        metadata: Optional[Mapping[str, Any]] = None,
+        git_commit: Optional[str] = None,
+        target_fingerprint: Optional[str] = None,
+    ) -> Dict[str, Any]:
+        """Logs an evaluation from a scores file a job already wrote, in any
+        format ``verdict log`` reads: CSV, TSV, NDJSON (JSON Lines), Parquet
+        or NPZ, the text ones gzipped or not. The file is streamed as it is,
+        never held in memory. ``format`` is csv, tsv, jsonl, parquet or npz;
+        by default it comes from the file name (``scores.csv.gz`` is csv).
+        The other arguments are ``log``'s.
+        """
+        fmt = format or _file_format(path)
+        if fmt is None:
+            raise ValueError(f"{path}: say format=, one of csv, tsv, jsonl, parquet, npz: the name does not tell")
+        key = idempotency_key if idempotency_key is not None else str(uuid.uuid4())
+        query = _run_query(
+            experiment, run, eval_set, params, tags, lower_is_better, metadata, git_commit, target_fingerprint
+        ) + [("format", fmt)]
+        body = bodies.file_body(open(path, "rb"), "application/octet-stream")
+        return self._call("POST", "/api/v1/evaluations", query, body=body, headers={"Idempotency-Key": key})
+
     def evaluate(
         self,
         experiment: str,
@@ -572,3 +604,12 @@ def _key(idempotency_key: Optional[str]) -> Dict[str, str]:
     """The Idempotency-Key header of a request that records: the caller's
     key, or a new one, so that the transport may send it again."""
     return {"Idempotency-Key": idempotency_key if idempotency_key is not None else str(uuid.uuid4())}
+
+
+def _file_format(path: str) -> Optional[str]:
+    """A scores file's format from its name, as verdict log reads it."""
+    name = os.path.basename(path).lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    ext = os.path.splitext(name)[1].lstrip(".")
+    return {"csv": "csv", "tsv": "tsv", "jsonl": "jsonl", "ndjson": "jsonl", "parquet": "parquet", "npz": "npz"}.get(ext)
