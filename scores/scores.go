@@ -48,9 +48,10 @@ var headerColumns = input.Columns{
 	Why: fmt.Sprintf("a scores file has sample_id, draw and at most %d metrics", maxMetrics),
 }
 
-// knownFormat reports whether OpenScores accepts the format name, and
-// whether the format is text (and so may be gzipped).
-func knownFormat(name string) (known, text bool) {
+// KnownFormat reports whether OpenScores accepts the format name, and
+// whether the format is text (and so may be gzipped, and read once as a
+// stream by ReadScores).
+func KnownFormat(name string) (known, text bool) {
 	switch name {
 	case "csv", "tsv", "jsonl", "ndjson":
 		return true, true
@@ -160,7 +161,7 @@ func (s *Scores) open() (err error) {
 // after r has been read to its end.
 func ReadScores(r io.Reader, name, format string, reopen func() (*Scores, error)) (_ *Scores, err error) {
 	f := strings.ToLower(format)
-	if known, text := knownFormat(f); !known || !text {
+	if known, text := KnownFormat(f); !known || !text {
 		return nil, fmt.Errorf("%s: %w %q: a stream is read in a text format, csv, tsv or jsonl; parquet and npz need a file", name, ErrUnknownFormat, format)
 	}
 	s := &Scores{path: name, format: f, reopen: reopen}
@@ -175,7 +176,7 @@ func ReadScores(r io.Reader, name, format string, reopen func() (*Scores, error)
 func scoresFormat(path, format string) (string, error) {
 	if format != "" {
 		f := strings.ToLower(format)
-		if known, _ := knownFormat(f); !known {
+		if known, _ := KnownFormat(f); !known {
 			return "", fmt.Errorf("%s: %w %q: %s", path, ErrUnknownFormat, format, formatHelp)
 		}
 		return f, nil
@@ -184,7 +185,7 @@ func scoresFormat(path, format string) (string, error) {
 	base, gz := strings.CutSuffix(name, ".gz")
 	ext := filepath.Ext(base)
 	if f := strings.TrimPrefix(ext, "."); f != "" {
-		if known, text := knownFormat(f); known && (text || !gz) {
+		if known, text := KnownFormat(f); known && (text || !gz) {
 			return f, nil
 		}
 	}

@@ -259,7 +259,7 @@ func (s *Server) logEvaluation(w http.ResponseWriter, r *http.Request, c *caller
 // the input "body"; those that name tmp, the temporary file, must be
 // rewritten so (asBody).
 func (s *Server) openBody(body io.Reader, format string) (in *scores.Scores, tmp string, done func(), err error) {
-	if known, text := scoresText(format); known && text {
+	if known, text := scores.KnownFormat(format); known && text {
 		f, remove, err := s.tempFile("verdict-upload-*." + format)
 		if err != nil {
 			return nil, "", nil, err
@@ -306,18 +306,6 @@ func (b *bodyReader) cause(err error) error {
 		return b.err
 	}
 	return err
-}
-
-// scoresText reports whether format is one verdict log reads, and a text
-// one.
-func scoresText(format string) (known, text bool) {
-	switch format {
-	case "csv", "tsv", "jsonl", "ndjson":
-		return true, true
-	case "parquet", "npz":
-		return true, false
-	}
-	return false, false
 }
 
 // evaluateParts are the files of an evaluate request.
