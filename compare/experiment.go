@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/verdict-ml/verdict/store"
 )
@@ -36,6 +37,8 @@ type Experiment struct {
 	Evaluations int
 	EvalSets    []string
 	Options     Options
+	// Generated is when the summary was made.
+	Generated time.Time
 }
 
 // Summarize builds an experiment's summary, the content of its HTML
@@ -73,7 +76,8 @@ func Summarize(ctx context.Context, st *store.Store, q ExperimentQuery) (*Experi
 			return nil, fmt.Errorf("%w: no evaluation of experiment %q has %s", ErrNoEvaluations, q.Experiment, m)
 		}
 	}
-	x := &Experiment{Name: q.Experiment, Evaluations: len(evals), EvalSets: slices.Sorted(maps.Keys(metricsOf)), Options: q.Options.resolved()}
+	x := &Experiment{Name: q.Experiment, Evaluations: len(evals), EvalSets: slices.Sorted(maps.Keys(metricsOf)), Options: q.Options.resolved(),
+		Generated: time.Now()}
 	for _, set := range x.EvalSets {
 		for _, metric := range metricsOf[set] {
 			if len(q.Metrics) > 0 && !slices.Contains(q.Metrics, metric) {

@@ -448,11 +448,11 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request, c *caller) 
 	if q.err != nil {
 		return q.err
 	}
-	version, err := s.store.ExperimentVersion(r.Context(), lq.Experiment)
+	version, _, err := s.store.ExperimentVersions(r.Context(), lq.Experiment)
 	if err != nil {
 		return err
 	}
-	body, err := s.answers.get(cacheKey("leaderboard", r.URL.Query(), version), func(buf *bytes.Buffer) error {
+	body, err := s.answers.get(cacheKey("leaderboard", r.URL.Query(), version), bytesOf(func(buf *bytes.Buffer) error {
 		// Computed for whoever asks first, and kept for the others: it
 		// must not stop when that request goes away.
 		lb, err := compare.NewLeaderboard(context.WithoutCancel(r.Context()), s.store, lq)
@@ -460,12 +460,12 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request, c *caller) 
 			return err
 		}
 		return report.Leaderboard(buf, "json", lb)
-	})
+	}))
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_, err = w.Write(body)
+	_, err = w.Write(body.([]byte))
 	return err
 }
 

@@ -16,26 +16,28 @@ import (
 // resampling, so the same request on the same evaluations gets the same
 // bytes. The key holds the experiment's version (its newest evaluation), so
 // a new evaluation makes a new key. Concurrent requests for the same key
-// compute it once. It holds at most maxAnswers answers of at most
-// maxAnswerBytes each, the least recently used going first.
+// compute it once. It holds a bounded number of answers (bytes of at most
+// maxAnswerBytes each, or values such as an experiment's summary), the
+// least recently used going first.
 type answers struct {
 	mu      sync.Mutex
+	max     int // answers kept
 	byKey   map[string]*list.Element
 	lru     *list.List
 	flights singleflight.Group
 }
 
 type answer struct {
-	key  string
-	body []byte
+	key   string
+	value any
 }
 
-const (
-	maxAnswers     = 256
-	maxAnswerBytes = 4 << 20
-)
+// maxAnswerBytes bounds an answer kept as bytes.
+const maxAnswerBytes = 4 << 20
 
-func newAnswers() *answers { return &answers{byKey: map[string]*list.Element{}, lru: list.New()} }
+func newAnswers(max int) *answers {
+	return &answers{max: max, byKey: map[string]*list.Element{}, lru: list.New()}
+}
 
 // cacheKey is a request's route and parameters, in a canonical order, and
 // the version of the data it reads.
@@ -57,39 +59,47 @@ func itoa(v int64) string {
 }
 
 // get returns the answer of key, computing it with compute when it is not
-// kept. An error is not kept.
-func (a *answers) get(key string, compute func(*bytes.Buffer) error) ([]byte, error) {
+// kept. An error is not kept, nor bytes over maxAnswerBytes.
+func (a *answers) get(key string, compute func() (any, error)) (any, error) {
 	a.mu.Lock()
 	if el, ok := a.byKey[key]; ok {
 		a.lru.MoveToFront(el)
-		body := el.Value.(*answer).body
+		v := el.Value.(*answer).value
 		a.mu.Unlock()
-		return body, nil
+		return v, nil
 	}
 	a.mu.Unlock()
 	v, err, _ := a.flights.Do(key, func() (any, error) {
+		v, err := compute()
+		if err != nil {
+			return nil, err
+		}
+		if b, ok := v.([]byte); ok && len(b) > maxAnswerBytes {
+			return v, nil
+		}
+		a.mu.Lock()
+		if _, ok := a.byKey[key]; !ok {
+			a.byKey[key] = a.lru.PushFront(&answer{key: key, value: v})
+			for a.lru.Len() > a.max {
+				old := a.lru.Remove(a.lru.Back()).(*answer)
+				delete(a.byKey, old.key)
+			}
+		}
+		a.mu.Unlock()
+		return v, nil
+	})
+	return v, err
+}
+
+// bytesOf computes bytes into a buffer, for get.
+func bytesOf(compute func(*bytes.Buffer) error) func() (any, error) {
+	return func() (any, error) {
 		var buf bytes.Buffer
 		if err := compute(&buf); err != nil {
 			return nil, err
 		}
-		body := buf.Bytes()
-		if len(body) <= maxAnswerBytes {
-			a.mu.Lock()
-			if _, ok := a.byKey[key]; !ok {
-				a.byKey[key] = a.lru.PushFront(&answer{key: key, body: body})
-				for a.lru.Len() > maxAnswers {
-					old := a.lru.Remove(a.lru.Back()).(*answer)
-					delete(a.byKey, old.key)
-				}
-			}
-			a.mu.Unlock()
-		}
-		return body, nil
-	})
-	if err != nil {
-		return nil, err
+		return buf.Bytes(), nil
 	}
-	return v.([]byte), nil
 }
 
 // replays keeps the answers of requests that change something and carried

@@ -74,13 +74,14 @@ type Server struct {
 	routes   []route
 	mux      *http.ServeMux
 	sessions *sessions
-	answers  *answers
+	answers  *answers // leaderboards, as JSON
+	reports  *answers // experiments' summaries, for their pages
 	replays  *replays
 }
 
 // New returns a Server of st. It fails if a route is not protected.
 func New(st *store.Store, cfg Config) (*Server, error) {
-	s := &Server{store: st, cfg: cfg.withDefaults(), mux: http.NewServeMux(), sessions: newSessions(), answers: newAnswers(), replays: newReplays()}
+	s := &Server{store: st, cfg: cfg.withDefaults(), mux: http.NewServeMux(), sessions: newSessions(), answers: newAnswers(256), reports: newAnswers(16), replays: newReplays()}
 	s.routes = s.table()
 	if err := checkRoutes(s.routes); err != nil {
 		return nil, err

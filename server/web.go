@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"crypto/subtle"
 	"errors"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/report"
@@ -165,11 +165,21 @@ func (s *Server) homePage(w http.ResponseWriter, r *http.Request, c *caller) err
 
 func (s *Server) experimentPage(w http.ResponseWriter, r *http.Request, c *caller) error {
 	name := r.PathValue("name")
-	x, err := compare.Summarize(r.Context(), s.store, compare.ExperimentQuery{Experiment: name, Limit: 20, History: 50, Runs: 100})
+	// The summary is a function of the experiment's evaluations and
+	// comparisons, which are only ever added to, so it is kept until one
+	// is added, and computed once for readers asking at the same time.
+	evals, comparisons, err := s.store.ExperimentVersions(r.Context(), name)
 	if err != nil {
 		return err
 	}
-	page, err := report.ExperimentPage(x, time.Now(), store.Version(), pageHrefs)
+	v, err := s.reports.get(fmt.Sprintf("%s\x00%d\x00%d", name, evals, comparisons), func() (any, error) {
+		return compare.Summarize(context.WithoutCancel(r.Context()), s.store, compare.ExperimentQuery{Experiment: name, Limit: 20, History: 50, Runs: 100})
+	})
+	if err != nil {
+		return err
+	}
+	x := v.(*compare.Experiment)
+	page, err := report.ExperimentPage(x, x.Generated, store.Version(), pageHrefs)
 	if err != nil {
 		return err
 	}

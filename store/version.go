@@ -5,20 +5,22 @@ import (
 	"fmt"
 )
 
-// ExperimentVersion is the ID of the newest evaluation of an experiment, 0
-// when it has none. Stored evaluations never change and are never removed,
-// so an answer computed from an experiment's evaluations (a leaderboard)
-// stays right while its version stays the same.
-func (s *Store) ExperimentVersion(ctx context.Context, experiment string) (int64, error) {
-	var v int64
-	err := s.pool.QueryRow(ctx, `
-		SELECT coalesce(max(e.id), 0)
-		FROM experiments x
-		JOIN runs r ON r.experiment_id = x.id
-		JOIN evaluations e ON e.run_id = r.id
-		WHERE x.name = $1`, experiment).Scan(&v)
+// ExperimentVersions are the IDs of the newest evaluation and of the newest
+// recorded comparison of an experiment, 0 when it has none. Evaluations and
+// comparisons are never changed or removed, and runs change only when an
+// evaluation is logged, so an answer computed from an experiment's
+// evaluations (a leaderboard), or from them and its history (a report),
+// stays right while these stay the same.
+func (s *Store) ExperimentVersions(ctx context.Context, experiment string) (evaluations, comparisons int64, err error) {
+	err = s.pool.QueryRow(ctx, `
+		SELECT
+		  (SELECT coalesce(max(e.id), 0) FROM experiments x
+		   JOIN runs r ON r.experiment_id = x.id JOIN evaluations e ON e.run_id = r.id
+		   WHERE x.name = $1),
+		  (SELECT coalesce(max(c.comparison_id), 0) FROM comparison_history c WHERE c.experiment = $1)`,
+		experiment).Scan(&evaluations, &comparisons)
 	if err != nil {
-		return 0, fmt.Errorf("experiment %q: %w", experiment, err)
+		return 0, 0, fmt.Errorf("experiment %q: %w", experiment, err)
 	}
-	return v, nil
+	return evaluations, comparisons, nil
 }
