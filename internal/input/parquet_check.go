@@ -286,6 +286,20 @@ const (
 	pageRatio    = 16
 )
 
+// decodeBudget bounds what all the pages of a file of size bytes may claim
+// to cost to decode, together: each page's uncompressed size, and
+// valueCost bytes for each value it claims. It is 64 MiB, and 1,024 bytes
+// more for each byte of the file: real data does not compress a
+// thousandfold across a whole file (a 50 MB file may claim 51 GB), while a
+// file of a few kilobytes, all claims and no data, gets under 70 MB of
+// work, where the bounds of one page alone would let each of its pages
+// cost hundreds of megabytes and seconds to decode.
+func decodeBudget(size int64) int64 { return 64<<20 + 1024*size }
+
+// valueCost is what parquet-go allocates for each value a page claims: 4
+// bytes of dictionary indexes or string offsets and 1 of levels.
+const valueCost = 5
+
 // maxPageValues bounds a data page's num_values: 2^26 (67,108,864).
 // Values are not bounded by bytes, since a run of nulls, or of one
 // dictionary entry, takes a few bytes however long it is, and older
@@ -391,6 +405,10 @@ func checkChunk(r io.ReaderAt, size int64, m *format.ColumnMetaData, codec forma
 		case values > maxPageValues:
 			return claims("%d values, more than the %d a page may hold", values, maxPageValues)
 		}
+		if pages.spent += uncompressed + valueCost*max(values, 0); pages.spent > decodeBudget(size) {
+			return fmt.Sprintf("the file is corrupt: its pages, up to %s, claim %.0f MB to decode, more than a file of %d bytes holds (at most %.0f MB)",
+				name, float64(pages.spent)/1e6, size, float64(decodeBudget(size))/1e6)
+		}
 		switch problem, decodes := pages.check(r, at, h, codec); {
 		case problem != "":
 			return fmt.Sprintf("%s is corrupt: %s", name, problem)
@@ -494,6 +512,9 @@ func (hr *headerReader) header(at int64) (*format.PageHeader, int64, string) {
 // pageDecoder decompresses the pages of the column chunks that Batches
 // reads, keeping its buffers and decoders from page to page.
 type pageDecoder struct {
+	// spent is what the pages checked so far claim to cost to decode, for
+	// the file's decodeBudget.
+	spent    int64
 	src, dst []byte // a page's compressed data, and its decompression
 	input    bytes.Reader
 	gzip     *gzip.Reader

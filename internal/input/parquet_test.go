@@ -440,6 +440,17 @@ func TestParquetPageHeaderBombRefused(t *testing.T) {
 			want:    "the header of page 1 of row group 1 is corrupt: it claims 1073741824 values, more than the 67108864 a page may hold",
 		},
 		{
+			// Within the bounds of one page, but more work than a file of
+			// a few kilobytes can hold: 2^26 values cost 320 MiB.
+			name:    "a page of 2^26 values in a file of a few kilobytes",
+			options: []parquet.WriterOption{uncompressed},
+			column:  "id",
+			page:    1,
+			edit:    setHeader(func(h *format.PageHeader) { h.DataPageHeaderV2.V.NumValues = 1 << 26 }),
+			footer:  func(md *format.FileMetaData) { md.RowGroups[0].NumRows = 1 << 40 },
+			want:    "the file is corrupt: its pages, up to page 1 of row group 1, claim 336 MB to decode, more than a file of ",
+		},
+		{
 			name:    "a statistic of 1 GiB",
 			options: []parquet.WriterOption{uncompressed},
 			column:  "item",
