@@ -51,6 +51,22 @@
 // is the step-wise sum of scikit-learn's average_precision_score, with no
 // interpolation.
 //
+// # Multi-class metrics
+//
+// With k classes, labels y_i in 0..k-1, scores p_{i,c} and ŷ_i the argmax
+// of row i:
+//
+//	accuracy       (1/n) Σ_i [ŷ_i = y_i]
+//	macro_f1       (1/|C|) Σ_{c∈C} 2·TP_c / (2·TP_c + FP_c + FN_c)
+//	micro_f1       2·ΣTP / (2·ΣTP + ΣFP + ΣFN), which equals accuracy
+//	log_loss       −(1/n) Σ_i ln(clip(p_{i,y_i}) / Σ_c clip(p_{i,c}))
+//	macro_roc_auc  (1/k) Σ_c roc_auc(y == c, p_{·,c})
+//
+// In macro_f1, TP_c, FP_c and FN_c count ŷ against y one-vs-rest, and C is
+// the set of classes that occur among the labels or the predictions (a
+// class that does neither has no F1 and is left out, as in scikit-learn's
+// f1_score(average="macro")).
+//
 // # Ties
 //
 // ROC AUC counts a tied (positive, negative) pair as ½, the Mann–Whitney

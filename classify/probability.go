@@ -34,7 +34,10 @@ func clip(p float64) float64 {
 //
 // LogLoss returns an error wrapping ErrNotProbability for a probability
 // outside [0, 1], and ErrLengths, ErrEmpty, ErrLabel or ErrNotFinite for
-// bad input.
+// bad input. scikit-learn's log_loss clips such a value silently instead;
+// it is refused here because a score outside [0, 1] is not a probability,
+// and clipping it would report a loss for scores of another kind, such as
+// logits.
 func LogLoss(labels []int8, probs []float64) (float64, error) {
 	if err := checkBinaryProbabilities("log loss", labels, probs); err != nil {
 		return 0, err
