@@ -344,8 +344,18 @@ func checkNewEvaluation(ev NewEvaluation) error {
 			return fmt.Errorf("%w: %w", ErrBadInput, err)
 		}
 	}
+	for _, k := range slices.Sorted(maps.Keys(ev.Metadata)) {
+		if err := checkName("metadata key", k); err != nil {
+			return fmt.Errorf("%w: %w", ErrBadInput, err)
+		}
+	}
 	if ev.IdempotencyKey != "" {
 		if err := checkName("idempotency key", ev.IdempotencyKey); err != nil {
+			return fmt.Errorf("%w: %w", ErrBadInput, err)
+		}
+	}
+	if ev.GitCommit != "" {
+		if err := checkName("git commit", ev.GitCommit); err != nil {
 			return fmt.Errorf("%w: %w", ErrBadInput, err)
 		}
 	}

@@ -31,6 +31,10 @@ var nameKinds = []struct {
 		ev.Params = map[string]any{"ok": 1.0, name: 2.0}
 	}},
 	{kind: "idempotency key", set: func(ev *store.NewEvaluation, _ *[]string, name string) { ev.IdempotencyKey = name }},
+	{kind: "metadata key", set: func(ev *store.NewEvaluation, _ *[]string, name string) {
+		ev.Metadata = map[string]any{"ok": 1.0, name: 2.0}
+	}},
+	{kind: "git commit", set: func(ev *store.NewEvaluation, _ *[]string, name string) { ev.GitCommit = name }},
 }
 
 // logNamed logs a one-sample evaluation of run with one kind of name set
