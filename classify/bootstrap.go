@@ -127,9 +127,10 @@ func (r BootstrapResult) Interval() stats.Interval {
 // what the metric itself returns on either model's scores (ErrEmpty,
 // ErrLabel, ErrNotFinite and ErrNotProbability naming the side,
 // ErrSingleClass for roc_auc and average_precision on one class,
-// ErrBadParameter for a threshold or number of bins), or what
-// stats.PairedBootstrapCounts returns for its options (stats.ErrBadParameter)
-// or a cancelled Context.
+// ErrBadParameter for a threshold or number of bins), ErrBadParameter for
+// an interval method other than percentile, or what
+// stats.PairedBootstrapCounts returns for the other options
+// (stats.ErrBadParameter) or a cancelled Context.
 func PairedBootstrap(metric string, labels []int8, left, right []float64, opts BootstrapOptions) (BootstrapResult, error) {
 	plan, err := planBootstrap(metric, labels, left, right, opts)
 	if err != nil {
@@ -169,6 +170,11 @@ func planBootstrap(metric string, labels []int8, left, right []float64, opts Boo
 	}
 	if len(labels) > math.MaxInt32 {
 		return bootPlan{}, fmt.Errorf("%w: %d samples; the bootstrap takes at most %d", ErrBadParameter, len(labels), math.MaxInt32)
+	}
+	if opts.Method != "" && opts.Method != stats.Percentile {
+		// BCa's acceleration would need a jackknife of the metric: n
+		// recomputations, where the bootstrap makes B.
+		return bootPlan{}, fmt.Errorf("%w: the paired bootstrap of a classifier metric gives %s intervals only, not %s", ErrBadParameter, stats.Percentile, opts.Method)
 	}
 	res := BootstrapResult{Metric: m.Name, LowerIsBetter: m.LowerIsBetter, Stratified: !opts.Unstratified, N: len(labels)}
 	switch m.Name {

@@ -225,7 +225,7 @@ func TestPairedBootstrapErrors(t *testing.T) {
 		{name: "single class AP", metric: "average_precision", labels: []int8{0, 0, 0, 0}, want: classify.ErrSingleClass},
 		{name: "threshold", metric: "f1", opts: func(o *classify.BootstrapOptions) { o.Threshold = math.NaN() }, want: classify.ErrBadParameter},
 		{name: "bins", metric: "ece", opts: func(o *classify.BootstrapOptions) { o.Bins = 0 }, want: classify.ErrBadParameter},
-		{name: "BCa", metric: "roc_auc", opts: func(o *classify.BootstrapOptions) { o.Method = stats.BCa }, want: stats.ErrBadParameter, message: "percentile"},
+		{name: "BCa", metric: "roc_auc", opts: func(o *classify.BootstrapOptions) { o.Method = stats.BCa }, want: classify.ErrBadParameter, message: "percentile intervals only, not bca"},
 		{name: "resamples", metric: "roc_auc", opts: func(o *classify.BootstrapOptions) { o.Resamples = stats.MaxResamples + 1 }, want: stats.ErrBadParameter},
 	}
 	for _, tt := range tests {
