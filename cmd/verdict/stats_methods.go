@@ -1,8 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/urfave/cli/v2"
 
+	"github.com/verdict-ml/verdict/classify"
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/internal/columns"
 	"github.com/verdict-ml/verdict/report"
@@ -179,9 +183,19 @@ func statsMethods() []statsMethod {
 			},
 		},
 		{
-			name: "paired-bootstrap", usage: "bootstrap interval of the mean difference; with units, a cluster bootstrap over units",
-			inputs: "left, right; units (optional: a unit ID per row)", flags: bootstrapFlags(),
+			name:   "paired-bootstrap",
+			usage:  "bootstrap interval of the mean difference; with units, a cluster bootstrap over units; with --metric, a stratified bootstrap of a classifier metric",
+			inputs: "left, right; units (optional: a unit ID per row). With --metric: label (0/1), left, right (two models' scores of each sample)",
+			flags:  append(bootstrapFlags(), classifierFlags()...),
 			run: func(c *cli.Context, in *columns.Columns) (any, error) {
+				if c.IsSet("metric") {
+					return classifierBootstrap(c, in)
+				}
+				for _, name := range []string{"stratify", "no-stratify", "threshold", "bins"} {
+					if c.IsSet(name) {
+						return nil, userError("--%s is for a classifier metric: it needs --metric", name)
+					}
+				}
 				left, right, err := in.Pair()
 				if err != nil {
 					return nil, err
@@ -252,6 +266,55 @@ func varianceFlag() cli.Flag {
 func bootstrapFlags() []cli.Flag {
 	return []cli.Flag{confidenceFlag(), resamplesFlag(), seedFlag(),
 		&cli.StringFlag{Name: "ci", Value: "percentile", Usage: "interval `METHOD`: percentile or bca"}}
+}
+
+// classifierFlags are paired-bootstrap's flags for a classifier metric.
+func classifierFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "metric", Usage: "classifier `METRIC`: roc_auc (auc), average_precision (ap), log_loss (logloss), brier, accuracy, precision, recall, f1 or ece"},
+		&cli.BoolFlag{Name: "stratify", Value: true, Usage: "draw positives from positives and negatives from negatives (--stratify=false or --no-stratify: all together)"},
+		&cli.BoolFlag{Name: "no-stratify", Usage: "draw all samples together"},
+		&cli.Float64Flag{Name: "threshold", Value: classify.DefaultThreshold, Usage: "score `T` at or above which accuracy, precision, recall and f1 predict positive"},
+		&cli.IntFlag{Name: "bins", Value: classify.DefaultBins, Usage: "number `B` of equal-width ece bins"},
+	}
+}
+
+// metricAliases are the short names --metric takes besides classify's.
+var metricAliases = map[string]string{"auc": "roc_auc", "ap": "average_precision", "logloss": "log_loss"}
+
+// classifierBootstrap is paired-bootstrap --metric: a label column and two
+// models' scores.
+func classifierBootstrap(c *cli.Context, in *columns.Columns) (any, error) {
+	metric := strings.ToLower(strings.TrimSpace(c.String("metric")))
+	if full, ok := metricAliases[metric]; ok {
+		metric = full
+	}
+	if c.IsSet("stratify") && c.IsSet("no-stratify") && c.Bool("stratify") == c.Bool("no-stratify") {
+		return nil, userError("--stratify=%t and --no-stratify=%t contradict each other", c.Bool("stratify"), c.Bool("no-stratify"))
+	}
+	column := "label"
+	if !in.Has(column) && in.Has("labels") {
+		column = "labels"
+	}
+	raw, err := in.Floats(column, true)
+	if err != nil {
+		return nil, err
+	}
+	labels, err := classify.BinaryLabels(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Source(), err)
+	}
+	left, right, err := in.Pair()
+	if err != nil {
+		return nil, err
+	}
+	opts := classify.BootstrapOptions{
+		Options:          classify.Options{Threshold: c.Float64("threshold"), Bins: c.Int("bins")},
+		Unstratified:     !c.Bool("stratify") || c.Bool("no-stratify"),
+		BootstrapOptions: bootstrapOptions(c),
+	}
+	opts.Context = c.Context
+	return classify.PairedBootstrap(metric, labels, left, right, opts)
 }
 
 func bootstrapOptions(c *cli.Context) stats.BootstrapOptions {

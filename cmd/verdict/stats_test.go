@@ -2,12 +2,17 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/verdict-ml/verdict/classify"
 )
 
 // runStats runs `verdict stats` with input on stdin (written to a file, as
@@ -15,7 +20,7 @@ import (
 func runStats(t *testing.T, input string, args ...string) result {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "input.json")
-	if strings.HasPrefix(strings.TrimSpace(input), "left") || strings.HasPrefix(strings.TrimSpace(input), "id") {
+	if trimmed := strings.TrimSpace(input); strings.HasPrefix(trimmed, "left") || strings.HasPrefix(trimmed, "id") || strings.HasPrefix(trimmed, "label") {
 		path = filepath.Join(t.TempDir(), "input.csv")
 	}
 	require.NoError(t, os.WriteFile(path, []byte(input), 0o644))
@@ -89,6 +94,14 @@ func TestStatsErrorsExitTwo(t *testing.T) {
 		{name: "missing flag", input: `{"left": [1, 2], "right": [2, 1]}`, args: []string{"corrected-t"}, want: "corrected-t needs --n-train and --n-test"},
 		{name: "no overlap", input: `{"left": {"a": 1}, "right": {"b": 2}}`, args: []string{"compare"}, want: "none shared"},
 		{name: "not JSON", input: `{"left": [1,`, args: []string{"paired-t"}, want: "not a JSON object of arrays"},
+		{name: "classifier flag without --metric", input: `{"left": [1, 2], "right": [2, 1]}`, args: []string{"paired-bootstrap", "--threshold", "0.3"}, want: "--threshold is for a classifier metric: it needs --metric"},
+		{name: "unknown classifier metric", input: "label,left,right\n0,0.1,0.2\n1,0.8,0.7\n", args: []string{"paired-bootstrap", "--metric", "gini"}, want: `unknown metric "gini"`},
+		{name: "classifier label", input: "label,left,right\n0,0.1,0.2\n0.5,0.8,0.7\n", args: []string{"paired-bootstrap", "--metric", "auc"}, want: "labels[1] is 0.5"},
+		{name: "classifier NaN", input: "label,left,right\n0,0.1,0.2\n1,NaN,0.7\n", args: []string{"paired-bootstrap", "--metric", "brier"}, want: "left value is not finite"},
+		{name: "classifier one class", input: "label,left,right\n1,0.1,0.2\n1,0.8,0.7\n", args: []string{"paired-bootstrap", "--metric", "ap"}, want: "only one class"},
+		{name: "classifier no labels", input: "left,right\n0.1,0.2\n0.8,0.7\n", args: []string{"paired-bootstrap", "--metric", "auc"}, want: `no "label" column`},
+		{name: "classifier BCa", input: "label,left,right\n0,0.1,0.2\n1,0.8,0.7\n", args: []string{"paired-bootstrap", "--metric", "auc", "--ci", "bca"}, want: "percentile intervals only"},
+		{name: "stratify both ways", input: "label,left,right\n0,0.1,0.2\n1,0.8,0.7\n", args: []string{"paired-bootstrap", "--metric", "auc", "--stratify", "--no-stratify"}, want: "contradict"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,5 +109,73 @@ func TestStatsErrorsExitTwo(t *testing.T) {
 			require.Equal(t, 2, res.code, "stderr: %s", res.stderr)
 			require.Contains(t, res.stderr, tt.want)
 		})
+	}
+}
+
+// classifierInput returns a CSV of label,left,right for n samples: the
+// right model sees the label more clearly than the left one.
+func classifierInput(n int) (string, []int8, []float64, []float64) {
+	r := rand.New(rand.NewPCG(5, 5))
+	labels := make([]int8, n)
+	left, right := make([]float64, n), make([]float64, n)
+	var b strings.Builder
+	b.WriteString("label,left,right\n")
+	for i := range n {
+		if r.Float64() < 0.2 {
+			labels[i] = 1
+		}
+		y := float64(labels[i])
+		left[i] = 1 / (1 + math.Exp(-(y + 1.5*r.NormFloat64())))
+		right[i] = 1 / (1 + math.Exp(-(2*y + 1.5*r.NormFloat64())))
+		fmt.Fprintf(&b, "%d,%v,%v\n", labels[i], left[i], right[i])
+	}
+	return b.String(), labels, left, right
+}
+
+// TestStatsPairedBootstrapMetric runs paired-bootstrap --metric on a CSV of
+// labels and two models' scores: the output is classify.PairedBootstrap's
+// on the same data and options, whatever name or spelling of the flags.
+func TestStatsPairedBootstrapMetric(t *testing.T) {
+	t.Parallel()
+	input, labels, left, right := classifierInput(300)
+	tests := []struct {
+		name   string
+		args   []string
+		metric string
+		opts   func(*classify.BootstrapOptions)
+	}{
+		{name: "auc", args: []string{"--metric", "auc"}, metric: "roc_auc"},
+		{name: "roc_auc", args: []string{"--metric", "ROC_AUC"}, metric: "roc_auc"},
+		{name: "ap unstratified", args: []string{"--metric", "ap", "--no-stratify"}, metric: "average_precision",
+			opts: func(o *classify.BootstrapOptions) { o.Unstratified = true }},
+		{name: "logloss", args: []string{"--metric", "logloss", "--stratify=false", "--seed", "7"}, metric: "log_loss",
+			opts: func(o *classify.BootstrapOptions) { o.Unstratified, o.Seed = true, 7 }},
+		{name: "f1 at a threshold", args: []string{"--metric", "f1", "--threshold", "0.4", "--confidence", "0.9"}, metric: "f1",
+			opts: func(o *classify.BootstrapOptions) { o.Threshold, o.Confidence = 0.4, 0.9 }},
+		{name: "ece", args: []string{"--metric", "ece", "--bins", "5"}, metric: "ece",
+			opts: func(o *classify.BootstrapOptions) { o.Bins = 5 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res := runStats(t, input, append([]string{"paired-bootstrap", "--resamples", "400", "--format", "json"}, tt.args...)...)
+			require.Equal(t, 0, res.code, res.stderr)
+			opts := classify.DefaultBootstrapOptions()
+			opts.Resamples = 400
+			if tt.opts != nil {
+				tt.opts(&opts)
+			}
+			want, err := classify.PairedBootstrap(tt.metric, labels, left, right, opts)
+			require.NoError(t, err)
+			var got classify.BootstrapResult
+			require.NoError(t, json.Unmarshal([]byte(res.stdout), &got))
+			require.Equal(t, want, got)
+		})
+	}
+
+	res := runStats(t, input, "paired-bootstrap", "--metric", "auc")
+	require.Equal(t, 0, res.code, res.stderr)
+	for _, field := range []string{"metric               roc_auc", "stratified           true", "p_value", "undefined_resamples  0"} {
+		require.Contains(t, res.stdout, field)
 	}
 }
