@@ -36,6 +36,20 @@
 // gzip stream that expands to one line of gigabytes is refused at that line
 // after 4 MiB (see internal/input's limits).
 //
+// Some input is held in memory by design: the qrels and a targets table,
+// read whole, and a TREC run whose queries are not grouped, as well as the
+// IDs that the readers keep while they stream and the one query or sample
+// they rank. The TREC and table readers estimate what they hold as they
+// read (the bytes of the IDs kept, plus a fixed cost per entry) and refuse
+// an input that would hold more than RankingOptions.MaxHeldBytes, 2 GiB
+// unless set, with an error that names the line where it passed the bound
+// and says what to do: split the evaluation into parts, or sort a run by
+// query so that it streams. So a few megabytes of gzip that expand to
+// hundreds of millions of distinct qrels lines are refused after about
+// 2 GiB, rather than growing until the process dies. Real inputs hold far
+// less: MS MARCO's passage qrels about 110 MiB, and the targets of a
+// million users with ten items each about 250 MiB.
+//
 // Every reader takes a sample ID (a TREC query) as its text without the
 // white space around it (spaces, tabs, no-break spaces), and so do the table
 // readers for an item ID: " u1" in a CSV table, "u1 " in a NumPy array of

@@ -2,14 +2,20 @@ package evaluate_test
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/verdict-ml/verdict/evaluate"
@@ -225,4 +231,250 @@ func TestLongSampleIDRefused(t *testing.T) {
 	_, _, err = readRankings(t, r)
 	require.ErrorIs(t, err, evaluate.ErrBadInput)
 	require.EqualError(t, err, filepath.Join(dir, "trec.run")+`: line 2 (row 1, query "`+long[:64]+`"... (2000 bytes)): the query ID is 2000 bytes long; at most 1024 are allowed`)
+}
+
+// heldBomb is an input that the readers hold in memory, by design, more of
+// the longer it is: a file of n lines that line appends (or, for a Parquet
+// table, records that row makes), standing in for the file of the same
+// name in heldSmall.
+type heldBomb struct {
+	name    string // as in heldSmall
+	file    string // the bomb's own name
+	head    string // its first lines: a table's header
+	line    func(b []byte, i int) []byte
+	row     func(i int) pqTargetText // for a Parquet table, instead of line
+	perLine int                      // the memory a line holds, about (within a factor of 2)
+	want    string                   // the problem, with %s for the bound
+	// allocs bounds what reading the bomb up to the bound allocates, freed
+	// or not, in multiples of the bound: about 2 for maps, whose tables
+	// double as they grow, and 5 for one large slice, which append grows a
+	// quarter at a time, so that the arrays it leaves behind add up to 4
+	// times the last.
+	allocs float64
+}
+
+// pqTargetText is a record of a targets table in Parquet, with text items.
+type pqTargetText struct {
+	SampleID string `parquet:"sample_id"`
+	Item     string `parquet:"item"`
+}
+
+// heldSmall are the files that go with a bomb: small, and read whole.
+var heldSmall = map[string][]byte{
+	"trec.run":        []byte("q0 Q0 d0 1 1 t\n"),
+	"trec.qrels":      []byte("q0 0 d0 1\n"),
+	"predictions.csv": []byte("sample_id,item,rank\nu0,i0,1\n"),
+	"targets.csv":     []byte("sample_id,item\nu0,i0\n"),
+}
+
+// appendLine appends to b a line of parts, strings and ints, one after
+// another.
+func appendLine(b []byte, parts ...any) []byte {
+	for i, p := range parts {
+		switch p := p.(type) {
+		case int:
+			b = strconv.AppendInt(b, int64(p), 10)
+		case string:
+			b = append(b, p...)
+		}
+		if i == len(parts)-1 {
+			b = append(b, '\n')
+		}
+	}
+	return b
+}
+
+// heldBombs hold memory in each way the readers do: the qrels; a run read
+// whole, its query IDs, and one query of a grouped run; a targets table,
+// in CSV and in Parquet; and the predictions' IDs, and one sample's
+// predictions.
+var heldBombs = []heldBomb{
+	{
+		name: "trec.qrels", file: "trec.qrels.gz", perLine: 90, allocs: 2.5,
+		line: func(b []byte, i int) []byte { return appendLine(b, "q", i/100, " 0 d", i, " 1") },
+		want: "the targets held in memory pass %s; verdict holds a qrels file whole, as trec_eval does: split the evaluation into parts",
+	},
+	{
+		name: "trec.run", file: "ungrouped.run.gz", perLine: 35, allocs: 6,
+		line: func(b []byte, i int) []byte { return appendLine(b, "q", i%2, " Q0 d", i, " ", i/2+1, " 1 t") },
+		want: "the run held in memory passes %s with the qrels; its queries are not grouped, so verdict holds it whole: sort the run by query (sort -k1,1 -s) so that it streams",
+	},
+	{
+		name: "trec.run", file: "queries.run.gz", perLine: 60, allocs: 2.5,
+		line: func(b []byte, i int) []byte { return appendLine(b, "q", i, " Q0 d0 1 1 t") },
+		want: "the run's query IDs held in memory pass %s with the qrels; verdict keeps them to tell whether the run is grouped by query: split the evaluation into parts",
+	},
+	{
+		name: "trec.run", file: "query.run.gz", perLine: 35, allocs: 6,
+		line: func(b []byte, i int) []byte { return appendLine(b, "q0 Q0 d", i, " ", i+1, " 1 t") },
+		want: "the query's documents held in memory pass %s with the qrels; verdict holds a query's documents together to rank them: keep only each query's top documents",
+	},
+	{
+		name: "targets.csv", file: "targets.csv.gz", head: "sample_id,item\n", perLine: 105, allocs: 3,
+		line: func(b []byte, i int) []byte { return appendLine(b, "u", i/10, ",i", i) },
+		want: "the targets held in memory pass %s; verdict holds a targets table whole: split the evaluation into parts",
+	},
+	{
+		name: "targets.csv", file: "targets.parquet", perLine: 105, allocs: 3,
+		row:  func(i int) pqTargetText { return pqTargetText{"u" + strconv.Itoa(i/10), "i" + strconv.Itoa(i)} },
+		want: "the targets held in memory pass %s; verdict holds a targets table whole: split the evaluation into parts",
+	},
+	{
+		name: "predictions.csv", file: "samples.csv.gz", head: "sample_id,item,rank\n", perLine: 145, allocs: 2.5,
+		line: func(b []byte, i int) []byte { return appendLine(b, "u", i, ",i", i, ",1") },
+		want: "the predictions' sample and item IDs held in memory pass %s with the targets; verdict keeps them to check that each sample's predictions are together and to match items: split the evaluation into parts",
+	},
+	{
+		name: "predictions.csv", file: "sample.csv.gz", head: "sample_id,item,rank\n", perLine: 115, allocs: 3.5,
+		line: func(b []byte, i int) []byte { return appendLine(b, "u0,i", i, ",", i+1) },
+		want: "the sample's predictions held in memory pass %s with the targets; verdict holds a sample's predictions together to rank them: keep only each sample's top predictions",
+	},
+}
+
+// write writes the bomb with n lines or records to a fresh temporary
+// directory, gzipped unless it is Parquet, and returns its path.
+func (bomb heldBomb) write(t *testing.T, n int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), bomb.file)
+	if bomb.row != nil {
+		f, err := os.Create(path)
+		require.NoError(t, err)
+		w := parquet.NewGenericWriter[pqTargetText](f)
+		rows := make([]pqTargetText, 0, 4096)
+		for i := range n {
+			rows = append(rows, bomb.row(i))
+			if len(rows) == cap(rows) || i == n-1 {
+				_, err = w.Write(rows)
+				require.NoError(t, err)
+				rows = rows[:0]
+			}
+		}
+		require.NoError(t, w.Close())
+		require.NoError(t, f.Close())
+		return path
+	}
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	zw, err := gzip.NewWriterLevel(f, gzip.BestSpeed)
+	require.NoError(t, err)
+	bw := bufio.NewWriterSize(zw, 1<<16)
+	_, err = bw.WriteString(bomb.head)
+	require.NoError(t, err)
+	var b []byte
+	for i := range n {
+		b = bomb.line(b[:0], i)
+		_, err = bw.Write(b)
+		require.NoError(t, err)
+	}
+	require.NoError(t, bw.Flush())
+	require.NoError(t, zw.Close())
+	require.NoError(t, f.Close())
+	return path
+}
+
+// read opens the bomb at path with the small files of dir and reads the
+// rankings to the end or the first error, checking the rows unless lean,
+// which allocates nothing beyond what the reader does.
+func (bomb heldBomb) read(t *testing.T, dir, path string, opts evaluate.RankingOptions, lean bool) error {
+	t.Helper()
+	files := func(name string) string {
+		if name == bomb.name {
+			return path
+		}
+		return filepath.Join(dir, name)
+	}
+	var (
+		r   evaluate.Rankings
+		err error
+	)
+	if strings.HasPrefix(bomb.name, "trec.") {
+		r, err = evaluate.OpenTRECRankings(files("trec.run"), files("trec.qrels"), opts)
+	} else {
+		r, err = evaluate.OpenTableRankings(files("predictions.csv"), files("targets.csv"), opts)
+	}
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if !lean {
+		_, _, err = readRankings(t, r)
+		return err
+	}
+	for {
+		if _, err := r.Next(); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// heldRefused checks that err refuses the bomb at path, held past the
+// bound, and returns the line or record where it did.
+func (bomb heldBomb) heldRefused(t *testing.T, path string, bound int, err error) int {
+	t.Helper()
+	require.ErrorIs(t, err, evaluate.ErrBadInput)
+	boundText := fmt.Sprintf("%d MiB", bound>>20)
+	pattern := "^" + regexp.QuoteMeta(path) + `: (?:line|record) (\d+)(?: \([^)]*\))?: ` + regexp.QuoteMeta(fmt.Sprintf(bomb.want, boundText)) + "$"
+	m := regexp.MustCompile(pattern).FindStringSubmatch(err.Error())
+	require.NotNil(t, m, "error %q does not match %q", err, pattern)
+	at, _ := strconv.Atoi(m[1])
+	lines := bound / bomb.perLine
+	require.True(t, at >= lines/2 && at <= 2*lines, "refused at %d, but a line holds about %d bytes of the %d: about %d lines", at, bomb.perLine, bound, lines)
+	return at
+}
+
+// The inputs that the readers hold in memory, by design, are refused when
+// what they hold passes RankingOptions.MaxHeldBytes, at the line or record
+// where it did, with what to do; and read as before below it. The qrels
+// and targets tables are bounded as much when FingerprintTargets reads
+// them.
+func TestHeldMemoryRefused(t *testing.T) {
+	const bound = 1 << 20
+	dir := writeFiles(t, heldSmall)
+	for _, bomb := range heldBombs {
+		t.Run(bomb.file, func(t *testing.T) {
+			// A tenth of the lines read.
+			small := bomb.write(t, bound/bomb.perLine/10)
+			require.NoError(t, bomb.read(t, dir, small, evaluate.RankingOptions{Width: 100, MaxHeldBytes: bound}, false))
+
+			path := bomb.write(t, 4*bound/bomb.perLine)
+			err := bomb.read(t, dir, path, evaluate.RankingOptions{Width: 100, MaxHeldBytes: bound}, false)
+			at := bomb.heldRefused(t, path, bound, err)
+			t.Logf("refused at %d: %v", at, err)
+
+			if bomb.name == "trec.qrels" || bomb.name == "targets.csv" {
+				format := "table"
+				if bomb.name == "trec.qrels" {
+					format = "qrels"
+				}
+				defer evaluate.SetDefaultMaxHeldBytes(bound)()
+				_, _, err := evaluate.FingerprintTargets(path, "", format)
+				require.Equal(t, at, bomb.heldRefused(t, path, bound, err), "FingerprintTargets refuses at the same line")
+			}
+		})
+	}
+}
+
+// A gzip bomb whose lines would hold twice the default bound is
+// refused having allocated, freed or not, a small multiple of the bound,
+// whatever the bomb's size: what the readers hold follows their estimate.
+// The default is set to 64 MiB, for speed, in place of 2 GiB.
+func TestHeldMemoryBombs(t *testing.T) {
+	const bound = 64 << 20
+	defer evaluate.SetDefaultMaxHeldBytes(bound)()
+	dir := writeFiles(t, heldSmall)
+	for _, bomb := range heldBombs {
+		t.Run(bomb.file, func(t *testing.T) {
+			path := bomb.write(t, 2*bound/bomb.perLine)
+			var err error
+			alloc := inputtest.Allocated(func() {
+				err = bomb.read(t, dir, path, evaluate.RankingOptions{Width: 100}, true)
+			})
+			bomb.heldRefused(t, path, bound, err)
+			t.Logf("%s: allocated %.1f MiB", bomb.file, float64(alloc)/(1<<20))
+			require.Less(t, float64(alloc), bomb.allocs*bound, "bytes allocated")
+		})
+	}
 }

@@ -46,7 +46,7 @@ var ErrUnknownFormat = errors.New("unknown input format")
 const defaultRankingBatch = 4096
 
 // RankingOptions tune a ranking reader. The zero value reads every rank
-// position, validates, and reads batches of 4096 rows.
+// position, validates, reads batches of 4096 rows, and holds at most 2 GiB.
 type RankingOptions struct {
 	// Width caps the rank positions read per row: hits are built, and
 	// predictions validated, for the first min(K, Width) positions only, so
@@ -64,6 +64,15 @@ type RankingOptions struct {
 	SkipValidation bool
 	// BatchSize is the number of rows per batch; 0 means 4096.
 	BatchSize int
+	// MaxHeldBytes bounds the memory that a TREC or table reader holds, as
+	// it estimates it: what it holds whole (the qrels, a targets table, a
+	// run whose queries are not grouped), the IDs it keeps while it
+	// streams, and the query or sample it ranks. Past it, the reader
+	// refuses the input with an error wrapping ErrBadInput that names the
+	// line where it passed the bound and what to do. 0 means
+	// DefaultMaxHeldBytes (2 GiB). The NumPy reader streams every array,
+	// a batch of rows at a time, and needs no such bound.
+	MaxHeldBytes int64
 }
 
 func (o RankingOptions) batchSize() int {

@@ -37,7 +37,8 @@ import (
 // The targets are read whole when the reader opens, with item IDs interned;
 // the predictions are streamed one sample at a time. A sample of the targets
 // without predictions is a row of its own, after the predictions' rows,
-// with no hits; MissingSamples says how many there are.
+// with no hits; MissingSamples says how many there are. What the reader
+// holds is bounded (RankingOptions.MaxHeldBytes).
 //
 // Without RankingOptions.Width, the width is the number of predictions of
 // the first sample, and with validation on a later sample with more is an
@@ -51,6 +52,7 @@ type TableRankings struct {
 	width     int
 	capped    bool // the width is RankingOptions.Width
 	byRank    bool // order by rank rather than by score
+	held      heldMemory
 
 	items    map[string]int32 // interned item IDs, of targets and predictions
 	byNumber []int32          // for item IDs that are small integers: index+1, or 0
@@ -86,6 +88,9 @@ type tableSample struct {
 	predicted  bool
 }
 
+// tableSampleBytes is the size of a tableSample, for heldMemory.
+const tableSampleBytes = 32
+
 // tableGroup is the predictions of one sample.
 type tableGroup struct {
 	id    string
@@ -120,13 +125,15 @@ type tableSource interface {
 //
 // It returns an error wrapping ErrUnknownFormat when a file's extension is
 // not .csv, .tsv (each optionally followed by .gz) or .parquet, one wrapping
-// ErrBadInput for a missing column or a malformed targets record, and the
+// ErrBadInput for a missing column, a malformed targets record or targets
+// that would hold more memory than opts.MaxHeldBytes, and the
 // *os.PathError of os.Open when a file cannot be opened.
 func OpenTableRankings(predictions, targets string, opts RankingOptions) (_ *TableRankings, err error) {
 	r := &TableRankings{
 		predPath:  predictions,
 		validate:  !opts.SkipValidation,
 		batchSize: opts.batchSize(),
+		held:      newHeld(opts.maxHeld()),
 		items:     map[string]int32{},
 		bySamp:    map[string]int32{},
 		seen:      map[string]int64{},
@@ -277,11 +284,22 @@ func (r *TableRankings) readTargets(path string) error {
 		if !ok {
 			s = int32(len(r.samples))
 			r.bySamp[rec.id] = s
+			n := cap(r.samples)
 			r.samples = append(r.samples, tableSample{id: rec.id})
+			r.held.add(heldSample + len(rec.id) + grown(n, cap(r.samples), tableSampleBytes))
 		}
+		ns, ni := cap(sampleOf), cap(itemOf)
 		sampleOf = append(sampleOf, s)
 		itemOf = append(itemOf, r.intern(rec.item))
+		r.held.add(heldTargetLine + grown(ns, cap(sampleOf), 4) + grown(ni, cap(itemOf), 4))
+		if r.held.over() {
+			at := input.Location{Path: path, Unit: src.unit(), Pos: rec.pos}.WithSample(rec.id)
+			return r.held.refuse(at, "the targets held in memory pass %s; verdict holds a targets table whole: split the evaluation into parts")
+		}
 	}
+	// sampleOf and itemOf, and the counts and fill positions, are garbage
+	// once related is filled.
+	defer r.held.add(-grown(0, cap(sampleOf), 4) - grown(0, cap(itemOf), 4) - 8*len(r.samples))
 	// Counting sort of the items by sample, then each sample's sorted and
 	// made distinct.
 	counts := make([]int32, len(r.samples)+1)
@@ -322,13 +340,17 @@ func (r *TableRankings) intern(item string) int32 {
 	if !ok {
 		id = int32(len(r.names))
 		s := strings.Clone(item)
+		n := cap(r.names)
 		r.names = append(r.names, s)
 		r.items[s] = id
 		r.stamps.grow(len(r.names))
+		r.held.add(heldItem + len(s) + grown(n, cap(r.names), 16))
 	}
 	if small {
 		if v >= len(r.byNumber) {
+			n := cap(r.byNumber)
 			r.byNumber = append(r.byNumber, make([]int32, v+1-len(r.byNumber))...)
+			r.held.add(grown(n, cap(r.byNumber), 4))
 		}
 		r.byNumber[v] = id + 1
 	}
@@ -407,10 +429,25 @@ func (r *TableRankings) readGroup() error {
 		return r.at(r.rec.pos, r.row, g.id).Errorf(ErrBadInput, "sample %q already had its predictions at row %d; the predictions must be grouped by sample_id, so sort them by sample_id first", g.id, first)
 	}
 	r.seen[g.id] = r.row
+	r.held.add(heldMapEntry + len(g.id))
+	start := r.held.n
 	for r.recOK && r.rec.id == g.id {
+		// order, which addGroup fills, has an index of 4 bytes for each
+		// item.
+		ni, nk, np := cap(g.items), cap(g.keys), cap(g.pos)
 		g.items = append(g.items, r.intern(r.rec.item))
 		g.keys = append(g.keys, r.rec.key)
 		g.pos = append(g.pos, r.rec.pos)
+		r.held.add(grown(ni, cap(g.items), 8) + grown(nk, cap(g.keys), 8) + grown(np, cap(g.pos), 8))
+		if r.held.over() {
+			at := r.at(r.rec.pos, r.row, g.id)
+			// Blame the sample when it added most of what is held, the
+			// IDs of all the samples otherwise.
+			if r.held.n-start > r.held.max/2 {
+				return r.held.refuse(at, "the sample's predictions held in memory pass %s with the targets; verdict holds a sample's predictions together to rank them: keep only each sample's top predictions")
+			}
+			return r.held.refuse(at, "the predictions' sample and item IDs held in memory pass %s with the targets; verdict keeps them to check that each sample's predictions are together and to match items: split the evaluation into parts")
+		}
 		if err := r.readAhead(); err != nil {
 			return err
 		}

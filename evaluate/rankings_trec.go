@@ -36,8 +36,9 @@ import (
 // run is read twice: once when the reader opens, for each query's number
 // of documents, and once more while streaming. When the run's lines are
 // grouped by query, as trec_eval and every common toolkit write them, the
-// second pass holds one query at a time; otherwise it reads the whole run
-// into memory first.
+// second pass holds one query at a time; otherwise the first pass stops
+// at the first line out of its group, and the reader reads the whole run
+// into memory. What it holds is bounded (RankingOptions.MaxHeldBytes).
 //
 // With validation on, a score must be finite and a document may appear
 // only once per query (trec_eval refuses such runs too).
@@ -48,6 +49,7 @@ type TRECRankings struct {
 	batchSize int
 	width     int
 	grouped   bool
+	held      heldMemory
 
 	docs    map[string]int32 // relevant documents of the qrels, by ID
 	names   []string         // document of each ID
@@ -95,6 +97,9 @@ type runDoc struct {
 	line       int64
 }
 
+// runDocBytes is the size of a runDoc, for heldMemory.
+const runDocBytes = 24
+
 func (q *runQuery) doc(i int) []byte { d := q.docs[i]; return q.text[d.start:d.end] }
 
 func (q *runQuery) reset(id string) {
@@ -109,8 +114,9 @@ func (q *runQuery) reset(id string) {
 // opts.Width when it is set.
 //
 // It returns an error wrapping ErrBadInput for a malformed qrels line (or
-// run line, when the run is read whole), and the *os.PathError of os.Open
-// when a file cannot be opened. Next reports the problems of the run's
+// run line, when the run is read whole) and for input that would hold more
+// memory than opts.MaxHeldBytes, and the *os.PathError of os.Open when a
+// file cannot be opened. Next reports the problems of the run's
 // lines, each naming the line, the row and the query.
 func OpenTRECRankings(run, qrels string, opts RankingOptions) (_ *TRECRankings, err error) {
 	r := &TRECRankings{
@@ -118,6 +124,7 @@ func OpenTRECRankings(run, qrels string, opts RankingOptions) (_ *TRECRankings, 
 		qrelsPath: qrels,
 		validate:  !opts.SkipValidation,
 		batchSize: opts.batchSize(),
+		held:      newHeld(opts.maxHeld()),
 		docs:      map[string]int32{},
 		byQuery:   map[string]*qrelsQuery{},
 		inRun:     true,
@@ -139,15 +146,15 @@ func OpenTRECRankings(run, qrels string, opts RankingOptions) (_ *TRECRankings, 
 	if err != nil {
 		return nil, err
 	}
-	r.width, r.grouped = opts.width(most), grouped
 	if r.lines, err = r.rewind(); err != nil {
 		return nil, err
 	}
 	if !grouped {
-		if err := r.readWholeRun(); err != nil {
+		if most, err = r.readWholeRun(); err != nil {
 			return nil, err
 		}
 	}
+	r.width, r.grouped = opts.width(most), grouped
 	return r, nil
 }
 
@@ -193,18 +200,26 @@ func (r *TRECRankings) readQrels() error {
 		if q == nil {
 			q = &qrelsQuery{id: query}
 			r.byQuery[q.id] = q
+			n := cap(r.queries)
 			r.queries = append(r.queries, q)
+			r.held.add(heldQrelsQuery + len(query) + grown(n, cap(r.queries), 8))
 		}
-		if rel <= 0 {
-			continue
+		if rel > 0 {
+			id, ok := r.docs[string(fields[2])]
+			if !ok {
+				id = int32(len(r.names))
+				n := cap(r.names)
+				r.names = append(r.names, string(fields[2]))
+				r.docs[r.names[id]] = id
+				r.held.add(heldQrelsDoc + len(fields[2]) + grown(n, cap(r.names), 16))
+			}
+			n := cap(q.relevant)
+			q.relevant = append(q.relevant, id)
+			r.held.add(grown(n, cap(q.relevant), 4))
 		}
-		id, ok := r.docs[string(fields[2])]
-		if !ok {
-			id = int32(len(r.names))
-			r.names = append(r.names, string(fields[2]))
-			r.docs[r.names[id]] = id
+		if r.held.over() {
+			return r.held.refuse(loc, "the targets held in memory pass %s; verdict holds a qrels file whole, as trec_eval does: split the evaluation into parts")
 		}
-		q.relevant = append(q.relevant, id)
 	}
 	for _, q := range r.queries {
 		slices.Sort(q.relevant)
@@ -214,19 +229,24 @@ func (r *TRECRankings) readQrels() error {
 }
 
 // scanRun reads the run once for the largest number of documents of a
-// query, and whether each query's lines are together.
+// query, and whether each query's lines are together. It stops at the
+// first line that shows they are not, since the run is then read whole,
+// which counts each query's documents.
 func (r *TRECRankings) scanRun() (most int, grouped bool, err error) {
 	lines, err := r.rewind()
 	if err != nil {
 		return 0, false, err
 	}
+	// seen holds every query ID of the run; it is garbage once the scan
+	// is over.
 	seen := map[string]bool{}
+	held := 0
+	defer func() { r.held.add(-held) }()
 	var (
 		cur    []byte
 		count  int
 		fields [1][]byte
 	)
-	grouped = true
 	for {
 		line, err := lines.Next()
 		if err == io.EOF {
@@ -240,62 +260,53 @@ func (r *TRECRankings) scanRun() (most int, grouped bool, err error) {
 		}
 		if q := bytes.TrimSpace(fields[0]); !bytes.Equal(q, cur) || cur == nil {
 			if seen[string(q)] {
-				grouped = false
+				return 0, false, nil
 			}
 			seen[string(q)] = true
+			held += heldMapEntry + len(q)
+			r.held.add(heldMapEntry + len(q))
+			if r.held.over() {
+				at := input.Location{Path: r.runPath, Pos: lines.N, SampleNoun: "query"}.WithSample(string(q))
+				return 0, false, r.held.refuse(at, "the run's query IDs held in memory pass %s with the qrels; verdict keeps them to tell whether the run is grouped by query: split the evaluation into parts")
+			}
 			cur = append(cur[:0], q...)
 			count = 0
 		}
 		count++
 		most = max(most, count)
 	}
-	if !grouped {
-		// Count again, per query, over the whole run.
-		counts := map[string]int{}
-		if lines, err = r.rewind(); err != nil {
-			return 0, false, err
-		}
-		most = 0
-		for {
-			line, err := lines.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return 0, false, r.readError(lines.N+1, err)
-			}
-			if splitFields(line, fields[:]) > 0 {
-				q := string(bytes.TrimSpace(fields[0]))
-				counts[q]++
-				most = max(most, counts[q])
-			}
-		}
-	}
-	return most, grouped, nil
+	return most, true, nil
 }
 
 // readWholeRun reads a run whose lines are not grouped by query, query by
-// query in the order of their first lines.
-func (r *TRECRankings) readWholeRun() error {
+// query in the order of their first lines, and returns the largest number
+// of documents of a query.
+func (r *TRECRankings) readWholeRun() (most int, _ error) {
 	byID := map[string]int{}
 	for {
 		q, line, problem, err := r.readLine()
 		if err == io.EOF {
-			return nil
+			return most, nil
 		}
 		if err != nil {
-			return err
+			return 0, err
 		}
 		i, ok := byID[q]
 		if !ok {
 			i = len(r.whole)
 			byID[q] = i
+			n := cap(r.whole)
 			r.whole = append(r.whole, &runQuery{id: q})
+			r.held.add(heldRunQuery + len(q) + grown(n, cap(r.whole), 8))
 		}
 		if problem != "" {
-			return r.lineError(q, line, int64(i), problem)
+			return 0, r.lineError(q, line, int64(i), problem)
 		}
-		r.whole[i].add(line)
+		r.held.add(r.whole[i].add(line))
+		most = max(most, len(r.whole[i].docs))
+		if r.held.over() {
+			return 0, r.held.refuse(r.queryAt(line.line, int64(i), q), "the run held in memory passes %s with the qrels; its queries are not grouped, so verdict holds it whole: sort the run by query (sort -k1,1 -s) so that it streams")
+		}
 	}
 }
 
@@ -306,10 +317,14 @@ type runLine struct {
 	line  int64
 }
 
-func (q *runQuery) add(l runLine) {
+// add appends a line's document to q and returns the bytes by which q
+// grew.
+func (q *runQuery) add(l runLine) int {
+	text, docs := cap(q.text), cap(q.docs)
 	start := int32(len(q.text))
 	q.text = append(q.text, l.doc...)
 	q.docs = append(q.docs, runDoc{score: l.score, start: start, end: int32(len(q.text)), line: l.line})
+	return grown(text, cap(q.text), 1) + grown(docs, cap(q.docs), runDocBytes)
 }
 
 // readLine reads and parses the next line of the run, skipping blank ones.
@@ -482,7 +497,7 @@ func (r *TRECRankings) nextRunQuery() (*runQuery, error) {
 		}
 		r.pending = &runQuery{}
 		r.pending.reset(q)
-		r.pending.add(l)
+		r.held.add(r.pending.add(l))
 	}
 	if r.pending.id == "" {
 		return nil, io.EOF
@@ -508,10 +523,13 @@ func (r *TRECRankings) nextRunQuery() (*runQuery, error) {
 		}
 		if q != r.cur.id {
 			r.pending.reset(q)
-			r.pending.add(l)
+			r.held.add(r.pending.add(l))
 			return &r.cur, nil
 		}
-		r.cur.add(l)
+		r.held.add(r.cur.add(l))
+		if r.held.over() {
+			return nil, r.held.refuse(r.queryAt(l.line, r.row, q), "the query's documents held in memory pass %s with the qrels; verdict holds a query's documents together to rank them: keep only each query's top documents")
+		}
 	}
 }
 
@@ -568,6 +586,7 @@ func (r *TRECRankings) checkDuplicates(q *runQuery, loc input.Location) error {
 	for i := range q.docs {
 		order = append(order, int32(i))
 	}
+	r.held.add(grown(cap(r.order), cap(order), 4))
 	r.order = order
 	slices.SortFunc(order, func(x, y int32) int {
 		if c := bytes.Compare(q.doc(int(x)), q.doc(int(y))); c != 0 {

@@ -32,7 +32,8 @@ import (
 //
 // As in the readers, a column index of the matrix is an item ID written in
 // decimal, and a sample's repeated items count once. Qrels and tables are
-// read whole, as OpenTRECRankings and OpenTableRankings read them.
+// read whole, as OpenTRECRankings and OpenTableRankings read them, and
+// refused past DefaultMaxHeldBytes of memory.
 //
 // FingerprintTargets returns an error wrapping ErrUnknownFormat when the
 // format is unknown or, for "", the extension is none of those above (for
@@ -141,7 +142,7 @@ func csrTargets(path, sampleIDs string) (*fingerprint.Set, error) {
 // document, which TRECRankings returns as a row, from the run or missing
 // from it.
 func qrelsTargets(path string) (*fingerprint.Set, error) {
-	r := &TRECRankings{qrelsPath: path, docs: map[string]int32{}, byQuery: map[string]*qrelsQuery{}}
+	r := &TRECRankings{qrelsPath: path, held: newHeld(defaultMaxHeld), docs: map[string]int32{}, byQuery: map[string]*qrelsQuery{}}
 	if err := r.readQrels(); err != nil {
 		return nil, err
 	}
@@ -163,7 +164,7 @@ func qrelsTargets(path string) (*fingerprint.Set, error) {
 // tableTargets fingerprints the long table at path: every sample, which
 // TableRankings returns as a row, predicted or missing.
 func tableTargets(path string) (*fingerprint.Set, error) {
-	r := &TableRankings{items: map[string]int32{}, bySamp: map[string]int32{}}
+	r := &TableRankings{held: newHeld(defaultMaxHeld), items: map[string]int32{}, bySamp: map[string]int32{}}
 	if err := r.readTargets(path); err != nil {
 		return nil, err
 	}
