@@ -260,6 +260,8 @@ type bootLayout struct {
 	leftOrder []int32
 }
 
+// newBootLayout lays the samples out in strata when stratified, and
+// within them in the left model's score order when sorted.
 func newBootLayout(labels []int8, left []float64, stratified, sorted bool) bootLayout {
 	n := len(labels)
 	lay := bootLayout{perm: make([]int32, 0, n)}
