@@ -179,7 +179,7 @@ func TestParquetBad(t *testing.T) {
 			write: func(t *testing.T) string {
 				return inputtest.WriteFile(t, "scores.parquet", nil)
 			},
-			wantErr: `scores.parquet: not a readable Parquet file: reading magic header of parquet file: EOF`,
+			wantErr: `scores.parquet: not a readable Parquet file: the file is empty`,
 		},
 		{
 			name: "no sample_id",

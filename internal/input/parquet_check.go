@@ -36,8 +36,14 @@ func footerBudget(size int64) int64 { return 64<<20 + 16*size }
 // returns a problem for the user, or "".
 func checkFooter(r io.ReaderAt, size int64) string {
 	const frame = 4 + 4 + 4 // "PAR1" at the start, the footer's length and "PAR1" at the end
+	if size == 0 {
+		return "the file is empty"
+	}
 	if size < frame {
-		return "" // parquet-go says it is too short
+		// parquet-go reads a footer length from a file of 8 to 11 bytes
+		// too, and allocates what it says (827 MB for "PAR1PAR1") before
+		// it finds the file too short.
+		return fmt.Sprintf("%d bytes are too few for a Parquet file, which has at least %d", size, frame)
 	}
 	var head, tail [4]byte
 	if _, err := r.ReadAt(head[:], 0); err != nil {

@@ -192,6 +192,18 @@ func TestParquetFooterBombRefused(t *testing.T) {
 			want: "the footer claims 2147483647 bytes, more than the file holds",
 		},
 		{
+			// Found by FuzzParquetScores: parquet-go read the footer's
+			// length from "PAR1" and asked for 827 MB.
+			name: "8 bytes",
+			file: []byte("PAR1PAR1"),
+			want: "8 bytes are too few for a Parquet file, which has at least 12",
+		},
+		{
+			name: "9 bytes",
+			file: []byte("PAR1\x15PAR1"),
+			want: "9 bytes are too few for a Parquet file, which has at least 12",
+		},
+		{
 			name: "encrypted",
 			file: append([]byte("PARE\x00\x01\x00\x00\x00"), "PARE"...),
 			want: "the file is encrypted, which verdict does not read",
