@@ -84,14 +84,14 @@ const streamCounts uint64 = 0x7374726174696679 // "stratify"
 //	SE        the standard deviation of the d*, divisor D − 1
 //	p         min(1, 2 · (1 + min(#{d* ≤ 0}, #{d* ≥ 0})) / (D + 1))
 //
-// The p-value is the two-sided percentile-bootstrap test (Efron and
-// Tibshirani 1993, §16; Davison and Hinkley 1997, §4.4): twice the share
-// of replicates on the far side of zero from the estimate, the side that
-// would put zero inside the interval. It is the dual of the interval: the
-// equal-tailed 1 − α percentile interval excludes zero about when p < α.
+// The p-value is the two-sided test that inverts the percentile interval
+// (Efron and Tibshirani 1993, ch. 16; Davison and Hinkley 1997, ch. 4):
+// twice the share of replicates on the smaller side of zero, which is
+// about the least α at which the equal-tailed 1 − α percentile interval
+// still reaches zero; so p < α about when that interval excludes zero.
 // The +1 in numerator and denominator counts the observed sample as one
-// more replicate, the usual Monte Carlo correction (Davison and Hinkley
-// 1997, §4.2.1), so that p is never 0: with D replicates it is at least
+// more replicate, the usual Monte Carlo correction (Davison and Hinkley,
+// ch. 4), so that p is never 0: with D replicates it is at least
 // 2/(D + 1), about 0.001 at D = 2000; a smaller p needs more replicates.
 // A replicate difference of exactly 0 counts on both sides, so a
 // statistic that never differs gives p = 1.
