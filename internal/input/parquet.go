@@ -20,7 +20,8 @@ const parquetBatch = 4096
 // and the parquet-go error. The footer is checked before parquet-go decodes
 // it, so that one whose counts and lengths claim more than its bytes hold
 // is refused rather than allocated for.
-func OpenParquet(path string, r io.ReaderAt, size int64, kind error) (*parquet.File, error) {
+func OpenParquet(path string, r io.ReaderAt, size int64, kind error) (_ *parquet.File, err error) {
+	defer libraryFailed(&err, Location{Path: path}, kind)
 	if problem := checkFooter(r, size); problem != "" {
 		return nil, Location{Path: path}.Errorf(kind, "not a readable Parquet file: %s", problem)
 	}
@@ -33,6 +34,17 @@ func OpenParquet(path string, r io.ReaderAt, size int64, kind error) (*parquet.F
 		return nil, Location{Path: path}.Wrap(kind, err, "not a readable Parquet file: %v", err)
 	}
 	return f, nil
+}
+
+// libraryFailed turns a panic of parquet-go on a file it cannot read into
+// an *Error about the file, in *err. parquet-go checks most of what a file
+// claims before it uses it, but not all: a schema whose group claims a
+// negative number of children makes it slice out of range. What it left
+// behind is not used again: the caller stops at the error.
+func libraryFailed(err *error, at Location, kind error) {
+	if r := recover(); r != nil {
+		*err = at.Errorf(kind, "not a readable Parquet file: the Parquet library fails on it (%v)", r)
+	}
 }
 
 // Want is what a column must hold to be read in a role.
@@ -274,7 +286,8 @@ func NewBatches(f *parquet.File, cols []*Column, at Location, kind error) *Batch
 // or io.EOF after the last row. A column that ends early or does not
 // decode is an *Error at the row where it failed; one whose page headers
 // claim more than they may is an *Error at the column.
-func (b *Batches) Next() (int, error) {
+func (b *Batches) Next() (_ int, err error) {
+	defer libraryFailed(&err, b.at, b.kind)
 	for b.left == 0 {
 		if b.group == len(b.groups) {
 			return 0, io.EOF
