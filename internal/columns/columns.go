@@ -14,6 +14,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -92,16 +93,20 @@ func Read(r io.Reader, source, format string) (*Columns, error) {
 			cr.Comma = '\t'
 		}
 		cr.TrimLeadingSpace = true
-		recs, err := cr.ReadAll()
+		// Records are read one at a time into the columns, so that memory
+		// holds the columns and not every record besides.
+		cr.ReuseRecord = true
+		head, err := cr.Read()
+		if err == io.EOF {
+			return nil, userError("%s: empty: want a header row naming the columns", in.source)
+		}
 		if err != nil {
 			return nil, userError("%s: %v", in.source, err)
 		}
-		if len(recs) == 0 {
-			return nil, userError("%s: empty: want a header row naming the columns", in.source)
-		}
 		in.cols = map[string][]string{}
-		in.order = recs[0]
-		for j, name := range recs[0] {
+		in.order = slices.Clone(head)
+		cols := make([][]string, len(head))
+		for j, name := range in.order {
 			switch {
 			case strings.TrimSpace(name) == "":
 				return nil, userError("%s: line 1: column %d has no name", in.source, j+1)
@@ -110,12 +115,24 @@ func Read(r io.Reader, source, format string) (*Columns, error) {
 			}
 			in.cols[name] = []string{}
 		}
-		for _, rec := range recs[1:] {
-			for j, name := range recs[0] {
-				in.cols[name] = append(in.cols[name], rec[j])
+		for {
+			rec, err := cr.Read()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, userError("%s: %v", in.source, err)
+			}
+			for j := range cols {
+				cols[j] = append(cols[j], rec[j])
+			}
+			in.rows++
+		}
+		for j, name := range in.order {
+			if cols[j] != nil {
+				in.cols[name] = cols[j]
 			}
 		}
-		in.rows = len(recs) - 1
 	default:
 		return nil, userError("%s: unknown input format %q: want json, csv or tsv", in.source, format)
 	}
