@@ -123,7 +123,14 @@ func NewColumn(c *parquet.Column, want Want, at Location, kind error) (*Column, 
 // string, 'i' or 'u' a signed or unsigned integer, 'f' a float. It returns
 // false for types that are none of these, such as booleans, decimals, dates
 // and timestamps.
-func columnKind(t parquet.Type) (byte, bool) {
+func columnKind(t parquet.Type) (kind byte, ok bool) {
+	// parquet-go panics when asked the kind of a leaf that a corrupt
+	// schema annotates as a map or a list; such a column is of no kind.
+	defer func() {
+		if recover() != nil {
+			kind, ok = 0, false
+		}
+	}()
 	var logical format.LogicalTypeValue
 	if lt := t.LogicalType(); lt != nil {
 		logical = lt.Value
