@@ -448,7 +448,7 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request, c *caller) 
 	if q.err != nil {
 		return q.err
 	}
-	version, _, err := s.store.ExperimentVersions(r.Context(), lq.Experiment)
+	version, _, err := s.store.ExperimentVersions(r.Context(), lq.Experiment, false)
 	if err != nil {
 		return err
 	}

@@ -168,7 +168,7 @@ func (s *Server) experimentPage(w http.ResponseWriter, r *http.Request, c *calle
 	// The summary is a function of the experiment's evaluations and
 	// comparisons, which are only ever added to, so it is kept until one
 	// is added, and computed once for readers asking at the same time.
-	evals, comparisons, err := s.store.ExperimentVersions(r.Context(), name)
+	evals, comparisons, err := s.store.ExperimentVersions(r.Context(), name, true)
 	if err != nil {
 		return err
 	}

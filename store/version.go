@@ -5,20 +5,28 @@ import (
 	"fmt"
 )
 
-// ExperimentVersions are the IDs of the newest evaluation and of the newest
-// recorded comparison of an experiment, 0 when it has none. Evaluations and
-// comparisons are never changed or removed, and runs change only when an
-// evaluation is logged, so an answer computed from an experiment's
-// evaluations (a leaderboard), or from them and its history (a report),
-// stays right while these stay the same.
-func (s *Store) ExperimentVersions(ctx context.Context, experiment string) (evaluations, comparisons int64, err error) {
+// ExperimentVersions are the IDs of the newest evaluation of an experiment
+// and, when history is set, of its newest recorded comparison (0 when it
+// has none, or when history is not set: the query then reads no
+// comparison). Evaluations and comparisons are never changed or removed,
+// and runs change only when an evaluation is logged, so an answer computed
+// from an experiment's evaluations (a leaderboard), or from them and its
+// history (a report), stays right while these stay the same.
+func (s *Store) ExperimentVersions(ctx context.Context, experiment string, history bool) (evaluations, comparisons int64, err error) {
+	// A comparison belongs to its left evaluation's experiment, as in the
+	// comparison_history view.
 	err = s.pool.QueryRow(ctx, `
 		SELECT
 		  (SELECT coalesce(max(e.id), 0) FROM experiments x
 		   JOIN runs r ON r.experiment_id = x.id JOIN evaluations e ON e.run_id = r.id
 		   WHERE x.name = $1),
-		  (SELECT coalesce(max(c.comparison_id), 0) FROM comparison_history c WHERE c.experiment = $1)`,
-		experiment).Scan(&evaluations, &comparisons)
+		  CASE WHEN $2 THEN
+		    (SELECT coalesce(max(c.id), 0) FROM experiments x
+		     JOIN runs r ON r.experiment_id = x.id JOIN evaluations e ON e.run_id = r.id
+		     JOIN comparisons c ON c.left_evaluation_id = e.id
+		     WHERE x.name = $1)
+		  ELSE 0 END`,
+		experiment, history).Scan(&evaluations, &comparisons)
 	if err != nil {
 		return 0, 0, fmt.Errorf("experiment %q: %w", experiment, err)
 	}
