@@ -1,6 +1,8 @@
 // Package fingerprint computes the digests that guard comparisons: a
 // fingerprint of an evaluation set's targets (each sample ID with its sorted
-// relevant items) or, when the targets are unknown, of its sample IDs alone.
+// relevant items), of a classifier's labels (each sample ID with its label,
+// and the class names) or, when the targets are unknown, of its sample IDs
+// alone.
 //
 // Both are order-independent multiset hashes: the sum, modulo 2^256, of the
 // SHA-256 of every element, finished with the element count. They can be
@@ -22,6 +24,7 @@ import (
 const (
 	KindTargets = "targets"
 	KindSamples = "samples"
+	KindLabels  = "labels"
 )
 
 // Set accumulates a fingerprint. The zero value is ready for samples; use
@@ -41,7 +44,12 @@ func NewSamples() *Set { return &Set{kind: KindSamples} }
 // with its relevant items.
 func NewTargets() *Set { return &Set{kind: KindTargets} }
 
-// Kind is KindTargets or KindSamples.
+// NewLabels returns an empty labels fingerprint of a classifier's
+// evaluation set: one element per sample ID with its label (AddLabel), and
+// one for the class names (AddClasses).
+func NewLabels() *Set { return &Set{kind: KindLabels} }
+
+// Kind is KindTargets, KindLabels or KindSamples.
 func (s *Set) Kind() string {
 	if s.kind == "" {
 		return KindSamples
@@ -73,6 +81,30 @@ func (s *Set) AddTargets(id []byte, items []string) {
 	for _, it := range items {
 		s.buf = binary.LittleEndian.AppendUint32(s.buf, uint32(len(it)))
 		s.buf = append(s.buf, it...)
+	}
+	s.h.Write(s.buf)
+	s.end()
+}
+
+// AddLabel adds one sample ID with its class label, the class's name.
+func (s *Set) AddLabel(id []byte, label string) {
+	s.begin("verdict/label/v1\x00")
+	s.buf = binary.LittleEndian.AppendUint32(s.buf[:0], uint32(len(id)))
+	s.buf = append(s.buf, id...)
+	s.buf = append(s.buf, label...)
+	s.h.Write(s.buf)
+	s.end()
+}
+
+// AddClasses adds the class names of a labels fingerprint, in their order:
+// the same labels with other classes declared (a model that predicts a
+// class more) make another evaluation set. Add them once.
+func (s *Set) AddClasses(classes []string) {
+	s.begin("verdict/classes/v1\x00")
+	s.buf = binary.LittleEndian.AppendUint32(s.buf[:0], uint32(len(classes)))
+	for _, c := range classes {
+		s.buf = binary.LittleEndian.AppendUint32(s.buf, uint32(len(c)))
+		s.buf = append(s.buf, c...)
 	}
 	s.h.Write(s.buf)
 	s.end()

@@ -51,3 +51,27 @@ func ExampleSet() {
 	fmt.Println(f.Kind(), f.Len(), len(f.Sum()))
 	// Output: targets 2 64
 }
+
+func TestLabelsCoverLabelsAndClasses(t *testing.T) {
+	t.Parallel()
+	sum := func(classes []string, rows ...[2]string) string {
+		f := fingerprint.NewLabels()
+		f.AddClasses(classes)
+		for _, r := range rows {
+			f.AddLabel([]byte(r[0]), r[1])
+		}
+		require.Equal(t, "labels", f.Kind())
+		return f.Sum()
+	}
+	binary := []string{"0", "1"}
+	a := sum(binary, [2]string{"s1", "1"}, [2]string{"s2", "0"})
+	require.Equal(t, a, sum(binary, [2]string{"s2", "0"}, [2]string{"s1", "1"}), "row order")
+	require.NotEqual(t, a, sum(binary, [2]string{"s1", "0"}, [2]string{"s2", "0"}), "one label changed")
+	require.NotEqual(t, a, sum([]string{"0", "1", "2"}, [2]string{"s1", "1"}, [2]string{"s2", "0"}), "another class declared")
+	require.NotEqual(t, a, sum(binary, [2]string{"s1", "1"}), "a sample fewer")
+	// The ID and the label are delimited: "s1"+"10" is not "s11"+"0".
+	require.NotEqual(t, sum(binary, [2]string{"s1", "10"}), sum(binary, [2]string{"s11", "0"}))
+	tg := fingerprint.NewTargets()
+	tg.AddTargets([]byte("s1"), []string{"1"})
+	require.NotEqual(t, sum(nil, [2]string{"s1", "1"}), tg.Sum())
+}

@@ -19,7 +19,7 @@ type Evaluation struct {
 	RunID           int64
 	EvalSetID       int64
 	Fingerprint     string
-	FingerprintKind string // "targets" or "samples"
+	FingerprintKind string // "targets", "samples" or "labels"
 	Metrics         []string
 	LowerIsBetter   []string
 	Aggregates      map[string]float64 // mean of each metric over scored rows
@@ -31,6 +31,10 @@ type Evaluation struct {
 	IdempotencyKey  string
 	SoftwareVersion string
 	CreatedAt       time.Time
+
+	// Predictions describes an evaluation of a classifier's predictions
+	// (LogPredictions); nil for one of per-unit values.
+	Predictions *PredictionInfo
 }
 
 // Logged is the outcome of LogEvaluation.
@@ -50,7 +54,8 @@ const evaluationColumns = `
 	e.n_rows, e.n_scored_rows, e.n_units, e.protocol, e.cutoffs,
 	coalesce(e.required_k, 0), coalesce(e.eval_draws, 0), coalesce(e.folds, 0), coalesce(e.repeats, 0),
 	coalesce(e.n_train, 0), coalesce(e.n_test, 0),
-	e.metadata, coalesce(e.idempotency_key, ''), e.software_version, e.created_at`
+	e.metadata, coalesce(e.idempotency_key, ''), e.software_version, e.created_at,
+	e.task, e.classes, e.threshold, e.ece_bins`
 
 const evaluationFrom = `
 	FROM evaluations e
@@ -62,11 +67,16 @@ func scanEvaluation(row pgx.Row) (*Evaluation, error) {
 	var e Evaluation
 	var cutoffs []int32
 	var requiredK, draws, folds, repeats int32
+	var task *string
+	var classes []string
+	var threshold *float64
+	var bins *int32
 	err := row.Scan(&e.ID, &e.Experiment, &e.Run, &e.EvalSet, &e.RunID, &e.EvalSetID,
 		&e.Fingerprint, &e.FingerprintKind, &e.Metrics, &e.LowerIsBetter, &e.Aggregates,
 		&e.Rows, &e.ScoredRows, &e.Units, &e.Protocol.Name, &cutoffs,
 		&requiredK, &draws, &folds, &repeats, &e.Protocol.NTrain, &e.Protocol.NTest,
-		&e.Metadata, &e.IdempotencyKey, &e.SoftwareVersion, &e.CreatedAt)
+		&e.Metadata, &e.IdempotencyKey, &e.SoftwareVersion, &e.CreatedAt,
+		&task, &classes, &threshold, &bins)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -78,6 +88,15 @@ func scanEvaluation(row pgx.Row) (*Evaluation, error) {
 	}
 	e.Protocol.RequiredK, e.Protocol.EvalDraws = int(requiredK), int(draws)
 	e.Protocol.Folds, e.Protocol.Repeats = int(folds), int(repeats)
+	if task != nil {
+		e.Predictions = &PredictionInfo{Task: *task, Classes: classes}
+		if threshold != nil {
+			e.Predictions.Threshold = *threshold
+		}
+		if bins != nil {
+			e.Predictions.Bins = int(*bins)
+		}
+	}
 	return &e, nil
 }
 
@@ -228,6 +247,13 @@ func (s *Store) insertEvaluation(ctx context.Context, tx pgx.Tx, ev NewEvaluatio
 	if cutoffs == nil {
 		cutoffs = []int{}
 	}
+	var task, classes, threshold, bins any
+	if pi := res.Predictions; pi != nil {
+		task, classes = pi.Task, pi.Classes
+		if pi.Task == TaskBinary {
+			threshold, bins = pi.Threshold, pi.Bins
+		}
+	}
 	lower := ev.LowerIsBetter
 	if lower == nil {
 		lower = []string{}
@@ -237,14 +263,16 @@ func (s *Store) insertEvaluation(ctx context.Context, tx pgx.Tx, ev NewEvaluatio
 			id, run_id, evaluation_set_id, metrics, lower_is_better, aggregates,
 			n_rows, n_scored_rows, n_units, required_k, protocol, cutoffs,
 			eval_draws, folds, repeats, n_train, n_test, metadata,
-			content_sha256, idempotency_key, software_version)
+			content_sha256, idempotency_key, software_version,
+			task, classes, threshold, ece_bins)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-			coalesce($18::jsonb, '{}'), $19, nullif($20, ''), $21)`,
+			coalesce($18::jsonb, '{}'), $19, nullif($20, ''), $21, $22, $23, $24, $25)`,
 		l.id, res.RunID, res.EvalSetID, res.Metrics, lower, res.Aggregates,
 		res.Rows, res.ScoredRows, res.Units, positive(int64(p.RequiredK)), name, cutoffs,
 		positive(int64(p.EvalDraws)), positive(int64(p.Folds)), positive(int64(p.Repeats)),
 		positive(p.NTrain), positive(p.NTest), ev.Metadata,
-		content, ev.IdempotencyKey, Version())
+		content, ev.IdempotencyKey, Version(),
+		task, classes, threshold, bins)
 	if isUniqueViolation(err) {
 		return errConcurrentDuplicate
 	}

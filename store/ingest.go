@@ -162,22 +162,8 @@ const maxConnections = 16
 
 func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, hasDraw bool, buckets int, fill func(context.Context, pgx.Tx, *load) error) (*Logged, error) {
 	start := time.Now()
-	if err := s.writable(); err != nil {
-		return nil, err
-	}
-	if err := checkNewEvaluation(ev); err != nil {
-		return nil, err
-	}
-	ev.TargetFingerprint = strings.ToLower(ev.TargetFingerprint)
-	if ev.IdempotencyKey != "" {
-		found, err := s.findByKey(ctx, ev.Experiment, ev.Run, ev.IdempotencyKey)
-		if err == nil {
-			found.Elapsed = time.Since(start)
-			return found, nil
-		}
-		if !errors.Is(err, ErrNotFound) {
-			return nil, err
-		}
+	if found, err := s.startLog(ctx, &ev); found != nil || err != nil {
+		return found, err
 	}
 
 	var out *Logged
@@ -288,6 +274,14 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, ha
 		// with the evaluation rolled back they are garbage.
 		s.dropUnattached(context.WithoutCancel(ctx), l.id)
 	}
+	return s.settleLog(ctx, ev, out, err, start)
+}
+
+// settleLog finishes a log whose transaction returned err: a rollback on
+// purpose is no error, a concurrent log of the same evaluation (by content
+// or idempotency key) that committed first is the answer, and an existing
+// evaluation is read back whole.
+func (s *Store) settleLog(ctx context.Context, ev NewEvaluation, out *Logged, err error, start time.Time) (*Logged, error) {
 	switch {
 	case errors.Is(err, errRollback):
 		err = nil
@@ -320,6 +314,32 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, ha
 	}
 	out.Elapsed = time.Since(start)
 	return out, nil
+}
+
+// startLog checks a new evaluation before its log starts. It returns the
+// evaluation already stored under ev's idempotency key, if any: the log is
+// a retry, and writes nothing.
+func (s *Store) startLog(ctx context.Context, ev *NewEvaluation) (*Logged, error) {
+	start := time.Now()
+	if err := s.writable(); err != nil {
+		return nil, err
+	}
+	if err := checkNewEvaluation(*ev); err != nil {
+		return nil, err
+	}
+	ev.TargetFingerprint = strings.ToLower(ev.TargetFingerprint)
+	if ev.IdempotencyKey == "" {
+		return nil, nil
+	}
+	found, err := s.findByKey(ctx, ev.Experiment, ev.Run, ev.IdempotencyKey)
+	if err == nil {
+		found.Elapsed = time.Since(start)
+		return found, nil
+	}
+	if !errors.Is(err, ErrNotFound) {
+		return nil, err
+	}
+	return nil, nil
 }
 
 // errRollback makes transact roll back without reporting an error.

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/verdict-ml/verdict/store"
+	"github.com/verdict-ml/verdict/store/storetest"
 )
 
 func TestMigrateUpDownUp(t *testing.T) {
@@ -24,6 +25,8 @@ func TestMigrateUpDownUp(t *testing.T) {
 
 	// Log something so that down has data and a partition to remove.
 	_, err = s.LogEvaluation(ctx, newEval("exp", "run"), twoMetricRows())
+	require.NoError(t, err)
+	_, err = s.LogPredictions(ctx, newEval("exp", "classifier"), binarySet())
 	require.NoError(t, err)
 
 	require.NoError(t, s.MigrateDownTo(ctx, 0))
@@ -46,6 +49,40 @@ func TestMigrateUpDownUp(t *testing.T) {
 	}
 	_, err = s.LogEvaluation(ctx, newEval("exp", "run"), twoMetricRows())
 	require.NoError(t, err, "the schema works again after down and up")
+	_, err = s.LogPredictions(ctx, newEval("exp", "classifier"), binarySet())
+	require.NoError(t, err)
+}
+
+// TestMigrateDownFromPredictions steps down one version with evaluations of
+// predictions stored: they go, with their comparisons, and the evaluations
+// of per-unit values stay.
+func TestMigrateDownFromPredictions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, url := setup(t)
+	kept, err := s.LogEvaluation(ctx, newEval("exp", "run"), twoMetricRows())
+	require.NoError(t, err)
+	a, err := s.LogPredictions(ctx, newEval("exp", "a"), binarySet())
+	require.NoError(t, err)
+	set := binarySet()
+	set.Scores[0] = 0.05
+	b, err := s.LogPredictions(ctx, newEval("exp", "b"), set)
+	require.NoError(t, err)
+	_, err = s.RecordComparison(ctx, store.ComparisonRecord{LeftID: a.ID, RightID: b.ID, Metric: "roc_auc", Method: "delong",
+		Confidence: 0.95, Alpha: 0.05, N: 4, Verdict: "v", Parameters: map[string]any{}, Outputs: map[string]any{}})
+	require.NoError(t, err)
+
+	current, _, err := s.SchemaVersions(ctx)
+	require.NoError(t, err)
+	require.NoError(t, s.MigrateDownTo(ctx, current-1))
+	require.Equal(t, int64(1), storetest.Scalar[int64](t, url, `SELECT count(*) FROM evaluations`))
+	require.Equal(t, int64(kept.ID), storetest.Scalar[int64](t, url, `SELECT id FROM evaluations`))
+	require.Zero(t, storetest.Scalar[int64](t, url, `SELECT count(*) FROM comparisons`))
+	require.Zero(t, storetest.Scalar[int64](t, url, `SELECT count(*) FROM pg_class WHERE relname LIKE 'predictions%' AND relkind IN ('r', 'p')`))
+	_, err = s.Migrate(ctx)
+	require.NoError(t, err)
+	_, err = s.LogPredictions(ctx, newEval("exp", "a"), binarySet())
+	require.NoError(t, err)
 }
 
 func TestSchemaTooNewRefusesWrites(t *testing.T) {

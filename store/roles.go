@@ -125,7 +125,10 @@ func (s *Store) CreateRole(ctx context.Context, name string, kind RoleKind, pass
 					verdict_units.index_values(integer, integer),
 					verdict_units.attach_values_parts(integer, integer),
 					verdict_units.attach_values(integer),
-					verdict_units.drop_unattached(integer) TO `+role)
+					verdict_units.drop_unattached(integer),
+					verdict_units.create_predictions(integer),
+					verdict_units.index_predictions(integer),
+					verdict_units.attach_predictions(integer) TO `+role)
 		}
 		for _, stmt := range stmts {
 			if _, err := tx.Exec(ctx, stmt); err != nil {

@@ -102,6 +102,8 @@ func TestWriterRoleLogsAndComparesButCannotDropOrAlter(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, first.ID, again.ID)
 	require.True(t, again.Existing)
+	preds, err := w.LogPredictions(ctx, newEval("e", "writer-predictions"), binarySet())
+	require.NoError(t, err)
 
 	// Comparing: pairs both evaluations, one of them the admin's, and
 	// records the comparison.
@@ -122,7 +124,7 @@ func TestWriterRoleLogsAndComparesButCannotDropOrAlter(t *testing.T) {
 	require.Equal(t, rowsBefore, unitCount(t, adminURL))
 
 	// What a writer may not do.
-	tables := []string{"experiments", "runs", "evaluation_sets", "evaluations", "sample_labels", "comparisons", "unit_values", "unattached_unit_values", "goose_db_version"}
+	tables := []string{"experiments", "runs", "evaluation_sets", "evaluations", "sample_labels", "comparisons", "unit_values", "unattached_unit_values", "predictions", "goose_db_version"}
 	var forbidden []string
 	for _, table := range tables {
 		forbidden = append(forbidden,
@@ -189,6 +191,12 @@ func TestWriterRoleLogsAndComparesButCannotDropOrAlter(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, got.SampleIDs, int(e.Units))
 	}
+	got, err := admin.PairPredictions(ctx, preds.ID, preds.ID, false)
+	require.NoError(t, err)
+	require.Len(t, got.SampleIDs, 4)
+	// The stored predictions cannot be added to, even by the writer.
+	_, err = conn.Exec(ctx, fmt.Sprintf(`INSERT INTO verdict_units.predictions_%d (sample_id, label, scores) VALUES ('s9', 0, '{0.5}')`, preds.ID))
+	require.ErrorContains(t, err, "permission denied")
 }
 
 func TestReaderRoleReadsAndNothingElse(t *testing.T) {
