@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/verdict-ml/verdict/classify"
 	"github.com/verdict-ml/verdict/stats"
 	"github.com/verdict-ml/verdict/store"
 )
@@ -46,6 +47,10 @@ type Options struct {
 	// probabilities for a region of practical equivalence of this
 	// half-width.
 	Rope *float64
+	// Unstratified makes the paired bootstrap of evaluations of
+	// predictions draw every replicate from all samples together, rather
+	// than each class from its own samples.
+	Unstratified bool
 	// Record stores each metric's result in the comparison history, in the
 	// transaction that paired the evaluations.
 	Record bool
@@ -200,6 +205,9 @@ type MetricResult struct {
 	Wilcoxon  *stats.WilcoxonResult `json:"-"`
 	McNemar   *stats.McNemarResult  `json:"-"`
 	DeLong    *stats.DeLongResult   `json:"-"`
+	// Bootstrap is the paired bootstrap of a metric of predictions,
+	// recomputed on every replicate.
+	Bootstrap *classify.BootstrapResult `json:"-"`
 	Folds     []string              `json:"-"` // fold IDs of the fold-based tests, in order
 	NTrain    int64                 `json:"-"`
 	NTest     int64                 `json:"-"`
@@ -306,6 +314,12 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 				base.ID, cand.ID, strings.Join(base.Metrics, ", "), strings.Join(cand.Metrics, ", "))
 		}
 	}
+	if err := checkOptions(opts); err != nil {
+		return nil, err
+	}
+	if base.Predictions != nil || cand.Predictions != nil {
+		return evaluatePredictions(ctx, st, c, metrics, opts)
+	}
 	method := opts.Method
 	if method == "" {
 		switch {
@@ -316,9 +330,6 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 		default:
 			method = Bootstrap
 		}
-	}
-	if err := checkOptions(opts); err != nil {
-		return nil, err
 	}
 	err := st.InTx(ctx, func(tx *store.Tx) error {
 		c.Metrics = nil
@@ -352,6 +363,42 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 		}
 		for _, r := range c.Metrics {
 			id, err := tx.RecordComparison(ctx, record(base, cand, r, opts, method))
+			if err != nil {
+				return err
+			}
+			r.ComparisonID = &id
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// evaluatePredictions is Evaluations for two evaluations of predictions.
+func evaluatePredictions(ctx context.Context, st *store.Store, c *Comparison, metrics []string, opts Options) (*Comparison, error) {
+	err := st.InTx(ctx, func(tx *store.Tx) error {
+		c.Metrics = nil
+		methods, err := comparePredictions(ctx, tx, c, metrics, opts)
+		if err != nil {
+			return err
+		}
+		if err := decide(c, opts); err != nil {
+			return err
+		}
+		if !opts.Record {
+			return nil
+		}
+		for i, r := range c.Metrics {
+			rec := record(c.BaselineEval, c.CandidateEval, r, opts, methods[i])
+			if r.Bootstrap != nil {
+				rec.Parameters["stratified"] = r.Bootstrap.Stratified
+			}
+			if pi := c.BaselineEval.Predictions; pi.Task == store.TaskBinary {
+				rec.Parameters["threshold"], rec.Parameters["bins"] = pi.Threshold, pi.Bins
+			}
+			id, err := tx.RecordComparison(ctx, rec)
 			if err != nil {
 				return err
 			}

@@ -24,6 +24,21 @@ type loggedJSON struct {
 	Fingerprint     string             `json:"fingerprint"`
 	FingerprintKind string             `json:"fingerprint_kind"`
 	Seconds         float64            `json:"seconds"`
+	// An evaluation of predictions' task, classes and parameters.
+	Task      string   `json:"task,omitempty"`
+	Classes   []string `json:"classes,omitempty"`
+	Threshold *float64 `json:"threshold,omitempty"`
+	Bins      *int     `json:"bins,omitempty"`
+}
+
+func (j loggedJSON) withPredictions(p *store.PredictionInfo) loggedJSON {
+	if p != nil {
+		j.Task, j.Classes = p.Task, p.Classes
+		if p.Task == store.TaskBinary {
+			j.Threshold, j.Bins = &p.Threshold, &p.Bins
+		}
+	}
+	return j
 }
 
 // Logged says what `verdict log` stored: a line for people, or JSON.
@@ -35,10 +50,25 @@ func Logged(w io.Writer, format string, l *store.Logged) error {
 			EvaluationID: l.ID, Existing: l.Existing, Experiment: l.Experiment, Run: l.Run, EvalSet: l.EvalSet,
 			Rows: l.Rows, ScoredRows: l.ScoredRows, Units: l.Units, Metrics: l.Metrics, Aggregates: l.Aggregates,
 			Fingerprint: l.Fingerprint, FingerprintKind: l.FingerprintKind, Seconds: l.Elapsed.Seconds(),
-		})
+		}.withPredictions(l.Predictions))
 	case l.Existing:
 		_, err = fmt.Fprintf(w, "evaluation %d: already logged for %s/%s on %s (same content or idempotency key); nothing written\n",
 			l.ID, Printable(l.Experiment), Printable(l.Run), Printable(l.EvalSet))
+	case l.Predictions != nil:
+		p := l.Predictions
+		task := fmt.Sprintf("binary, threshold %g, %d ece bins", p.Threshold, p.Bins)
+		if p.Task != store.TaskBinary {
+			task = fmt.Sprintf("%d classes", len(p.Classes))
+		}
+		if _, err = fmt.Fprintf(w, "evaluation %d: %s/%s on %s: %s (%s) in %.2f s\n", l.ID, Printable(l.Experiment), Printable(l.Run), Printable(l.EvalSet),
+			plural(int(l.Units), "prediction"), task, l.Elapsed.Seconds()); err != nil {
+			return err
+		}
+		for _, m := range l.Metrics {
+			if _, err = fmt.Fprintf(w, "  %-18s %s\n", Printable(m), Num(l.Aggregates[m])); err != nil {
+				return err
+			}
+		}
 	default:
 		_, err = fmt.Fprintf(w, "evaluation %d: %s/%s on %s: %s, %s, %s in %.2f s\n", l.ID, Printable(l.Experiment), Printable(l.Run), Printable(l.EvalSet),
 			plural(int(l.Rows), "row"), plural(int(l.Units), "unit"), plural(len(l.Metrics), "metric"), l.Elapsed.Seconds())

@@ -50,7 +50,7 @@ func Verdict(c *compare.Comparison, r *compare.MetricResult) string {
 			r.Name(r.Winner), r.Name(r.Loser()), on, verdictNumber(g.Estimate, dec, false), direction, level,
 			verdictNumber(g.Low, dec, false), verdictNumber(g.High, dec, false), p, Thousands(int64(r.N)), r.Alpha)
 		writeMethod(&b, r)
-		if r.DeLong == nil {
+		if r.DeLong == nil && r.Bootstrap == nil {
 			better, worse := r.CandidateBetter, r.CandidateWorse
 			if r.Winner == compare.Baseline {
 				better, worse = worse, better
@@ -109,6 +109,14 @@ func writeMethod(b *strings.Builder, r *compare.MetricResult) {
 	case r.DeLong != nil:
 		d := r.DeLong
 		fmt.Fprintf(b, " DeLong: AUC %s (%s) against %s (%s), z = %s.", Num(d.AUCLeft), r.Baseline, Num(d.AUCRight), r.Candidate, Num(d.Z))
+	case r.Bootstrap != nil:
+		bo := r.Bootstrap
+		kind := "Paired bootstrap"
+		if bo.Stratified {
+			kind = "Stratified paired bootstrap (each class resampled from its own samples)"
+		}
+		fmt.Fprintf(b, " %s, %s recomputed on %s replicates; p is twice the smaller share of replicate differences at or beyond zero.",
+			kind, r.Metric, Thousands(int64(bo.Resamples-bo.Undefined)))
 	case r.Method == "paired-t" && st != "":
 		fmt.Fprintf(b, " Paired t: %s.", st)
 	case r.Method == "corrected-t":

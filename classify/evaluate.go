@@ -1,0 +1,109 @@
+package classify
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Evaluation is every metric of one classifier's predictions that is
+// defined on them, as an evaluation stores it.
+type Evaluation struct {
+	// Metrics names the metrics computed, in the order Metrics lists them.
+	Metrics []string
+	// Values holds each computed metric's value over all samples.
+	Values map[string]float64
+	// LowerIsBetter names the computed metrics where lower is better.
+	LowerIsBetter []string
+	// Skipped says, per metric left out, why it is not defined on these
+	// predictions: scores that are not probabilities (log_loss, brier,
+	// ece), or a single class (the ranking metrics).
+	Skipped map[string]string
+}
+
+// EvaluateBinary computes every binary metric of scores against labels
+// with the threshold and bins of opts. The metrics that need probabilities
+// are left out, with the reason in Skipped, when a score lies outside
+// [0, 1] (logits, margins), and the ranking metrics when the labels hold
+// one class. Errors: those of the metrics for labels or scores that are
+// not valid input (ErrEmpty, ErrLengths, ErrLabel, ErrNotFinite), and
+// ErrBadParameter for opts.
+func EvaluateBinary(labels []int8, scores []float64, opts Options) (*Evaluation, error) {
+	if err := checkBinary(labels, scores); err != nil {
+		return nil, err
+	}
+	if err := checkThreshold(opts.Threshold); err != nil {
+		return nil, err
+	}
+	notProbability := -1
+	for i, s := range scores {
+		if s < 0 || s > 1 {
+			notProbability = i
+			break
+		}
+	}
+	ev := &Evaluation{Values: map[string]float64{}, Skipped: map[string]string{}}
+	for _, m := range metrics {
+		if m.Binary == nil {
+			continue
+		}
+		if m.NeedsProbabilities && notProbability >= 0 {
+			ev.Skipped[m.Name] = fmt.Sprintf("it needs probabilities in [0, 1], and score %d is %v", notProbability+1, scores[notProbability])
+			continue
+		}
+		v, err := m.Binary(labels, scores, opts)
+		if errors.Is(err, ErrSingleClass) {
+			ev.Skipped[m.Name] = "every sample has the same label, and it compares positives with negatives"
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m.Name, err)
+		}
+		ev.add(m, v)
+	}
+	return ev, nil
+}
+
+// EvaluateMulticlass computes every multi-class metric of an n×k row-major
+// probability matrix against labels 0..k-1. macro_roc_auc is left out,
+// with the reason in Skipped, when a class has no sample or every sample.
+// Errors: those of the metrics for input that is not valid (ErrEmpty,
+// ErrLengths, ErrLabel, ErrNotFinite, ErrNotProbability, ErrRowSum,
+// ErrBadParameter for k < 2).
+func EvaluateMulticlass(labels []int32, probs []float64, k int) (*Evaluation, error) {
+	if err := checkMulticlass("the multi-class metrics", labels, probs, k, true); err != nil {
+		return nil, err
+	}
+	ev := &Evaluation{Values: map[string]float64{}, Skipped: map[string]string{}}
+	for _, m := range metrics {
+		if m.Multiclass == nil {
+			continue
+		}
+		v, err := m.Multiclass(labels, probs, k, Options{})
+		if errors.Is(err, ErrSingleClass) {
+			ev.Skipped[m.Name] = "a class has no sample or every sample, and one-vs-rest AUC compares a class with the rest"
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m.Name, err)
+		}
+		ev.add(m, v)
+	}
+	return ev, nil
+}
+
+func (ev *Evaluation) add(m Metric, v float64) {
+	if math.IsNaN(v) {
+		return
+	}
+	ev.Metrics = append(ev.Metrics, m.Name)
+	ev.Values[m.Name] = v
+	if m.LowerIsBetter {
+		ev.LowerIsBetter = append(ev.LowerIsBetter, m.Name)
+	}
+}
+
+// Argmax is the class a row of probabilities predicts: the index of its
+// largest value, the first of equal ones (numpy.argmax's rule, which
+// scikit-learn's predictions from probabilities follow).
+func Argmax(row []float64) int { return argmax(row) }

@@ -1,0 +1,236 @@
+package compare
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/verdict-ml/verdict/classify"
+	"github.com/verdict-ml/verdict/stats"
+	"github.com/verdict-ml/verdict/store"
+)
+
+// Methods recorded for comparisons of predictions.
+const (
+	// methodStratified is the stratified paired bootstrap: its percentile
+	// interval and its bootstrap p-value.
+	methodStratified = "stratified-bootstrap"
+	// methodUnstratified is the same without strata (Options.Unstratified).
+	methodUnstratified = "paired-bootstrap"
+)
+
+// predictionMethod is the test a metric of two evaluations of predictions
+// gets: DeLong for roc_auc and McNemar for accuracy by default, the paired
+// bootstrap for the rest; an explicit method must fit the metric.
+func predictionMethod(metric string, method Method) (Method, error) {
+	switch method {
+	case "":
+		switch metric {
+		case "roc_auc":
+			return DeLong, nil
+		case "accuracy":
+			return McNemar, nil
+		}
+		return Bootstrap, nil
+	case Bootstrap:
+		return Bootstrap, nil
+	case DeLong:
+		if metric != "roc_auc" {
+			return "", fmt.Errorf("%w: DeLong's test compares AUCs (roc_auc), not %s", ErrNotApplicable, metric)
+		}
+		return DeLong, nil
+	case McNemar:
+		if metric != "accuracy" {
+			return "", fmt.Errorf("%w: McNemar's test compares paired correctness (accuracy), not %s", ErrNotApplicable, metric)
+		}
+		return McNemar, nil
+	}
+	return "", fmt.Errorf("%w: evaluations of predictions are compared with bootstrap, delong (roc_auc) or mcnemar (accuracy), not %s", ErrNotApplicable, method)
+}
+
+// comparePredictions compares two evaluations of predictions on each of
+// metrics, pairing their predictions once in tx. Each metric is recomputed
+// on the paired samples, so the means are those of the samples both hold.
+func comparePredictions(ctx context.Context, tx *store.Tx, c *Comparison, metrics []string, opts Options) ([]Method, error) {
+	base, cand := c.BaselineEval, c.CandidateEval
+	if base.Predictions == nil || cand.Predictions == nil {
+		return nil, fmt.Errorf("%w: evaluation %d holds %s and evaluation %d %s; only two evaluations of predictions, or two of per-unit values, pair",
+			ErrNotApplicable, base.ID, holds(base), cand.ID, holds(cand))
+	}
+	p, err := tx.PairPredictions(ctx, base.ID, cand.ID, opts.AllowDifferentTargets)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.SampleIDs) == 0 {
+		return nil, fmt.Errorf("%w: the evaluations share no sample", ErrNothingShared)
+	}
+	bi, ci := base.Predictions, cand.Predictions
+	methods := make([]Method, len(metrics))
+	for i, m := range metrics {
+		for _, e := range []*store.Evaluation{base, cand} {
+			if _, ok := e.Aggregates[m]; !ok {
+				return nil, fmt.Errorf("%w: evaluation %d has no %q (it has %v)", store.ErrUnknownMetric, e.ID, m, e.Metrics)
+			}
+		}
+		if bi.Task == store.TaskBinary && usesThreshold(m) && bi.Threshold != ci.Threshold {
+			return nil, fmt.Errorf("%s: %w: the evaluations were logged at thresholds %g and %g; log both at one --threshold to compare %s",
+				m, ErrNotApplicable, bi.Threshold, ci.Threshold, m)
+		}
+		if m == "ece" && bi.Bins != ci.Bins {
+			return nil, fmt.Errorf("%s: %w: the evaluations were logged with %d and %d bins; log both with one --bins to compare ece",
+				m, ErrNotApplicable, bi.Bins, ci.Bins)
+		}
+		method, err := predictionMethod(m, opts.Method)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m, err)
+		}
+		r, err := comparePredictionMetric(ctx, c, p, m, method, opts)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m, err)
+		}
+		c.Metrics = append(c.Metrics, r)
+		methods[i] = method
+	}
+	return methods, nil
+}
+
+func holds(e *store.Evaluation) string {
+	if e.Predictions != nil {
+		return "predictions"
+	}
+	return "per-unit values"
+}
+
+func usesThreshold(metric string) bool {
+	switch metric {
+	case "accuracy", "precision", "recall", "f1":
+		return true
+	}
+	return false
+}
+
+// comparePredictionMetric runs method on one metric of paired predictions.
+func comparePredictionMetric(ctx context.Context, c *Comparison, p *store.PredictionPairs, metric string, method Method, opts Options) (*MetricResult, error) {
+	info := c.BaselineEval.Predictions
+	binary := info.Task == store.TaskBinary
+	r := &MetricResult{
+		Metric: metric, Baseline: c.Baseline, Candidate: c.Candidate,
+		N: len(p.SampleIDs), BaselineOnly: p.LeftOnly, CandidateOnly: p.RightOnly,
+		Alpha:     opts.alpha(),
+		Direction: DirectionOf(metric, c.BaselineEval.LowerIsBetter, c.CandidateEval.LowerIsBetter),
+	}
+	r.LowerIsBetter = r.Direction.Lower()
+	var labels8 []int8
+	if binary {
+		labels8 = make([]int8, len(p.Labels))
+		for i, l := range p.Labels {
+			labels8[i] = int8(l)
+		}
+	}
+	boot := func(metric string) (classify.BootstrapResult, error) {
+		bo := classify.BootstrapOptions{
+			Options:      classify.Options{Threshold: info.Threshold, Bins: info.Bins},
+			Unstratified: opts.Unstratified,
+			BootstrapOptions: stats.BootstrapOptions{
+				Confidence: opts.confidence(), Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx,
+			},
+		}
+		if binary {
+			return classify.PairedBootstrap(metric, labels8, p.LeftScores, p.RightScores, bo)
+		}
+		return classify.PairedBootstrapMulticlass(metric, p.Labels, p.LeftScores, p.RightScores, p.K, bo)
+	}
+	bootLabel := methodStratified
+	if opts.Unstratified {
+		bootLabel = methodUnstratified
+	}
+	switch method {
+	case Bootstrap:
+		b, err := boot(metric)
+		if err != nil {
+			return nil, bootstrapError(err)
+		}
+		r.Method = bootLabel
+		r.BaselineMean, r.CandidateMean = b.Left, b.Right
+		r.Difference = b.Interval()
+		r.PValue, r.Bootstrap = b.PValue, &b
+	case DeLong:
+		y := make([]float64, len(labels8))
+		for i, l := range labels8 {
+			y[i] = float64(l)
+		}
+		d, err := stats.DeLong(y, p.LeftScores, p.RightScores, stats.DeLongOptions{Confidence: opts.confidence()})
+		if err != nil {
+			return nil, err
+		}
+		r.Method = string(DeLong)
+		r.BaselineMean, r.CandidateMean = d.AUCLeft, d.AUCRight
+		r.Difference = stats.Interval{Estimate: d.Diff, Low: d.CILow, High: d.CIHigh, Confidence: opts.confidence()}
+		r.PValue, r.DeLong = d.PValue, &d
+		r.Statistic = statistic("z", d.Z, math.NaN())
+	case McNemar:
+		left, right := correctness(p, info, p.LeftScores), correctness(p, info, p.RightScores)
+		m, err := stats.McNemar(left, right, stats.McNemarOptions{})
+		if err != nil {
+			return nil, err
+		}
+		b, err := boot("accuracy")
+		if err != nil {
+			return nil, bootstrapError(err)
+		}
+		r.Method = "mcnemar+" + bootLabel + "-interval"
+		r.BaselineMean, r.CandidateMean = b.Left, b.Right
+		r.Difference = b.Interval()
+		r.PValue, r.McNemar = m.PValue, &m
+		name := "chi2"
+		if m.Mode == stats.McNemarExact {
+			name = "b"
+		}
+		r.Statistic = statistic(name, m.Statistic, math.NaN())
+		for i := range left {
+			switch {
+			case right[i] > left[i]:
+				r.CandidateBetter++
+			case right[i] < left[i]:
+				r.CandidateWorse++
+			default:
+				r.Same++
+			}
+		}
+	default:
+		return nil, invalidf("method %q", method)
+	}
+	return r, nil
+}
+
+// correctness is 1 for each paired sample that scores predicts right, else
+// 0: a binary score at or above the threshold predicts the positive class,
+// and a multi-class row predicts its most probable class (the first of
+// equals).
+func correctness(p *store.PredictionPairs, info *store.PredictionInfo, scores []float64) []float64 {
+	out := make([]float64, len(p.Labels))
+	for i, l := range p.Labels {
+		var predicted int32
+		if info.Task == store.TaskBinary {
+			if scores[i] >= info.Threshold {
+				predicted = 1
+			}
+		} else {
+			predicted = int32(classify.Argmax(scores[i*p.K : (i+1)*p.K]))
+		}
+		if predicted == l {
+			out[i] = 1
+		}
+	}
+	return out
+}
+
+// bootstrapError marks a metric that is undefined on the paired samples
+// (one class) as not applicable.
+func bootstrapError(err error) error {
+	if errors.Is(err, classify.ErrSingleClass) {
+		return fmt.Errorf("%w: %w", ErrNotApplicable, err)
+	}
+	return err
+}
