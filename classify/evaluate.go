@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/verdict-ml/verdict/stats"
 )
 
 // Evaluation is every metric of one classifier's predictions that is
@@ -107,3 +109,47 @@ func (ev *Evaluation) add(m Metric, v float64) {
 // largest value, the first of equal ones (numpy.argmax's rule, which
 // scikit-learn's predictions from probabilities follow).
 func Argmax(row []float64) int { return argmax(row) }
+
+// Bootstrap is the bootstrap interval of one model's metric: the
+// replicates of PairedBootstrap (or PairedBootstrapMulticlass, for k > 1
+// probabilities a sample) with the model on the left and nothing on the
+// right, so that Left is the metric on all samples, Low and High bound
+// it, and Right and Difference are 0 and Left. A binary task has k = 1
+// and labels 0 and 1. Errors are PairedBootstrap's.
+func Bootstrap(metric string, labels []int32, scores []float64, k int, opts BootstrapOptions) (BootstrapResult, error) {
+	var plan bootPlan
+	var err error
+	if k == 1 {
+		l8 := make([]int8, len(labels))
+		for i, l := range labels {
+			if l != 0 && l != 1 {
+				return BootstrapResult{}, fmt.Errorf("%w: labels[%d] is %d; binary labels are 0 or 1", ErrLabel, i, l)
+			}
+			l8[i] = int8(l)
+		}
+		plan, err = planBootstrap(metric, l8, scores, scores, opts)
+	} else {
+		plan, err = planMulticlassBootstrap(metric, labels, scores, scores, k, opts)
+	}
+	if err != nil {
+		return BootstrapResult{}, err
+	}
+	paired := plan.statistic
+	one := func() stats.CountStatistic {
+		s := paired()
+		return func(counts []int32) (float64, float64) {
+			l, _ := s(counts)
+			return l, 0
+		}
+	}
+	boot, err := stats.PairedBootstrapCounts(plan.layout.strata, one, opts.BootstrapOptions)
+	if err != nil {
+		return BootstrapResult{}, err
+	}
+	res := plan.res
+	res.Right, res.Difference = 0, res.Left
+	res.Low, res.High, res.Confidence = boot.Low, boot.High, boot.Confidence
+	res.SE, res.PValue = boot.SE, boot.PValue
+	res.Resamples, res.Undefined, res.Seed = boot.Resamples, boot.Undefined, boot.Seed
+	return res, nil
+}

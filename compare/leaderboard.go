@@ -238,6 +238,10 @@ func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMea
 		draws = draws || ranked[i].Rows != ranked[i].Units
 		total += ranked[i].Rows
 	}
+	if slices.ContainsFunc(means, func(m store.RunMean) bool { return m.Predictions }) {
+		rows, err := predictionRows(ctx, st, ranked, shown, ref, metric, opts)
+		return rows, nil, err
+	}
 	batch := !draws && total <= batchValues
 	var cols [][]float64
 	if batch {
@@ -274,6 +278,9 @@ func leaderboardEntry(ctx context.Context, st *store.Store, ref, e *store.RunMea
 	refID := e.EvaluationID
 	if ref != nil {
 		refID = ref.EvaluationID
+	}
+	if e.Predictions {
+		return predictionEntry(ctx, st, ref, e, metric, opts)
 	}
 	p, err := st.Pair(ctx, refID, e.EvaluationID, metric, false)
 	if err != nil {

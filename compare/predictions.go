@@ -234,3 +234,66 @@ func bootstrapError(err error) error {
 	}
 	return err
 }
+
+// predictionRows is leaderboardRows for evaluations of predictions: each
+// shown run is paired with the reference by sample ID, its metric gets the
+// stratified bootstrap interval, and its difference to the reference the
+// stratified paired bootstrap's interval and p-value, on the same draws.
+func predictionRows(ctx context.Context, st *store.Store, ranked []store.RunMean, shown []int, ref int, metric string, opts Options) ([]LeaderboardRow, error) {
+	rows := make([]LeaderboardRow, len(shown))
+	for k, i := range shown {
+		row, err := predictionEntry(ctx, st, &ranked[ref], &ranked[i], metric, opts)
+		if err != nil {
+			return nil, err
+		}
+		row.Rank = i + 1
+		rows[k] = row
+	}
+	return rows, nil
+}
+
+// predictionEntry is leaderboardEntry for an evaluation of predictions.
+func predictionEntry(ctx context.Context, st *store.Store, ref, e *store.RunMean, metric string, opts Options) (LeaderboardRow, error) {
+	row := LeaderboardRow{Run: e.Run, EvaluationID: e.EvaluationID, Units: e.Units, LoggedAt: e.CreatedAt}
+	refID := e.EvaluationID
+	if ref != nil {
+		refID = ref.EvaluationID
+	}
+	p, err := st.PairPredictions(ctx, refID, e.EvaluationID, false)
+	if err != nil {
+		return row, fmt.Errorf("%s: %w", e.Run, err)
+	}
+	info := p.Left.Predictions
+	bo := classify.BootstrapOptions{
+		Options:      classify.Options{Threshold: info.Threshold, Bins: info.Bins},
+		Unstratified: opts.Unstratified,
+		BootstrapOptions: stats.BootstrapOptions{
+			Confidence: opts.confidence(), Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx,
+		},
+	}
+	one, err := classify.Bootstrap(metric, p.Labels, p.RightScores, p.K, bo)
+	if err != nil {
+		return row, fmt.Errorf("%s: %w", e.Run, bootstrapError(err))
+	}
+	row.Mean = stats.Interval{Estimate: one.Left, Low: one.Low, High: one.High, Confidence: one.Confidence}
+	if ref == nil || refID == e.EvaluationID {
+		row.SameGroup = ref != nil
+		return row, nil
+	}
+	var b classify.BootstrapResult
+	if info.Task == store.TaskBinary {
+		labels := make([]int8, len(p.Labels))
+		for i, l := range p.Labels {
+			labels[i] = int8(l)
+		}
+		b, err = classify.PairedBootstrap(metric, labels, p.LeftScores, p.RightScores, bo)
+	} else {
+		b, err = classify.PairedBootstrapMulticlass(metric, p.Labels, p.LeftScores, p.RightScores, p.K, bo)
+	}
+	if err != nil {
+		return row, fmt.Errorf("%s: %w", e.Run, bootstrapError(err))
+	}
+	d := b.Interval()
+	row.Difference, row.PValue = &d, &b.PValue
+	return row, nil
+}

@@ -155,3 +155,25 @@ func TestComparePredictionsRefusesMixedAndDifferentLabels(t *testing.T) {
 	require.ErrorIs(t, err, compare.ErrNotApplicable)
 	require.ErrorContains(t, err, "holds predictions and evaluation")
 }
+
+func TestLeaderboardOfPredictions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := store.Open(ctx, storetest.NewDatabase(t), store.Options{})
+	require.NoError(t, err)
+	t.Cleanup(st.Close)
+	labels, good, poor := twoClassifiers()
+	logBinary(t, st, "poor", labels, poor)
+	g := logBinary(t, st, "good", labels, good)
+	for _, m := range []string{"roc_auc", "log_loss"} {
+		lb, err := compare.NewLeaderboard(ctx, st, compare.LeaderboardQuery{Experiment: "clf", Metric: m})
+		require.NoError(t, err, m)
+		require.Len(t, lb.Rows, 2)
+		require.Equal(t, "good", lb.Rows[0].Run, "%s: the better model ranks first, whatever the direction", m)
+		require.Equal(t, g.Aggregates[m], lb.Rows[0].Mean.Estimate, m)
+		require.Less(t, lb.Rows[0].Mean.Low, lb.Rows[0].Mean.Estimate)
+		require.Greater(t, lb.Rows[0].Mean.High, lb.Rows[0].Mean.Estimate)
+		require.True(t, lb.Rows[1].Distinguishable, m)
+		require.Equal(t, compare.Baseline, lb.Rows[1].Better, "%s: the reference (good) is better", m)
+	}
+}

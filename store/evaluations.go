@@ -383,6 +383,9 @@ type RunMean struct {
 	Rows          int64 // more than Units when units have several draws
 	MetricIndex   int32 // the metric's 1-based position in the evaluation's values
 	CreatedAt     time.Time
+	// Predictions reports an evaluation of predictions, whose Mean is the
+	// metric over all samples rather than a mean of per-unit values.
+	Predictions bool
 }
 
 // LatestMeans returns, for each run of experiment, its newest evaluation
@@ -392,13 +395,13 @@ func (s *Store) LatestMeans(ctx context.Context, experiment, evalSet, metric str
 	// One index probe per run (evaluations_run_newest_idx) finds its newest
 	// evaluation with the metric.
 	rows, err := s.pool.Query(ctx, `
-		SELECT e.id, r.name, s.name, s.id, e.mean, e.lower, e.n_units, e.n_scored_rows, e.metric_index, e.created_at
+		SELECT e.id, r.name, s.name, s.id, e.mean, e.lower, e.n_units, e.n_scored_rows, e.metric_index, e.created_at, e.task IS NOT NULL
 		FROM runs r
 		JOIN experiments x ON x.id = r.experiment_id
 		CROSS JOIN LATERAL (
 			SELECT e.id, e.evaluation_set_id, (e.aggregates ->> $3)::double precision AS mean,
 			       $3 = ANY (e.lower_is_better) AS lower, e.n_units, e.n_scored_rows,
-			       array_position(e.metrics, $3) AS metric_index, e.created_at
+			       array_position(e.metrics, $3) AS metric_index, e.created_at, e.task
 			FROM evaluations e
 			WHERE e.run_id = r.id AND $3 = ANY (e.metrics)
 			  AND ($2 = '' OR e.evaluation_set_id IN (SELECT id FROM evaluation_sets WHERE name = $2))
@@ -414,7 +417,7 @@ func (s *Store) LatestMeans(ctx context.Context, experiment, evalSet, metric str
 	var out []RunMean
 	for rows.Next() {
 		var m RunMean
-		if err := rows.Scan(&m.EvaluationID, &m.Run, &m.EvalSet, &m.EvalSetID, &m.Mean, &m.LowerIsBetter, &m.Units, &m.Rows, &m.MetricIndex, &m.CreatedAt); err != nil {
+		if err := rows.Scan(&m.EvaluationID, &m.Run, &m.EvalSet, &m.EvalSetID, &m.Mean, &m.LowerIsBetter, &m.Units, &m.Rows, &m.MetricIndex, &m.CreatedAt, &m.Predictions); err != nil {
 			return nil, fmt.Errorf("latest means: %w", err)
 		}
 		out = append(out, m)
