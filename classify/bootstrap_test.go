@@ -297,7 +297,7 @@ func TestPairedBootstrapCancelled(t *testing.T) {
 // bootstrap of the AUC difference on each: the share of p < 0.05 must lie
 // in the central 99.9 % range of a Binomial(pairs, 0.05), and the share
 // of 95 % intervals that cover the true difference 0 in that of a
-// Binomial(pairs, 0.95). docs/classify.md records the rates.
+// Binomial(pairs, 0.95). docs/classifiers.md records the rates.
 func TestPairedBootstrapCalibration(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates 1000 bootstraps")

@@ -41,6 +41,10 @@ func TestSchemaDocQueriesRun(t *testing.T) {
 		Method: "bootstrap+randomization", Alpha: 0.05, Confidence: 0.95, N: 4, Distinguishable: true, Winner: "right", Verdict: "candidate wins"})
 	require.NoError(t, err)
 
+	// An evaluation of predictions, for the examples of predictions.
+	_, err = s.LogPredictions(ctx, newEval("demo", "classifier"), binarySet())
+	require.NoError(t, err)
+
 	conn, err := pgx.Connect(ctx, url)
 	require.NoError(t, err)
 	defer conn.Close(ctx)
