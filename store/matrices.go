@@ -17,6 +17,9 @@ func (s *Store) UnitMatrix(ctx context.Context, evals []*Evaluation, metric stri
 	idx := make([]int32, len(evals))
 	for i, e := range evals {
 		ids[i] = e.ID
+		if err := perUnit(e); err != nil {
+			return nil, nil, err
+		}
 		k := slices.Index(e.Metrics, metric)
 		if k < 0 {
 			return nil, nil, fmt.Errorf("%w: evaluation %d has no %q (it has %s)", ErrUnknownMetric, e.ID, metric, strings.Join(e.Metrics, ", "))

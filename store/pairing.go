@@ -94,6 +94,11 @@ func pair(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metric string, 
 	if err != nil {
 		return nil, fmt.Errorf("evaluation %d: %w", rightID, err)
 	}
+	for _, e := range []*Evaluation{left, right} {
+		if err := perUnit(e); err != nil {
+			return nil, err
+		}
+	}
 	if left.EvalSetID != right.EvalSetID && !intersect {
 		return nil, fmt.Errorf("%w: evaluation %d (%s) and evaluation %d (%s) were scored on different evaluation sets or targets",
 			ErrNotComparable, left.ID, describeSet(left), right.ID, describeSet(right))

@@ -310,6 +310,21 @@ func (s *Store) PairPredictions(ctx context.Context, leftID, rightID int64, inte
 // one of predictions is needed.
 var ErrNotPredictions = errors.New("not an evaluation of predictions")
 
+// ErrPredictions is returned where per-unit values are needed (a diff of
+// the units that moved most, a ranking of runs unit by unit) and an
+// evaluation holds a classifier's predictions, whose metrics belong to the
+// whole set rather than to each sample.
+var ErrPredictions = errors.New("an evaluation of predictions has no per-unit values")
+
+// perUnit returns ErrPredictions for an evaluation of predictions.
+func perUnit(e *Evaluation) error {
+	if e.Predictions != nil {
+		return fmt.Errorf("%w: evaluation %d (%s) holds a classifier's predictions, whose metrics are computed over the whole set; compare it with another evaluation of predictions",
+			ErrPredictions, e.ID, describeSet(e))
+	}
+	return nil
+}
+
 func pairPredictions(ctx context.Context, tx pgx.Tx, leftID, rightID int64, intersect bool) (*PredictionPairs, error) {
 	left, err := getEvaluation(ctx, tx, leftID)
 	if err != nil {
