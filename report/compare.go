@@ -76,9 +76,13 @@ func comparisonTable(c *compare.Comparison) *Table {
 			metric += " (lower is better)"
 		}
 		d := r.Difference
+		counts := fmt.Sprintf("%d/%d/%d", r.CandidateBetter, r.CandidateWorse, r.Same)
+		if r.DeLong != nil || r.Bootstrap != nil {
+			counts = "-" // a metric of the whole set: no unit is better or worse
+		}
 		t.Add(metric, meanText[2*i], meanText[2*i+1], Interval(d.Estimate, d.Low, d.High, true),
 			PValue(r.PValue, r.Alpha), padj, strconv.FormatBool(r.Distinguishable), winner,
-			fmt.Sprintf("%d/%d/%d", r.CandidateBetter, r.CandidateWorse, r.Same), strconv.Itoa(r.N))
+			counts, strconv.Itoa(r.N))
 		switch r.Winner {
 		case compare.Candidate:
 			t.Mark(7, Good)
