@@ -20,6 +20,7 @@ func compareCommand() *cli.Command {
 			experimentFlag("experiment `NAME` of runs named as BASELINE and CANDIDATE"), evalSetFlag(),
 			&cli.StringSliceFlag{Name: "metric", Aliases: []string{"m"}, Usage: "`METRIC` to compare (repeatable; default: every metric both share)"},
 			&cli.StringFlag{Name: "method", Usage: "`TEST`: " + compare.MethodNames() + " (default: from the evaluations' protocols)"},
+			&cli.BoolFlag{Name: "no-stratify", Usage: "with evaluations of predictions, draw each bootstrap replicate from all samples rather than each class from its own"},
 			&cli.Float64Flag{Name: "rope", Usage: "with k-fold evaluations, add the Bayesian correlated t's probabilities for a region of practical equivalence of half-width `R`"},
 			alphaFlag(), confidenceFlag(), resamplesFlag(), seedFlag(),
 			&cli.StringFlag{Name: "adjust", Usage: "multiplicity `ADJUSTMENT`: holm, bonferroni, bh, by or none (default: holm with several metrics)"},
@@ -52,6 +53,7 @@ func runCompare(c *cli.Context) error {
 	opts := compareOptions(c)
 	opts.Metrics, opts.Method, opts.Adjust = c.StringSlice("metric"), method, adjust
 	opts.AllowDifferentTargets, opts.Record, opts.Sentence = c.Bool("allow-different-targets"), !c.Bool("no-record"), report.Verdict
+	opts.Unstratified = c.Bool("no-stratify")
 	if c.IsSet("rope") {
 		rope := c.Float64("rope")
 		opts.Rope = &rope

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
+	"math"
 	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/verdict-ml/verdict/classify"
 	"github.com/verdict-ml/verdict/internal/runinfo"
 	"github.com/verdict-ml/verdict/report"
 	"github.com/verdict-ml/verdict/scores"
@@ -17,8 +20,8 @@ var inputFormats = []string{"csv", "tsv", "jsonl", "parquet", "npz"}
 func logCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "log",
-		Usage:       "store per-user scores computed elsewhere as one evaluation of a run",
-		ArgsUsage:   "FILE",
+		Usage:       "store per-user scores computed elsewhere, or a classifier's predictions, as one evaluation of a run",
+		ArgsUsage:   "FILE | --predictions FILE",
 		Description: help("log"),
 		Flags: append(runFlags(true),
 			&cli.StringFlag{Name: "target-fingerprint", Usage: "fingerprint `F` of the targets, from 'verdict fingerprint'"},
@@ -31,6 +34,9 @@ func logCommand() *cli.Command {
 			&cli.IntFlag{Name: "required-k", Usage: "largest cutoff `K` the metrics look at, recorded with the protocol"},
 			connectionsFlag(),
 			&cli.StringFlag{Name: "labels", Usage: "CSV `FILE` of sample_id,label (0/1) recorded with the evaluation set, for 'verdict compare --method delong'"},
+			&cli.StringFlag{Name: "predictions", Usage: "`FILE` of a classifier's predictions: sample_id,label,score (binary) or sample_id,label,p_<class>... (multi-class); verdict computes and stores the metrics"},
+			&cli.Float64Flag{Name: "threshold", Value: classify.DefaultThreshold, Usage: "with --predictions: the score `T` at or above which a binary prediction is positive (accuracy, precision, recall, f1)"},
+			&cli.IntFlag{Name: "bins", Value: classify.DefaultBins, Usage: "with --predictions: `N` equal-width bins of the expected calibration error (ece)"},
 			&cli.StringFlag{Name: "input-format", Usage: "input `FORMAT`: " + strings.Join(inputFormats, ", ") + " (default: from the extension)"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table or json (an input format name here means --input-format)"},
 		),
@@ -39,6 +45,14 @@ func logCommand() *cli.Command {
 }
 
 func runLog(c *cli.Context) error {
+	if c.IsSet("predictions") {
+		return runLogPredictions(c)
+	}
+	for _, f := range []string{"threshold", "bins"} {
+		if c.IsSet(f) {
+			return userError("--%s applies to --predictions only", f)
+		}
+	}
 	if c.NArg() != 1 {
 		return userError("log takes exactly one FILE, got %d arguments (see 'verdict log --help')", c.NArg())
 	}
@@ -78,6 +92,55 @@ func runLog(c *cli.Context) error {
 	stop()
 	if err != nil {
 		return err // exit code 2, as every error
+	}
+	return report.Logged(c.App.Writer, outFormat, logged)
+}
+
+// runLogPredictions logs a classifier's predictions with their metrics.
+func runLogPredictions(c *cli.Context) error {
+	path := c.String("predictions")
+	if c.NArg() > 0 {
+		return userError("log --predictions %s takes no other FILE, got %q", path, c.Args().First())
+	}
+	for _, f := range []string{"labels", "target-fingerprint", "lower-is-better"} {
+		if c.IsSet(f) {
+			return userError("--%s does not apply to --predictions: the file carries the labels, which fingerprint the evaluation set, and verdict knows which metrics are lower-is-better", f)
+		}
+	}
+	inFormat, outFormat := c.String("input-format"), c.String("format")
+	switch {
+	case outFormat == "table" || outFormat == "json":
+	case slices.Contains(inputFormats, outFormat) && inFormat == "":
+		inFormat, outFormat = outFormat, "table"
+	default:
+		return userError("--format %q: want table or json (or an input format: %s)", outFormat, strings.Join(inputFormats, ", "))
+	}
+	ev, err := newEvaluation(c, "log needs %s")
+	if err != nil {
+		return err
+	}
+	opts := classify.Options{Threshold: c.Float64("threshold"), Bins: c.Int("bins")}
+	if math.IsNaN(opts.Threshold) || math.IsInf(opts.Threshold, 0) {
+		return userError("--threshold %v: want a finite number", opts.Threshold)
+	}
+	if opts.Bins < 1 || opts.Bins > classify.MaxBins {
+		return userError("--bins %d: want 1 to %d", opts.Bins, classify.MaxBins)
+	}
+	p, err := scores.ReadPredictions(path, inFormat, scores.PredictionOptions{})
+	if err != nil {
+		return withHint(err)
+	}
+	st, err := openStore(c)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	logged, skipped, err := p.Log(c.Context, st, ev, opts)
+	if err != nil {
+		return err
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(c.App.ErrWriter, "note: %s is not stored: %s\n", s.Metric, s.Reason)
 	}
 	return report.Logged(c.App.Writer, outFormat, logged)
 }
