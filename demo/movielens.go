@@ -1,8 +1,11 @@
 // Package demo builds the story `verdict demo` tells on real data: the
 // MovieLens "latest-small" ratings, split in time per user, and three simple
 // recommenders trained on each user's earlier ratings and asked for the
-// movies the user rated last. It produces rankings and targets; evaluating,
-// logging and comparing them is the job of the packages a real user calls.
+// movies the user rated last; and a classifier's part on the Wisconsin
+// Diagnostic Breast Cancer data, two logistic regressions whose predicted
+// probabilities are logged and compared as predictions. It produces
+// rankings, targets and predictions; evaluating, logging and comparing them
+// is the job of the packages a real user calls.
 package demo
 
 import (

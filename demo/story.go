@@ -102,11 +102,15 @@ func Tell(ctx context.Context, st *store.Store, w io.Writer) error {
 		winner := map[string]string{"baseline": h.BaselineRun, "candidate": h.CandidateRun, "": "none (not distinguishable)"}[h.Winner]
 		fmt.Fprintf(w, "  #%d %s: %s vs %s, winner: %s\n", h.ID, h.Metric, h.BaselineRun, h.CandidateRun, winner)
 	}
+	if err := tellClassifiers(ctx, st, w); err != nil {
+		return err
+	}
 	next := [][2]string{
 		{"verdict leaderboard -e " + Experiment + " --metric ndcg@10", "runs with intervals and paired differences"},
 		{"verdict diff -e " + Experiment + " --metric ndcg@10 popularity item-knn", "the users who moved most"},
 		{"verdict rank -e " + Experiment + " --metric recall@20 --plot cd.svg popularity recent-popularity item-knn", "a critical-difference diagram"},
 		{"verdict report -e " + Experiment + " --out " + Experiment + ".html", "all of it in one HTML file"},
+		{"verdict leaderboard -e " + ClassifierExperiment + " --metric log_loss", "the classifiers, with stratified bootstrap intervals"},
 		{"verdict db psql", "then SELECT * FROM comparison_history;"},
 	}
 	fmt.Fprintln(w, "\nnext:")

@@ -34,10 +34,18 @@ func TestTell(t *testing.T) {
 	require.Contains(t, out, "popularity beats recent-popularity on ndcg@10 by")
 	require.Contains(t, out, "winner: popularity")
 	require.NotContains(t, out, "(already logged)")
+	// The classifiers: the 30-feature model wins on each metric, the
+	// lower-is-better log loss included, each with its own test.
+	require.Contains(t, out, "Breast Cancer Wisconsin (Diagnostic)")
+	require.Contains(t, out, "predict the other 189 (70 malignant)")
+	require.Contains(t, out, "logistic-all-features beats logistic-radius-texture on roc_auc by 0.0423")
+	require.Contains(t, out, "DeLong: AUC 0.9567 (logistic-radius-texture) against 0.9989 (logistic-all-features)")
+	require.Contains(t, out, "logistic-all-features beats logistic-radius-texture on log_loss by 0.171 (lower is better;")
+	require.Contains(t, out, "logistic-all-features beats logistic-radius-texture on accuracy by 0.090")
 
 	b.Reset()
 	require.NoError(t, demo.Tell(ctx, st, &b))
-	require.Equal(t, 3, strings.Count(b.String(), "(already logged)"))
+	require.Equal(t, 5, strings.Count(b.String(), "(already logged)"))
 	hist, err := st.History(ctx, store.HistoryFilter{Experiment: demo.Experiment})
 	require.NoError(t, err)
 	require.Len(t, hist, 4, "each telling records its two comparisons")
