@@ -139,8 +139,14 @@ func PairedBootstrap(metric string, labels []int8, left, right []float64, opts B
 	if err != nil {
 		return BootstrapResult{}, err
 	}
+	return plan.run(plan.statistic, opts)
+}
+
+// run draws the plan's replicates of statistic and completes its result
+// with the interval, standard error and p-value.
+func (plan bootPlan) run(statistic func() stats.CountStatistic, opts BootstrapOptions) (BootstrapResult, error) {
 	res := plan.res
-	boot, err := stats.PairedBootstrapCounts(plan.layout.strata, plan.statistic, opts.BootstrapOptions)
+	boot, err := stats.PairedBootstrapCounts(plan.layout.strata, statistic, opts.BootstrapOptions)
 	if err != nil {
 		return BootstrapResult{}, err
 	}

@@ -70,15 +70,7 @@ func PairedBootstrapMulticlass(metric string, labels []int32, left, right []floa
 	if err != nil {
 		return BootstrapResult{}, err
 	}
-	res := plan.res
-	boot, err := stats.PairedBootstrapCounts(plan.layout.strata, plan.statistic, opts.BootstrapOptions)
-	if err != nil {
-		return BootstrapResult{}, err
-	}
-	res.Low, res.High, res.Confidence = boot.Low, boot.High, boot.Confidence
-	res.SE, res.PValue = boot.SE, boot.PValue
-	res.Resamples, res.Undefined, res.Seed = boot.Resamples, boot.Undefined, boot.Seed
-	return res, nil
+	return plan.run(plan.statistic, opts)
 }
 
 // planMulticlassBootstrap validates the input, computes both models'

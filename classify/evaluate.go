@@ -142,14 +142,6 @@ func Bootstrap(metric string, labels []int32, scores []float64, k int, opts Boot
 			return l, 0
 		}
 	}
-	boot, err := stats.PairedBootstrapCounts(plan.layout.strata, one, opts.BootstrapOptions)
-	if err != nil {
-		return BootstrapResult{}, err
-	}
-	res := plan.res
-	res.Right, res.Difference = 0, res.Left
-	res.Low, res.High, res.Confidence = boot.Low, boot.High, boot.Confidence
-	res.SE, res.PValue = boot.SE, boot.PValue
-	res.Resamples, res.Undefined, res.Seed = boot.Resamples, boot.Undefined, boot.Seed
-	return res, nil
+	plan.res.Right, plan.res.Difference = 0, plan.res.Left
+	return plan.run(one, opts)
 }

@@ -57,13 +57,9 @@ func runLog(c *cli.Context) error {
 		return userError("log takes exactly one FILE, got %d arguments (see 'verdict log --help')", c.NArg())
 	}
 	path := c.Args().First()
-	inFormat, outFormat := c.String("input-format"), c.String("format")
-	switch {
-	case outFormat == "table" || outFormat == "json":
-	case slices.Contains(inputFormats, outFormat) && inFormat == "":
-		inFormat, outFormat = outFormat, "table"
-	default:
-		return userError("--format %q: want table or json (or an input format: %s)", outFormat, strings.Join(inputFormats, ", "))
+	inFormat, outFormat, err := logFormats(c)
+	if err != nil {
+		return err
 	}
 	ev, err := newEvaluation(c, "log needs %s")
 	if err != nil {
@@ -107,13 +103,9 @@ func runLogPredictions(c *cli.Context) error {
 			return userError("--%s does not apply to --predictions: the file carries the labels, which fingerprint the evaluation set, and verdict knows which metrics are lower-is-better", f)
 		}
 	}
-	inFormat, outFormat := c.String("input-format"), c.String("format")
-	switch {
-	case outFormat == "table" || outFormat == "json":
-	case slices.Contains(inputFormats, outFormat) && inFormat == "":
-		inFormat, outFormat = outFormat, "table"
-	default:
-		return userError("--format %q: want table or json (or an input format: %s)", outFormat, strings.Join(inputFormats, ", "))
+	inFormat, outFormat, err := logFormats(c)
+	if err != nil {
+		return err
 	}
 	ev, err := newEvaluation(c, "log needs %s")
 	if err != nil {
@@ -143,6 +135,20 @@ func runLogPredictions(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "note: %s is not stored: %s\n", s.Metric, s.Reason)
 	}
 	return report.Logged(c.App.Writer, outFormat, logged)
+}
+
+// logFormats is the input and output formats of a log: --format may name
+// an input format, as users of other tools type it.
+func logFormats(c *cli.Context) (in, out string, err error) {
+	in, out = c.String("input-format"), c.String("format")
+	switch {
+	case out == "table" || out == "json":
+	case slices.Contains(inputFormats, out) && in == "":
+		in, out = out, "table"
+	default:
+		return "", "", userError("--format %q: want table or json (or an input format: %s)", out, strings.Join(inputFormats, ", "))
+	}
+	return in, out, nil
 }
 
 // newEvaluation describes the evaluation the flags name; missing says what
