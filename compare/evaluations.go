@@ -202,16 +202,16 @@ type MetricResult struct {
 	Direction Direction `json:"-"`
 	Hint      Hint      `json:"-"`
 	// The method's own results, for sentences that cite them.
-	Wilcoxon  *stats.WilcoxonResult `json:"-"`
-	McNemar   *stats.McNemarResult  `json:"-"`
-	DeLong    *stats.DeLongResult   `json:"-"`
+	Wilcoxon *stats.WilcoxonResult `json:"-"`
+	McNemar  *stats.McNemarResult  `json:"-"`
+	DeLong   *stats.DeLongResult   `json:"-"`
 	// Bootstrap is the paired bootstrap of a metric of predictions,
 	// recomputed on every replicate.
 	Bootstrap *classify.BootstrapResult `json:"-"`
-	Folds     []string              `json:"-"` // fold IDs of the fold-based tests, in order
-	NTrain    int64                 `json:"-"`
-	NTest     int64                 `json:"-"`
-	AdjustedN int                   `json:"-"` // metrics adjusted across
+	Folds     []string                  `json:"-"` // fold IDs of the fold-based tests, in order
+	NTrain    int64                     `json:"-"`
+	NTest     int64                     `json:"-"`
+	AdjustedN int                       `json:"-"` // metrics adjusted across
 }
 
 // Loser is the side that lost, or Neither.
