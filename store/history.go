@@ -41,6 +41,14 @@ type HistoryEntry struct {
 	SoftwareVersion string    `json:"software_version"`
 	Statistic       *float64  `json:"statistic"`
 	NRequired       *int64    `json:"n_required"`
+	// The comparison's test in its experiment's online FDR stream, when
+	// it was tested under one (verdict compare --fdr).
+	FDRMethod       string   `json:"fdr_method,omitempty"`
+	FDRTest         *int64   `json:"fdr_test,omitempty"`
+	FDRLevel        *float64 `json:"fdr_level,omitempty"`
+	FDRRejected     *bool    `json:"fdr_rejected,omitempty"`
+	FDRWealthBefore *float64 `json:"fdr_wealth_before,omitempty"`
+	FDRWealthAfter  *float64 `json:"fdr_wealth_after,omitempty"`
 }
 
 // HistoryFilter selects recorded comparisons; empty fields match all.
@@ -60,7 +68,8 @@ const historyColumns = `
 	method, n, baseline_mean, candidate_mean, difference, ci_low, ci_high,
 	p_value, p_adjusted, coalesce(adjustment, ''), coalesce(distinguishable, false),
 	coalesce(winner, ''), lower_is_better, verdict, coalesce(seed, 0), coalesce(resamples, 0), software_version,
-	statistic, n_required`
+	statistic, n_required,
+	coalesce(fdr_method, ''), fdr_test, fdr_level, fdr_rejected, fdr_wealth_before, fdr_wealth_after`
 
 func scanHistory(row pgx.Row) (*HistoryEntry, error) {
 	var h HistoryEntry
@@ -69,7 +78,8 @@ func scanHistory(row pgx.Row) (*HistoryEntry, error) {
 		&h.Method, &h.N, &h.BaselineMean, &h.CandidateMean, &h.Difference, &h.Low, &h.High,
 		&h.PValue, &h.PAdjusted, &h.Adjustment, &h.Distinguishable,
 		&h.Winner, &h.LowerIsBetter, &h.Verdict, &h.Seed, &h.Resamples, &h.SoftwareVersion,
-		&h.Statistic, &h.NRequired)
+		&h.Statistic, &h.NRequired,
+		&h.FDRMethod, &h.FDRTest, &h.FDRLevel, &h.FDRRejected, &h.FDRWealthBefore, &h.FDRWealthAfter)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -151,6 +161,9 @@ type ComparisonRecord struct {
 	Verdict         string
 	Parameters      map[string]any
 	Outputs         any
+	// FDR is the comparison's test in its experiment's online FDR stream;
+	// nil when it was tested at a fixed alpha.
+	FDR *FDRRecord
 }
 
 // RecordComparison stores a comparison in the history and returns its ID.
@@ -166,6 +179,10 @@ func recordComparison(ctx context.Context, q querier, r ComparisonRecord) (int64
 	if r.Winner != "" {
 		winner = r.Winner
 	}
+	var fdr struct{ method, test, level, rejected, before, after any }
+	if f := r.FDR; f != nil {
+		fdr.method, fdr.test, fdr.level, fdr.rejected, fdr.before, fdr.after = f.Method, f.Test, f.Level, f.Rejected, f.WealthBefore, f.WealthAfter
+	}
 	var id int64
 	err := q.QueryRow(ctx, `
 		INSERT INTO comparisons (
@@ -173,15 +190,18 @@ func recordComparison(ctx context.Context, q querier, r ComparisonRecord) (int64
 			resamples, seed, confidence, alpha, adjustment, n, n_left_only, n_right_only,
 			left_mean, right_mean, estimate, ci_low, ci_high, p_value, p_adjusted,
 			distinguishable, winner, wins, losses, ties, n_required, verdict,
-			parameters, outputs, software_version, statistic)
+			parameters, outputs, software_version, statistic,
+			fdr_method, fdr_test, fdr_level, fdr_rejected, fdr_wealth_before, fdr_wealth_after)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-			$19, $20, $21, $22, $23, $24, $25, $26, $27, coalesce($28::jsonb, '{}'), coalesce($29::jsonb, '{}'), $30, $31)
+			$19, $20, $21, $22, $23, $24, $25, $26, $27, coalesce($28::jsonb, '{}'), coalesce($29::jsonb, '{}'), $30, $31,
+			$32, $33, $34, $35, $36, $37)
 		RETURNING id`,
 		r.LeftID, r.RightID, r.Metric, r.LowerIsBetter, r.Method,
 		positive(int64(r.Resamples)), int64(r.Seed), level(r.Confidence), level(r.Alpha), nullIfEmpty(r.Adjustment), r.N, r.LeftOnly, r.RightOnly,
 		r.LeftMean, r.RightMean, r.Estimate, nullNaN(r.Low), nullNaN(r.High), r.PValue, r.PAdjusted,
 		r.Distinguishable, winner, r.Wins, r.Losses, r.Ties, r.NRequired, r.Verdict,
-		r.Parameters, r.Outputs, Version(), r.Statistic).Scan(&id)
+		r.Parameters, r.Outputs, Version(), r.Statistic,
+		fdr.method, fdr.test, fdr.level, fdr.rejected, fdr.before, fdr.after).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("record comparison: %w", err)
 	}

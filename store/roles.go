@@ -119,6 +119,9 @@ func (s *Store) CreateRole(ctx context.Context, name string, kind RoleKind, pass
 				`GRANT INSERT ON experiments, runs, evaluation_sets, evaluations, sample_labels, comparisons TO `+role,
 				// A run logged again merges its params, tags and commit.
 				`GRANT UPDATE (params, tags, git_commit) ON runs TO `+role,
+				// A comparison under an online FDR procedure spends from
+				// its experiment's ledger.
+				`GRANT INSERT, UPDATE (state, tests, updated_at) ON fdr_ledgers TO `+role,
 				`GRANT USAGE ON ALL SEQUENCES IN SCHEMA `+schema+` TO `+role,
 				`GRANT EXECUTE ON FUNCTION verdict_units.create_values(integer, integer),
 					verdict_units.create_values_part(integer, integer, integer),

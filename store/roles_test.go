@@ -114,6 +114,25 @@ func TestWriterRoleLogsAndComparesButCannotDropOrAlter(t *testing.T) {
 		Method: "bootstrap", Confidence: 0.95, Alpha: 0.05, N: 200, Verdict: "equal"})
 	require.NoError(t, err)
 	require.Positive(t, id)
+	// Under an online FDR procedure: the ledger is made, locked, spent
+	// from and saved by the writer.
+	require.NoError(t, w.InTx(ctx, func(tx *store.Tx) error {
+		l, err := tx.LockLedger(ctx, "e", "lond-dep", 0.05, 0, []byte(`{"tests": 0}`))
+		if err != nil {
+			return err
+		}
+		l.State, l.Tests = []byte(`{"tests": 1}`), 1
+		if err := tx.SaveLedger(ctx, l); err != nil {
+			return err
+		}
+		_, err = tx.RecordComparison(ctx, store.ComparisonRecord{LeftID: before.ID, RightID: plain.ID, Metric: "a",
+			Method: "paired-t", Confidence: 0.95, Alpha: 0.001, N: 200, Verdict: "equal",
+			FDR: &store.FDRRecord{Method: "lond-dep", Test: 1, Level: 0.001, WealthBefore: 0.05, WealthAfter: 0.049}})
+		return err
+	}))
+	ledger, err := admin.GetLedger(ctx, "e")
+	require.NoError(t, err)
+	require.Equal(t, 1, ledger.Tests)
 
 	// Bad input leaves nothing, as for anyone.
 	rowsBefore := unitCount(t, adminURL)
@@ -124,7 +143,7 @@ func TestWriterRoleLogsAndComparesButCannotDropOrAlter(t *testing.T) {
 	require.Equal(t, rowsBefore, unitCount(t, adminURL))
 
 	// What a writer may not do.
-	tables := []string{"experiments", "runs", "evaluation_sets", "evaluations", "sample_labels", "comparisons", "unit_values", "unattached_unit_values", "predictions", "goose_db_version"}
+	tables := []string{"experiments", "runs", "evaluation_sets", "evaluations", "sample_labels", "comparisons", "unit_values", "unattached_unit_values", "predictions", "fdr_ledgers", "goose_db_version"}
 	var forbidden []string
 	for _, table := range tables {
 		forbidden = append(forbidden,
