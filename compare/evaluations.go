@@ -51,6 +51,12 @@ type Options struct {
 	// predictions draw every replicate from all samples together, rather
 	// than each class from its own samples.
 	Unstratified bool
+	// FDR, when set, tests the metrics under an online FDR procedure over
+	// the experiment's history instead of at Alpha with Adjust: each
+	// metric is the next test of the experiment's stream, and the level
+	// the procedure gives it replaces alpha in the decision rule. It needs
+	// Record.
+	FDR *FDR
 	// Record stores each metric's result in the comparison history, in the
 	// transaction that paired the evaluations.
 	Record bool
@@ -197,6 +203,9 @@ type MetricResult struct {
 	Verdict      string `json:"verdict"`
 	Bayes        *Bayes `json:"bayes,omitempty"`
 	ComparisonID *int64 `json:"comparison_id"`
+	// FDR is the metric's test in the experiment's online FDR stream,
+	// with Options.FDR; Alpha is then its level.
+	FDR *FDRResult `json:"fdr,omitempty"`
 
 	// Direction is the metric's direction; Hint what NRequired holds.
 	Direction Direction `json:"-"`
@@ -355,6 +364,11 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 			}
 			c.Metrics = append(c.Metrics, r)
 		}
+		if opts.FDR != nil {
+			if err := spendFDR(ctx, tx, c, opts.FDR); err != nil {
+				return err
+			}
+		}
 		if err := decide(c, opts); err != nil {
 			return err
 		}
@@ -383,6 +397,11 @@ func evaluatePredictions(ctx context.Context, st *store.Store, c *Comparison, me
 		methods, err := comparePredictions(ctx, tx, c, metrics, opts)
 		if err != nil {
 			return err
+		}
+		if opts.FDR != nil {
+			if err := spendFDR(ctx, tx, c, opts.FDR); err != nil {
+				return err
+			}
 		}
 		if err := decide(c, opts); err != nil {
 			return err
@@ -433,7 +452,7 @@ func checkOptions(o Options) error {
 	if _, err := ParseAdjustment(string(o.Adjust)); err != nil {
 		return err
 	}
-	return nil
+	return checkFDR(o)
 }
 
 // pairedInput is one metric's paired values: per unit, each side's sum of
@@ -702,6 +721,9 @@ func unitMeans(sums []float64, rows []int32) []float64 {
 // sentence.
 func decide(c *Comparison, opts Options) error {
 	adj := opts.Adjust.resolve(len(c.Metrics))
+	if opts.FDR != nil {
+		adj = AdjustNone // the online procedure sees every test
+	}
 	for _, r := range c.Metrics {
 		r.PAdjusted = r.PValue
 	}
@@ -792,6 +814,10 @@ func record(base, cand *store.Evaluation, r *MetricResult, opts Options, method 
 		Parameters: map[string]any{"method": string(method), "resamples": opts.resamples(), "seed": opts.Seed,
 			"alpha": r.Alpha, "confidence": r.Difference.Confidence, "adjustment": r.Adjustment},
 		Outputs: r,
+		FDR:     fdrRecord(r),
+	}
+	if f := r.FDR; f != nil {
+		rec.Parameters["fdr"] = map[string]any{"method": f.Method, "fdr": f.Alpha, "w0": opts.FDR.options().W0}
 	}
 	if opts.Rope != nil {
 		rec.Parameters["rope"] = *opts.Rope

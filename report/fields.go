@@ -18,9 +18,17 @@ import (
 // significant digits ("0.294384"), and a null (NaN, ±Inf, a nil pointer)
 // prints as "undefined".
 //
-// WriteFields returns an error when v is not a struct, a map, or a
-// non-nil pointer to one, and the errors WriteJSON returns.
+// A list of structs or maps is a table instead: a column a field, a row
+// an element.
+//
+// WriteFields returns an error when v is not a struct, a map, a list of
+// them, or a non-nil pointer to one, and the errors WriteJSON returns.
 func WriteFields(w io.Writer, v any) error {
+	if x, err := toOrdered(reflect.ValueOf(v)); err == nil {
+		if list, ok := x.([]any); ok {
+			return writeRecords(w, list, v)
+		}
+	}
 	o, err := toObject(v)
 	if err != nil {
 		return err
@@ -29,6 +37,29 @@ func WriteFields(w io.Writer, v any) error {
 	writeFieldLines(&b, o, "")
 	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// writeRecords writes a list of objects with the same fields as a table:
+// a column a field, a row an object.
+func writeRecords(w io.Writer, list []any, v any) error {
+	t := &Table{Right: map[int]bool{}}
+	for i, e := range list {
+		o, ok := e.(ordered)
+		if !ok {
+			return fmt.Errorf("report: a %T holds a %T: want a list of structs or maps", v, e)
+		}
+		row := make([]string, len(o))
+		for j, f := range o {
+			if i == 0 {
+				t.Header = append(t.Header, strings.ToUpper(strings.ReplaceAll(f.name, "_", " ")))
+				_, number := f.value.(float64)
+				t.Right[j] = number
+			}
+			row[j] = fieldText(f.value)
+		}
+		t.Add(row...)
+	}
+	return t.Write(w, "table")
 }
 
 // FieldTable flattens a struct or map into a two-column table, FIELD and

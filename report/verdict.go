@@ -36,6 +36,11 @@ func Verdict(c *compare.Comparison, r *compare.MetricResult) string {
 	}
 	level := strconv.FormatFloat(100*r.Difference.Confidence, 'g', 6, 64) + "%"
 	p := PValueText(r.PAdjusted, r.Alpha)
+	alpha := fmt.Sprintf("alpha %g", r.Alpha)
+	if f := r.FDR; f != nil {
+		alpha = fmt.Sprintf("its online FDR level %s (%s, test %s of the experiment's history at FDR %g)",
+			Num(f.Level), f.Method, Thousands(int64(f.Test)), f.Alpha)
+	}
 	if r.Adjustment != "" {
 		p += fmt.Sprintf(" after %s adjustment across %d metrics", adjustmentName(r.Adjustment), r.AdjustedN)
 	}
@@ -46,9 +51,9 @@ func Verdict(c *compare.Comparison, r *compare.MetricResult) string {
 	if r.Distinguishable {
 		g := r.Gap()
 		dec := verdictDecimals(g.Estimate, g.Low, g.High)
-		fmt.Fprintf(&b, "%s beats %s%s by %s (%s%s CI %s to %s, %s, n = %s): the interval excludes zero and p is below alpha %g.",
+		fmt.Fprintf(&b, "%s beats %s%s by %s (%s%s CI %s to %s, %s, n = %s): the interval excludes zero and p is below %s.",
 			r.Name(r.Winner), r.Name(r.Loser()), on, verdictNumber(g.Estimate, dec, false), direction, level,
-			verdictNumber(g.Low, dec, false), verdictNumber(g.High, dec, false), p, Thousands(int64(r.N)), r.Alpha)
+			verdictNumber(g.Low, dec, false), verdictNumber(g.High, dec, false), p, Thousands(int64(r.N)), alpha)
 		writeMethod(&b, r)
 		if r.DeLong == nil && r.Bootstrap == nil {
 			better, worse := r.CandidateBetter, r.CandidateWorse
@@ -67,11 +72,11 @@ func Verdict(c *compare.Comparison, r *compare.MetricResult) string {
 		verdictNumber(d.Low, dec, true), verdictNumber(d.High, dec, true))
 	switch {
 	case r.IntervalExcludesZero: // then p failed
-		fmt.Fprintf(&b, "which excludes zero, but %s is not below alpha %g.", p, r.Alpha)
+		fmt.Fprintf(&b, "which excludes zero, but %s is not below %s.", p, alpha)
 	case r.PBelowAlpha:
-		fmt.Fprintf(&b, "which includes zero, although %s is below alpha %g.", p, r.Alpha)
+		fmt.Fprintf(&b, "which includes zero, although %s is below %s.", p, alpha)
 	default:
-		fmt.Fprintf(&b, "which includes zero, and %s is not below alpha %g.", p, r.Alpha)
+		fmt.Fprintf(&b, "which includes zero, and %s is not below %s.", p, alpha)
 	}
 	writeMethod(&b, r)
 	switch r.Hint {

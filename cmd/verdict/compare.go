@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/stats"
 	"github.com/verdict-ml/verdict/store"
 )
 
@@ -29,6 +31,8 @@ func compareCommand() *cli.Command {
 			reportFormatFlag(),
 			plotFlag("a forest plot of the differences, one row per metric"),
 			&cli.BoolFlag{Name: "no-record", Usage: "do not record the comparison in the history"},
+			&cli.StringFlag{Name: "fdr", Usage: "test under the online FDR `PROCEDURE` " + strings.Join(stats.OnlineFDRMethods(), ", ") + " over the experiment's history, instead of at a fixed alpha"},
+			&cli.Float64Flag{Name: "fdr-alpha", Value: stats.DefaultAlpha, Usage: "with --fdr, the FDR `A` the history is held to"},
 		},
 		Action: runCompare,
 	}
@@ -54,6 +58,11 @@ func runCompare(c *cli.Context) error {
 	opts.Metrics, opts.Method, opts.Adjust = c.StringSlice("metric"), method, adjust
 	opts.AllowDifferentTargets, opts.Record, opts.Sentence = c.Bool("allow-different-targets"), !c.Bool("no-record"), report.Verdict
 	opts.Unstratified = c.Bool("no-stratify")
+	if m := c.String("fdr"); m != "" {
+		opts.FDR = &compare.FDR{Method: m, Alpha: c.Float64("fdr-alpha")}
+	} else if c.IsSet("fdr-alpha") {
+		return userError("--fdr-alpha goes with --fdr PROCEDURE")
+	}
 	if c.IsSet("rope") {
 		rope := c.Float64("rope")
 		opts.Rope = &rope

@@ -26,6 +26,7 @@ func historyCommand() *cli.Command {
 			&cli.StringFlag{Name: "distinguishable", Usage: "only distinguishable (`true`) or indistinguishable (false) ones"},
 			&cli.StringFlag{Name: "since", Usage: "only comparisons since `WHEN`: a date (2026-11-01), or an age such as 30d or 12h"},
 			&cli.IntFlag{Name: "limit", Value: 50, Usage: "at most `N` comparisons"},
+			&cli.BoolFlag{Name: "fdr", Usage: "show each comparison's test in the --experiment's online FDR stream (compare --fdr): its level, whether it rejected, and the wealth"},
 			reportFormatFlag(),
 			plotFlag("the --metric's value of every evaluation compared, over time, with bootstrap intervals"),
 			confidenceFlag(), resamplesFlag(), seedFlag(),
@@ -39,6 +40,9 @@ func historyCommand() *cli.Command {
 			}.Filter(time.Now())
 			if err != nil {
 				return userError("--%v", err)
+			}
+			if c.Bool("fdr") && f.Experiment == "" {
+				return userError("--fdr shows one experiment's stream: name it with --experiment")
 			}
 			if c.String("plot") != "" && f.Metric == "" {
 				return userError("--plot draws one metric: name it with --metric")
@@ -64,6 +68,13 @@ func historyCommand() *cli.Command {
 				return report.ValuesOverTime(fmt.Sprintf("%s of the evaluations compared, by the time they were logged", f.Metric), f.Metric, opts.Confidence, points)
 			}); err != nil {
 				return err
+			}
+			if c.Bool("fdr") {
+				l, err := compare.Ledger(c.Context, st, f.Experiment)
+				if err != nil {
+					return err
+				}
+				return report.HistoryFDR(c.App.Writer, format, l, hist)
 			}
 			return report.HistoryEntries(c.App.Writer, format, hist)
 		},

@@ -158,6 +158,22 @@ func statsMethods() []statsMethod {
 			},
 		},
 		{
+			name: "online-fdr", usage: "online FDR control of p-values in arrival order: the level each is held to, and the alpha-wealth",
+			inputs: "p_values",
+			flags: []cli.Flag{
+				&cli.StringFlag{Name: "method", Value: stats.OnlineLONDDep, Usage: "`PROCEDURE`: " + strings.Join(stats.OnlineFDRMethods(), ", ")},
+				&cli.Float64Flag{Name: "alpha", Value: stats.DefaultAlpha, Usage: "the target FDR `A`"},
+				&cli.Float64Flag{Name: "w0", DefaultText: "alpha/10", Usage: "the initial wealth `W` of lord-dep and lord++"},
+			},
+			run: func(c *cli.Context, in *columns.Columns) (any, error) {
+				p, err := in.Floats("p_values", true)
+				if err != nil {
+					return nil, err
+				}
+				return stats.OnlineFDR(p, stats.OnlineFDROptions{Method: c.String("method"), Alpha: c.Float64("alpha"), W0: c.Float64("w0")})
+			},
+		},
+		{
 			name: "sample-size", usage: "units a paired test needs to detect a gap; without --variance, the worst case for 0/1-bounded scores",
 			flags: []cli.Flag{&cli.Float64Flag{Name: "delta", Required: true, Usage: "the gap `D` to detect"}, varianceFlag(), alphaFlag(), powerFlag()},
 			run: func(c *cli.Context, _ *columns.Columns) (any, error) {

@@ -40,6 +40,7 @@ type Columns struct {
 	source string
 	fields map[string]json.RawMessage // JSON input
 	cols   map[string][]string        // CSV input, by header name
+	bare   bool                       // one unnamed column of numbers: cols[""]
 	order  []string                   // CSV header order
 	rows   int
 }
@@ -49,7 +50,8 @@ type Columns struct {
 const MaxBytes = 256 << 20
 
 // Open reads the file at path in format, or by its extension when format
-// is empty; a path of "" or "-" is standard input, named stdin.
+// is empty (by content for .txt and no extension); a path of "" or "-" is
+// standard input, named stdin.
 func Open(path, format string) (*Columns, error) {
 	if path == "" || path == "-" {
 		return Read(os.Stdin, "stdin", format)
@@ -60,7 +62,14 @@ func Open(path, format string) (*Columns, error) {
 	}
 	defer f.Close()
 	if format == "" {
-		format = strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+		switch ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), "."); ext {
+		case "json", "csv", "tsv":
+			format = ext
+		case "txt", "":
+			// p.txt, one number a line: told apart by content.
+		default:
+			return nil, userError("%s: unknown input format %q: want json, csv or tsv (--input-format)", path, ext)
+		}
 	}
 	return Read(f, path, format)
 }
@@ -115,6 +124,12 @@ func Read(r io.Reader, source, format string) (*Columns, error) {
 			}
 			in.cols[name] = []string{}
 		}
+		if _, err := parseNumber(head[0]); len(head) == 1 && err == nil {
+			// One number a line, without a header: the values of the one
+			// column a command needs.
+			in.bare, in.order, cols[0], in.rows = true, []string{""}, []string{head[0]}, 1
+			in.cols = map[string][]string{"": {}}
+		}
 		for {
 			rec, err := cr.Read()
 			if err == io.EOF {
@@ -150,8 +165,12 @@ func (in *Columns) Has(name string) bool {
 }
 
 // Floats returns a numeric column. A missing column is an error when
-// required, nil otherwise.
+// required, nil otherwise. Input of one number a line, without a header,
+// is the column of any required name.
 func (in *Columns) Floats(name string, required bool) ([]float64, error) {
+	if in.bare && required {
+		name = ""
+	}
 	if !in.Has(name) {
 		if required {
 			return nil, userError("%s: no %q %s", in.source, name, in.what())
@@ -180,6 +199,9 @@ func (in *Columns) Floats(name string, required bool) ([]float64, error) {
 		}
 		v, err := parseNumber(s)
 		if err != nil {
+			if in.bare {
+				return nil, userError("%s: line %d: %v", in.source, i+1, err)
+			}
 			return nil, userError("%s: line %d, column %q: %v", in.source, i+2, name, err)
 		}
 		out = append(out, v)
@@ -296,6 +318,9 @@ func (in *Columns) Keyed(name string) (map[string]float64, error) {
 		}
 		v, err := parseNumber(s)
 		if err != nil {
+			if in.bare {
+				return nil, userError("%s: line %d: %v", in.source, i+1, err)
+			}
 			return nil, userError("%s: line %d, column %q: %v", in.source, i+2, name, err)
 		}
 		out[ids[i]] = v

@@ -61,3 +61,29 @@ func TestErrorsSayWhere(t *testing.T) {
 	require.ErrorIs(t, err, columns.ErrBadInput)
 	require.EqualError(t, err, `m.csv: line 1: column "a" appears twice`)
 }
+
+func TestOneNumberALineIsTheRequiredColumn(t *testing.T) {
+	t.Parallel()
+	in, err := columns.Read(strings.NewReader("0.01\n0.2\n\n3e-4\n"), "in", "")
+	require.NoError(t, err)
+	p, err := in.Floats("p_values", true)
+	require.NoError(t, err)
+	require.Equal(t, []float64{0.01, 0.2, 3e-4}, p)
+	optional, err := in.Floats("weights", false)
+	require.NoError(t, err)
+	require.Nil(t, optional, "an unnamed column is not an optional one")
+
+	_, err = columns.Read(strings.NewReader("0.01\nx\n"), "in", "")
+	require.NoError(t, err)
+	in, _ = columns.Read(strings.NewReader("0.01\nx\n"), "in", "")
+	_, err = in.Floats("p_values", true)
+	require.ErrorIs(t, err, columns.ErrBadInput)
+	require.ErrorContains(t, err, `in: line 2: "x" is not a number`)
+
+	// A header that is a name is a header.
+	in, err = columns.Read(strings.NewReader("p_values\n0.5\n"), "in", "")
+	require.NoError(t, err)
+	p, err = in.Floats("p_values", true)
+	require.NoError(t, err)
+	require.Equal(t, []float64{0.5}, p)
+}
