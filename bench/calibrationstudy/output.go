@@ -1,0 +1,507 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/verdict-ml/verdict/report"
+)
+
+// figureRho is the paired correlation the per-user figures show; the
+// tables give every correlation.
+const figureRho = 0.5
+
+// kind is what a figure or table measures.
+type kind int
+
+const (
+	typeI kind = iota
+	power
+	coverageKind
+)
+
+// userSeries are the methods the per-user figures draw for a shape.
+func userSeries(s userShape, k kind) []int {
+	if k == coverageKind {
+		m := []int{uBootstrap, uBCa, uT}
+		if s.clustered {
+			m = append(m, uBootstrapRows)
+		}
+		return m
+	}
+	m := []int{uDefault, uRandomization, uBootstrap, uT, uWilcoxon, uWilcoxonP}
+	if s.binary {
+		m = append(m, uMcNemar, uMcNemarP)
+	}
+	if s.clustered {
+		m = append(m, uTRows, uRandomizationRows)
+	}
+	return m
+}
+
+// userTableMethods are the methods the per-user tables list for a shape.
+func userTableMethods(s userShape, k kind) []int {
+	if k == coverageKind {
+		return userSeries(s, k)
+	}
+	m := []int{uDefault, uRandomization, uBootstrap, uBCa, uT, uWilcoxon, uWilcoxonP}
+	if s.binary {
+		m = append(m, uMcNemar, uMcNemarP)
+	}
+	if s.clustered {
+		m = append(m, uTRows, uRandomizationRows, uBootstrapRows)
+	}
+	return m
+}
+
+// The figures' legends use short names.
+var userShort = [uMethods]string{
+	uDefault:           "bootstrap + randomization (default)",
+	uRandomization:     "randomization p alone",
+	uBootstrap:         "bootstrap interval alone",
+	uBCa:               "BCa interval",
+	uT:                 "paired t",
+	uWilcoxon:          "Wilcoxon + bootstrap interval",
+	uWilcoxonP:         "Wilcoxon p alone",
+	uMcNemar:           "McNemar + bootstrap interval",
+	uMcNemarP:          "McNemar p alone",
+	uTRows:             "paired t on rows",
+	uRandomizationRows: "randomization on rows",
+	uBootstrapRows:     "bootstrap interval on rows",
+}
+
+var foldShort = [fMethods]string{
+	fCorrected10:  "corrected t, 10-fold (default)",
+	fT10:          "paired t, 10-fold",
+	fDefault10:    "bootstrap + randomization, 10-fold",
+	fWilcoxon10:   "Wilcoxon, 10-fold",
+	fBayes10:      "Bayesian correlated t, 10-fold",
+	fCorrected100: "corrected t, 10×10 (default)",
+	fT100:         "paired t, 10×10",
+	fDefault100:   "bootstrap + randomization, 10×10",
+	fFiveByTwo:    "5×2cv t (default)",
+	fFiveByTwoP:   "5×2cv t p alone",
+	fCorrected5x2: "corrected t, 5×2",
+	fT5x2:         "paired t, 5×2",
+}
+
+var classShort = [cMethods]string{cDeLong: "DeLong", cBootstrap: "stratified bootstrap"}
+
+// foldSeries are the methods the cross-validation figures draw.
+func foldSeries(k kind) []int {
+	if k == coverageKind {
+		return []int{fCorrected10, fT10, fDefault10, fCorrected100, fT100, fFiveByTwo, fCorrected5x2}
+	}
+	return []int{fCorrected10, fT10, fDefault10, fCorrected100, fT100, fFiveByTwo, fCorrected5x2, fT5x2}
+}
+
+// figureName is the file a figure is written to.
+func figureName(k kind, part string) string {
+	switch k {
+	case typeI:
+		return "typeI-" + part + ".svg"
+	case power:
+		return "power-" + part + ".svg"
+	}
+	return "coverage-" + part + ".svg"
+}
+
+// point turns a tally into a plotted rate.
+func point(n int, t tally, k kind) report.CalibrationPoint {
+	r := t.rejection()
+	if k == coverageKind {
+		r = t.coverage()
+	}
+	return report.CalibrationPoint{N: float64(n), Rate: r.est, Low: r.low, High: r.high}
+}
+
+// chart is a figure's frame: titles, target, band and cut for its kind.
+func chart(k kind, title, xlabel string, trials map[int]int) report.CalibrationChart {
+	ch := report.CalibrationChart{Title: title, XLabel: xlabel}
+	target := alpha
+	switch k {
+	case typeI:
+		ch.YLabel = "rejection rate of a true null"
+		ch.BandLabel = "calibrated: 99 % range at α = 5 %"
+	case power:
+		ch.YLabel = "power (rejection rate)"
+	case coverageKind:
+		target = confidence
+		ch.YLabel = "coverage of the 95 % interval"
+		ch.BandLabel = "calibrated: 99 % range at 95 %"
+	}
+	ch.Target = target
+	if k != power {
+		for _, n := range sortedKeys(trials) {
+			lo, hi := binomialBand(trials[n], target, 0.99)
+			ch.Band = append(ch.Band, report.CalibrationBand{N: float64(n), Low: float64(lo) / float64(trials[n]), High: float64(hi) / float64(trials[n])})
+		}
+	}
+	return ch
+}
+
+// cut narrows a type I chart to [0, 20 %] and a coverage chart to
+// [70 %, 100 %] when some rate lies outside, so that the band stays
+// readable; the rates outside are written at the edge.
+func cut(ch *report.CalibrationChart, k kind) {
+	for _, s := range ch.Series {
+		for _, p := range s.Points {
+			switch {
+			case k == typeI && p.Rate > 0.2:
+				ch.YMin, ch.YMax = 0, 0.2
+			case k == coverageKind && p.Rate < 0.7:
+				ch.YMin, ch.YMax = 0.7, 1
+			}
+		}
+	}
+}
+
+func sortedKeys(m map[int]int) []int {
+	var keys []int
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// figures writes every figure to dir, as SVG or PNG (format svg or png).
+func (s *study) figures(dir, format string) error {
+	var figs []struct {
+		name string
+		ch   report.CalibrationChart
+	}
+	add := func(name string, ch report.CalibrationChart) {
+		figs = append(figs, struct {
+			name string
+			ch   report.CalibrationChart
+		}{name, ch})
+	}
+	for _, shape := range userShapes() {
+		for _, f := range shape.families() {
+			k := typeI
+			if f == lift {
+				k = power
+			}
+			name := shape.name + "-" + f.String()
+			if k == power {
+				name = shape.name
+			}
+			add(figureName(k, name), s.userChart(shape, f, k))
+		}
+		add(figureName(coverageKind, shape.name), s.userChart(shape, lift, coverageKind))
+	}
+	for _, k := range []kind{typeI, power, coverageKind} {
+		add(figureName(k, "folds"), s.foldChart(k))
+		add(figureName(k, "auc"), s.classChart(k))
+	}
+	for _, f := range figs {
+		fig, err := report.Calibration(f.ch)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.name, err)
+		}
+		if err := fig.Save(filepath.Join(dir, strings.TrimSuffix(f.name, ".svg")+"."+format)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *study) userChart(shape userShape, f family, k kind) report.CalibrationChart {
+	trials := map[int]int{}
+	for _, n := range s.plan.userSizes {
+		r, _ := s.userResult(shape.name, f, figureRho, n)
+		t := r.tallies[uDefault]
+		trials[n] = t.trials
+	}
+	title := map[kind]string{typeI: "Type I error", power: "Power against a 10 % lift", coverageKind: "Coverage of a 10 % lift"}[k]
+	switch f {
+	case meanNull:
+		title += ", equal means, different shapes"
+	case sameNull:
+		title += ", both sides alike"
+	}
+	ch := chart(k, title, "users (n): "+shape.title+", ρ = "+rhoText(figureRho), trials)
+	for _, m := range userSeries(shape, k) {
+		ser := report.CalibrationSeries{Name: userShort[m]}
+		for _, n := range s.plan.userSizes {
+			r, _ := s.userResult(shape.name, f, figureRho, n)
+			t := r.tallies[m]
+			if (k == coverageKind && t.intervals == 0) || t.trials == 0 {
+				continue
+			}
+			ser.Points = append(ser.Points, point(n, t, k))
+		}
+		if len(ser.Points) > 0 {
+			ch.Series = append(ch.Series, ser)
+		}
+	}
+	cut(&ch, k)
+	return ch
+}
+
+func (s *study) foldChart(k kind) report.CalibrationChart {
+	f := sameNull
+	if k != typeI {
+		f = lift
+	}
+	trials := map[int]int{}
+	for _, n := range s.plan.foldSizes {
+		trials[n] = s.foldResult(f, n).tallies[fCorrected10].trials
+	}
+	what := map[kind]string{typeI: "Type I error", power: "Power against a 13 % lower error", coverageKind: "Coverage of the expected difference"}[k]
+	ch := chart(k, what+" of cross-validated learners", "rows in the data set (N): two least-squares learners", trials)
+	for _, m := range foldSeries(k) {
+		ser := report.CalibrationSeries{Name: foldShort[m]}
+		for _, n := range s.plan.foldSizes {
+			ser.Points = append(ser.Points, point(n, s.foldResult(f, n).tallies[m], k))
+		}
+		ch.Series = append(ch.Series, ser)
+	}
+	cut(&ch, k)
+	return ch
+}
+
+func (s *study) classChart(k kind) report.CalibrationChart {
+	f := sameNull
+	if k != typeI {
+		f = lift
+	}
+	trials := map[int]int{}
+	for _, n := range s.plan.classSizes {
+		trials[n] = s.classResult(f, figureRho, n).tallies[cDeLong].trials
+	}
+	what := map[kind]string{typeI: "Type I error", power: "Power against an AUC higher by 0.02", coverageKind: "Coverage of the AUC difference"}[k]
+	ch := chart(k, what+" of two classifiers", "samples (n): ROC AUC, 20 % positives", trials)
+	for _, m := range []int{cDeLong, cBootstrap} {
+		for _, rho := range s.plan.rhos {
+			ser := report.CalibrationSeries{Name: classShort[m] + ", ρ = " + strconv.FormatFloat(rho, 'g', -1, 64)}
+			for _, n := range s.plan.classSizes {
+				ser.Points = append(ser.Points, point(n, s.classResult(f, rho, n).tallies[m], k))
+			}
+			ch.Series = append(ch.Series, ser)
+		}
+	}
+	cut(&ch, k)
+	return ch
+}
+
+// pct writes a rate and its interval in percent: "5.1 [4.0, 6.4]", in
+// bold when flagged.
+func pct(r rate, flagged bool) string {
+	if r.n == 0 {
+		return "–"
+	}
+	f := func(v float64) string { return strconv.FormatFloat(100*v, 'f', 1, 64) }
+	s := f(r.est) + " [" + f(r.low) + ", " + f(r.high) + "]"
+	if flagged {
+		return "**" + s + "**"
+	}
+	return s
+}
+
+func sizeHeader(prefix string, sizes []int) []string {
+	h := []string{}
+	for _, n := range sizes {
+		h = append(h, prefix+" = "+report.Thousands(int64(n)))
+	}
+	return h
+}
+
+func rhoText(rho float64) string { return strconv.FormatFloat(rho, 'g', -1, 64) }
+
+// markdown writes the study's tables and flagged configurations.
+func (s *study) markdown(w io.Writer, elapsed time.Duration, workers int) error {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("Run time: %s with %d workers. Replications per cell: users %s (BCa and the row bootstrap: the first %s, up to n = %s); folds %s at every N; AUC %s.\n\n",
+		elapsed.Round(time.Second), workers, repsText(s.plan.userReps), report.Thousands(slowReps), report.Thousands(maxSlowN),
+		report.Thousands(int64(s.plan.foldReps)), repsText(s.plan.classReps))
+	p("Rates in percent with their 99 %% Clopper–Pearson intervals; **bold**: a true null rejected more often than α (interval above 5 %%), or an interval that covers less than 95 %% (interval below 95 %%).\n\n")
+
+	var flags []string
+	for _, shape := range userShapes() {
+		p("### %s\n\n", shape.title)
+		for _, f := range shape.families() {
+			k := typeI
+			title := "Type I error, both sides alike"
+			switch f {
+			case meanNull:
+				title = "Type I error, equal means, different shapes"
+			case lift:
+				k, title = power, "Power against a 10 % lift"
+			}
+			p("%s (`%s-%s`):\n\n", title, shape.name, f)
+			t := report.Table{Header: append([]string{"method", "ρ"}, sizeHeader("n", s.plan.userSizes)...)}
+			for _, m := range userTableMethods(shape, k) {
+				for _, rho := range s.plan.rhos {
+					row := []string{userMethods[m].label, rhoText(rho)}
+					for _, n := range s.plan.userSizes {
+						res, _ := s.userResult(shape.name, f, rho, n)
+						r := res.tallies[m].rejection()
+						lib := k == typeI && r.liberal()
+						if lib {
+							flags = append(flags, fmt.Sprintf("- type I: %s; %s, %s; ρ = %s; n = %s: %s", userMethods[m].label, shape.name, f, rhoText(rho), report.Thousands(int64(n)), pct(r, false)))
+						}
+						row = append(row, pct(r, lib))
+					}
+					t.Add(row...)
+				}
+			}
+			if err := t.Markdown(w); err != nil {
+				return err
+			}
+			p("\n")
+		}
+		p("Coverage of the 95 %% interval (`%s`): the true difference is 0 under the nulls and 10 %% of the mean under the lift.\n\n", shape.name)
+		t := report.Table{Header: append([]string{"interval", "truth", "ρ"}, sizeHeader("n", s.plan.userSizes)...)}
+		for _, f := range shape.families() {
+			for _, m := range userTableMethods(shape, coverageKind) {
+				for _, rho := range s.plan.rhos {
+					row := []string{userMethods[m].label, f.String(), rhoText(rho)}
+					for _, n := range s.plan.userSizes {
+						res, _ := s.userResult(shape.name, f, rho, n)
+						r := res.tallies[m].coverage()
+						under := r.undercovers()
+						if under {
+							flags = append(flags, fmt.Sprintf("- coverage: %s; %s, %s; ρ = %s; n = %s: %s", userMethods[m].label, shape.name, f, rhoText(rho), report.Thousands(int64(n)), pct(r, false)))
+						}
+						row = append(row, pct(r, under))
+					}
+					t.Add(row...)
+				}
+			}
+		}
+		if err := t.Markdown(w); err != nil {
+			return err
+		}
+		p("\nShare of units whose two values are equal (a zero difference), mean over the replications (`%s`):\n\n", shape.name)
+		t = report.Table{Header: append([]string{"truth", "ρ"}, sizeHeader("n", s.plan.userSizes)...)}
+		for _, f := range shape.families() {
+			for _, rho := range s.plan.rhos {
+				row := []string{f.String(), rhoText(rho)}
+				for _, n := range s.plan.userSizes {
+					res, _ := s.userResult(shape.name, f, rho, n)
+					row = append(row, strconv.FormatFloat(100*res.mean, 'f', 0, 64)+" %")
+				}
+				t.Add(row...)
+			}
+		}
+		if err := t.Markdown(w); err != nil {
+			return err
+		}
+		p("\n")
+	}
+
+	p("### Cross-validated learners\n\n")
+	for _, f := range []family{sameNull, lift} {
+		title, k := "Type I error", typeI
+		if f == lift {
+			title, k = "Power against a 13 % lower error", power
+		}
+		p("%s (`folds-%s`):\n\n", title, f)
+		t := report.Table{Header: append([]string{"method"}, sizeHeader("N", s.plan.foldSizes)...)}
+		for m := range fMethods {
+			row := []string{foldMethods[m].label}
+			for _, n := range s.plan.foldSizes {
+				r := s.foldResult(f, n).tallies[m].rejection()
+				lib := k == typeI && r.liberal()
+				if lib {
+					flags = append(flags, fmt.Sprintf("- type I: %s; N = %s: %s", foldMethods[m].label, report.Thousands(int64(n)), pct(r, false)))
+				}
+				row = append(row, pct(r, lib))
+			}
+			t.Add(row...)
+		}
+		if err := t.Markdown(w); err != nil {
+			return err
+		}
+		p("\n")
+	}
+	p("Coverage of the 95 %% interval of the expected difference (`folds`):\n\n")
+	t := report.Table{Header: append([]string{"interval", "truth"}, sizeHeader("N", s.plan.foldSizes)...)}
+	for _, f := range []family{sameNull, lift} {
+		for m := range fMethods {
+			if s.foldResult(f, s.plan.foldSizes[0]).tallies[m].intervals == 0 {
+				continue
+			}
+			row := []string{foldMethods[m].label, f.String()}
+			for _, n := range s.plan.foldSizes {
+				r := s.foldResult(f, n).tallies[m].coverage()
+				under := r.undercovers()
+				if under {
+					flags = append(flags, fmt.Sprintf("- coverage: %s; %s; N = %s: %s", foldMethods[m].label, f, report.Thousands(int64(n)), pct(r, false)))
+				}
+				row = append(row, pct(r, under))
+			}
+			t.Add(row...)
+		}
+	}
+	if err := t.Markdown(w); err != nil {
+		return err
+	}
+	p("\n")
+
+	p("### Classifiers' ROC AUC\n\n")
+	for _, f := range []family{sameNull, lift} {
+		title, k := "Type I error", typeI
+		if f == lift {
+			title, k = "Power against an AUC higher by 0.02", power
+		}
+		p("%s (`auc-%s`):\n\n", title, f)
+		t := report.Table{Header: append([]string{"method", "ρ"}, sizeHeader("n", s.plan.classSizes)...)}
+		for m := range cMethods {
+			for _, rho := range s.plan.rhos {
+				row := []string{classMethods[m].label, rhoText(rho)}
+				for _, n := range s.plan.classSizes {
+					r := s.classResult(f, rho, n).tallies[m].rejection()
+					lib := k == typeI && r.liberal()
+					if lib {
+						flags = append(flags, fmt.Sprintf("- type I: %s; ρ = %s; n = %s: %s", classMethods[m].label, rhoText(rho), report.Thousands(int64(n)), pct(r, false)))
+					}
+					row = append(row, pct(r, lib))
+				}
+				t.Add(row...)
+			}
+		}
+		if err := t.Markdown(w); err != nil {
+			return err
+		}
+		p("\n")
+	}
+	p("Coverage of the 95 %% interval of the AUC difference (`auc`):\n\n")
+	t = report.Table{Header: append([]string{"interval", "truth", "ρ"}, sizeHeader("n", s.plan.classSizes)...)}
+	for _, f := range []family{sameNull, lift} {
+		for m := range cMethods {
+			for _, rho := range s.plan.rhos {
+				row := []string{classMethods[m].label, f.String(), rhoText(rho)}
+				for _, n := range s.plan.classSizes {
+					r := s.classResult(f, rho, n).tallies[m].coverage()
+					under := r.undercovers()
+					if under {
+						flags = append(flags, fmt.Sprintf("- coverage: %s; %s; ρ = %s; n = %s: %s", classMethods[m].label, f, rhoText(rho), report.Thousands(int64(n)), pct(r, false)))
+					}
+					row = append(row, pct(r, under))
+				}
+				t.Add(row...)
+			}
+		}
+	}
+	if err := t.Markdown(w); err != nil {
+		return err
+	}
+	p("\n### Flagged\n\n%s\n", strings.Join(flags, "\n"))
+	return nil
+}
+
+func repsText(m map[int]int) string {
+	var parts []string
+	for _, n := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s at n = %s", report.Thousands(int64(m[n])), report.Thousands(int64(n))))
+	}
+	return strings.Join(parts, ", ")
+}

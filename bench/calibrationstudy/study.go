@@ -1,0 +1,139 @@
+package main
+
+import (
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// plan sizes the study: the sample sizes, correlations and numbers of
+// replications of each part.
+type plan struct {
+	// userSizes are the numbers of users, rhos the latent correlations of
+	// the two sides, and userReps the replications at each size.
+	userSizes []int
+	rhos      []float64
+	userReps  map[int]int
+	// foldSizes are the data set sizes of the cross-validation study.
+	foldSizes []int
+	foldReps  int
+	// classSizes are the numbers of samples of the classifier study.
+	classSizes []int
+	classReps  map[int]int
+}
+
+// fullPlan is the study bench/calibration runs: about a quarter of an hour
+// on 2 cores. Replications are fewer where a replication is slow (10,000
+// users, 10,000 AUC samples); the rates there have wider intervals, which
+// the tables show.
+func fullPlan() plan {
+	return plan{
+		userSizes:  []int{20, 100, 1000, 10000},
+		rhos:       []float64{0, 0.5, 0.9},
+		userReps:   map[int]int{20: 4000, 100: 4000, 1000: 2000, 10000: 600},
+		foldSizes:  []int{100, 300, 1000},
+		foldReps:   4000,
+		classSizes: []int{20, 100, 1000, 10000},
+		classReps:  map[int]int{20: 2000, 100: 2000, 1000: 1000, 10000: 200},
+	}
+}
+
+// scaled multiplies every number of replications by s, keeping at least
+// blockSize.
+func (p plan) scaled(s float64) plan {
+	sc := func(r int) int { return max(blockSize, int(math.Round(float64(r)*s))) }
+	q := p
+	q.userReps, q.classReps = map[int]int{}, map[int]int{}
+	for n, r := range p.userReps {
+		q.userReps[n] = sc(r)
+	}
+	for n, r := range p.classReps {
+		q.classReps[n] = sc(r)
+	}
+	q.foldReps = sc(p.foldReps)
+	return q
+}
+
+// study is the three parts of the study with their results.
+type study struct {
+	plan     plan
+	users    []userConfig
+	userRes  []cellResult
+	folds    []foldConfig
+	foldRes  []cellResult
+	classes  []classConfig
+	classRes []cellResult
+}
+
+func newStudy(p plan) *study {
+	return &study{
+		plan:    p,
+		users:   userConfigs(userShapes(), p.rhos, p.userSizes),
+		folds:   foldConfigs(p.foldSizes),
+		classes: classConfigs(p.rhos, p.classSizes),
+	}
+}
+
+// run runs every part's replications together on workers goroutines.
+func (s *study) run(workers int, log io.Writer) {
+	var cells []cell
+	for _, c := range s.users {
+		cost := float64(c.n)
+		if c.shape.clustered {
+			cost *= 3
+		}
+		cells = append(cells, cell{key: c.key(), reps: s.plan.userReps[c.n], methods: uMethods, cost: cost, replicate: c.replicate})
+	}
+	for _, c := range s.folds {
+		cells = append(cells, cell{key: c.key(), reps: s.plan.foldReps, methods: fMethods, cost: float64(c.n), replicate: c.replicate})
+	}
+	for _, c := range s.classes {
+		cells = append(cells, cell{key: c.key(), reps: s.plan.classReps[c.n], methods: cMethods, cost: 5 * float64(c.n), replicate: c.replicate})
+	}
+	res := runCells(cells, workers, log)
+	s.userRes = res[:len(s.users)]
+	s.foldRes = res[len(s.users) : len(s.users)+len(s.folds)]
+	s.classRes = res[len(s.users)+len(s.folds):]
+}
+
+// userResult returns the result of the per-user cell, and false when the
+// study has no such cell.
+func (s *study) userResult(shape string, f family, rho float64, n int) (cellResult, bool) {
+	i := slices.IndexFunc(s.users, func(c userConfig) bool {
+		return c.shape.name == shape && c.fam == f && c.rho == rho && c.n == n
+	})
+	if i < 0 {
+		return cellResult{}, false
+	}
+	return s.userRes[i], true
+}
+
+func (s *study) foldResult(f family, n int) cellResult {
+	return s.foldRes[slices.IndexFunc(s.folds, func(c foldConfig) bool { return c.fam == f && c.n == n })]
+}
+
+func (s *study) classResult(f family, rho float64, n int) cellResult {
+	return s.classRes[slices.IndexFunc(s.classes, func(c classConfig) bool { return c.fam == f && c.rho == rho && c.n == n })]
+}
+
+// rejection is a tally's rejection rate with its 99 % interval.
+func (t tally) rejection() rate { return clopperPearson(t.rejected, t.trials, 0.99) }
+
+// coverage is a tally's coverage with its 99 % interval.
+func (t tally) coverage() rate { return clopperPearson(t.covered, t.intervals, 0.99) }
+
+// liberal reports whether a rejection rate under a true null is above
+// alpha beyond the simulation's noise: its 99 % interval lies above alpha.
+func (r rate) liberal() bool { return r.n > 0 && r.low > alpha }
+
+// undercovers reports whether a coverage is below the confidence beyond
+// the simulation's noise.
+func (r rate) undercovers() bool { return r.n > 0 && r.high < confidence }
+
+func nan() float64 { return math.NaN() }
+
+// A replication's random stream for tests of single cells.
+func replicationRNG(key string, rep int) *rand.Rand {
+	return rand.New(rand.NewPCG(seedOf(key), uint64(rep)))
+}
