@@ -233,7 +233,7 @@ func TestPairedBootstrapMulticlassErrors(t *testing.T) {
 		want        error
 		message     string
 	}{
-		{name: "unknown metric", metric: "auc", want: classify.ErrUnknownMetric, message: `"auc"; the multi-class metrics are log_loss, accuracy, macro_f1, micro_f1, macro_roc_auc`},
+		{name: "unknown metric", metric: "gini", want: classify.ErrUnknownMetric, message: `"gini"; the multi-class metrics are log_loss, accuracy, macro_f1, micro_f1, macro_roc_auc`},
 		{name: "binary metric", metric: "roc_auc", want: classify.ErrUnknownMetric, message: "roc_auc is a binary metric"},
 		{name: "one class", metric: "accuracy", k: 1, want: classify.ErrBadParameter, message: "1 classes"},
 		{name: "lengths", metric: "macro_f1", right: right[:11], want: classify.ErrLengths, message: "4 labels and 3 classes need 12 values a model; left has 12, right 11"},

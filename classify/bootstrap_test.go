@@ -213,7 +213,7 @@ func TestPairedBootstrapErrors(t *testing.T) {
 		want        error
 		message     string
 	}{
-		{name: "unknown metric", metric: "auc", want: classify.ErrUnknownMetric, message: `"auc"`},
+		{name: "unknown metric", metric: "gini", want: classify.ErrUnknownMetric, message: `"gini"`},
 		{name: "multi-class metric", metric: "macro_f1", want: classify.ErrUnknownMetric, message: "multi-class"},
 		{name: "lengths", metric: "roc_auc", right: right[:3], want: classify.ErrLengths, message: "4 labels, 4 left scores, 3 right scores"},
 		{name: "empty", metric: "log_loss", labels: []int8{}, left: []float64{}, right: []float64{}, want: classify.ErrEmpty},

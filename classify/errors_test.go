@@ -180,7 +180,13 @@ func TestParseMetric(t *testing.T) {
 	require.NotNil(t, m.Binary)
 	require.NotNil(t, m.Multiclass)
 
-	_, err = classify.ParseMetric("auc")
+	// The short names of `verdict stats paired-bootstrap --metric`.
+	for short, full := range map[string]string{"auc": "roc_auc", " AP ": "average_precision", "logloss": "log_loss"} {
+		m, err := classify.ParseMetric(short)
+		require.NoError(t, err, short)
+		require.Equal(t, full, m.Name)
+	}
+	_, err = classify.ParseMetric("gini")
 	require.ErrorIs(t, err, classify.ErrUnknownMetric)
 	require.ErrorContains(t, err, "roc_auc, average_precision, log_loss")
 

@@ -72,6 +72,19 @@ func checkBothClasses(metric string, labels []int8) error {
 	return nil
 }
 
+// Check refuses a threshold that is not finite and a number of bins
+// outside 1 to MaxBins, with an error wrapping ErrBadParameter that starts
+// with the parameter's name.
+func (o Options) Check() error {
+	if err := checkThreshold(o.Threshold); err != nil {
+		return err
+	}
+	if o.Bins < 1 || o.Bins > MaxBins {
+		return fmt.Errorf("%w: bins %d: want 1 to %d", ErrBadParameter, o.Bins, MaxBins)
+	}
+	return nil
+}
+
 // checkThreshold refuses a threshold that is NaN or infinite.
 func checkThreshold(threshold float64) error {
 	if math.IsNaN(threshold) || math.IsInf(threshold, 0) {

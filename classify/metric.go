@@ -83,11 +83,18 @@ func Metrics() []Metric {
 	return out
 }
 
+// aliases are the short names ParseMetric takes besides the metrics' own.
+var aliases = map[string]string{"auc": "roc_auc", "ap": "average_precision", "logloss": "log_loss"}
+
 // ParseMetric returns the metric a user named, ignoring case and
-// surrounding spaces. An unknown name returns an error wrapping
+// surrounding spaces, by its name or a short one: auc (roc_auc), ap
+// (average_precision) or logloss (log_loss). An unknown name returns an error wrapping
 // ErrUnknownMetric that quotes it and lists the known names.
 func ParseMetric(name string) (Metric, error) {
 	want := strings.ToLower(strings.TrimSpace(name))
+	if full, ok := aliases[want]; ok {
+		want = full
+	}
 	names := make([]string, len(metrics))
 	for i, m := range metrics {
 		if m.Name == want {

@@ -26,12 +26,18 @@ type HistoryQuery struct {
 	Since string
 	// Limit is the most comparisons returned; 0 means 50.
 	Limit int
+	// FDR asks for the comparisons' tests in the experiment's online FDR
+	// stream, which needs the experiment.
+	FDR bool
 }
 
 // Filter checks q and turns it into the store's filter; ages count back
 // from now. Bad values return ErrInvalid.
 func (q HistoryQuery) Filter(now time.Time) (store.HistoryFilter, error) {
 	f := store.HistoryFilter{Experiment: q.Experiment, Run: q.Run, Metric: q.Metric, Limit: q.Limit}
+	if q.FDR && q.Experiment == "" {
+		return f, invalidf("fdr shows an experiment's online FDR stream: name the experiment")
+	}
 	switch q.Winner {
 	case "", "baseline", "candidate", "none":
 		f.Winner = q.Winner

@@ -96,7 +96,7 @@ func (s *Store) GetLedger(ctx context.Context, experiment string) (*Ledger, erro
 		FROM fdr_ledgers l JOIN experiments x ON x.id = l.experiment_id
 		WHERE x.name = $1`, experiment).Scan(&l.Method, &l.Alpha, &l.W0, &state, &l.Tests, &l.CreatedAt, &l.UpdatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("%w: experiment %s has no online FDR ledger", ErrNotFound, namePreview(experiment))
+		return nil, fmt.Errorf("%w: experiment %s has no online FDR ledger: none of its comparisons was tested under an online procedure", ErrNotFound, namePreview(experiment))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("online FDR ledger of %s: %w", namePreview(experiment), err)

@@ -36,13 +36,10 @@ func historyCommand() *cli.Command {
 				return err
 			}
 			f, err := compare.HistoryQuery{Experiment: c.String("experiment"), Run: c.String("run"), Metric: c.String("metric"),
-				Winner: c.String("winner"), Distinguishable: c.String("distinguishable"), Since: c.String("since"), Limit: c.Int("limit"),
+				Winner: c.String("winner"), Distinguishable: c.String("distinguishable"), Since: c.String("since"), Limit: c.Int("limit"), FDR: c.Bool("fdr"),
 			}.Filter(time.Now())
 			if err != nil {
 				return userError("--%v", err)
-			}
-			if c.Bool("fdr") && f.Experiment == "" {
-				return userError("--fdr shows one experiment's stream: name it with --experiment")
 			}
 			if c.String("plot") != "" && f.Metric == "" {
 				return userError("--plot draws one metric: name it with --metric")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -45,18 +44,15 @@ func logCommand() *cli.Command {
 }
 
 func runLog(c *cli.Context) error {
-	if c.IsSet("predictions") {
-		return runLogPredictions(c)
-	}
-	for _, f := range []string{"threshold", "bins"} {
-		if c.IsSet(f) {
-			return userError("--%s applies to --predictions only", f)
+	predictions := c.String("predictions")
+	for _, f := range []string{"threshold", "bins", "labels", "target-fingerprint", "lower-is-better"} {
+		if forPredictions := f == "threshold" || f == "bins"; c.IsSet(f) && forPredictions != (predictions != "") {
+			return userError("--%s does not apply %s --predictions (see 'verdict log --help')", f, map[bool]string{true: "without", false: "with"}[forPredictions])
 		}
 	}
-	if c.NArg() != 1 {
-		return userError("log takes exactly one FILE, got %d arguments (see 'verdict log --help')", c.NArg())
+	if want := map[bool]int{true: 0, false: 1}[predictions != ""]; c.NArg() != want {
+		return userError("log takes one FILE or --predictions FILE, got %d arguments (see 'verdict log --help')", c.NArg())
 	}
-	path := c.Args().First()
 	inFormat, outFormat, err := logFormats(c)
 	if err != nil {
 		return err
@@ -65,12 +61,15 @@ func runLog(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if predictions != "" {
+		return logPredictions(c, ev, predictions, inFormat, outFormat)
+	}
 	if f := c.String("labels"); f != "" {
 		if ev.Labels, err = scores.ReadLabels(f); err != nil {
 			return userError("--labels: %v", err)
 		}
 	}
-	in, err := scores.OpenScores(path, inFormat)
+	in, err := scores.OpenScores(c.Args().First(), inFormat)
 	if err != nil {
 		return withHint(err)
 	}
@@ -92,31 +91,11 @@ func runLog(c *cli.Context) error {
 	return report.Logged(c.App.Writer, outFormat, logged)
 }
 
-// runLogPredictions logs a classifier's predictions with their metrics.
-func runLogPredictions(c *cli.Context) error {
-	path := c.String("predictions")
-	if c.NArg() > 0 {
-		return userError("log --predictions %s takes no other FILE, got %q", path, c.Args().First())
-	}
-	for _, f := range []string{"labels", "target-fingerprint", "lower-is-better"} {
-		if c.IsSet(f) {
-			return userError("--%s does not apply to --predictions: the file carries the labels, which fingerprint the evaluation set, and verdict knows which metrics are lower-is-better", f)
-		}
-	}
-	inFormat, outFormat, err := logFormats(c)
-	if err != nil {
-		return err
-	}
-	ev, err := newEvaluation(c, "log needs %s")
-	if err != nil {
-		return err
-	}
+// logPredictions logs a classifier's predictions with their metrics.
+func logPredictions(c *cli.Context, ev store.NewEvaluation, path, inFormat, outFormat string) error {
 	opts := classify.Options{Threshold: c.Float64("threshold"), Bins: c.Int("bins")}
-	if math.IsNaN(opts.Threshold) || math.IsInf(opts.Threshold, 0) {
-		return userError("--threshold %v: want a finite number", opts.Threshold)
-	}
-	if opts.Bins < 1 || opts.Bins > classify.MaxBins {
-		return userError("--bins %d: want 1 to %d", opts.Bins, classify.MaxBins)
+	if err := opts.Check(); err != nil {
+		return userError("--%s", strings.TrimPrefix(err.Error(), classify.ErrBadParameter.Error()+": "))
 	}
 	p, err := scores.ReadPredictions(path, inFormat, scores.PredictionOptions{})
 	if err != nil {

@@ -67,11 +67,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		// Values such as ndcg@10,20 and --param layers=[64,32] hold commas.
 		DisableSliceFlagSeparator: true,
 		Flags: []cli.Flag{
-			&cli.StringFlag{
-				Name:    "database-url",
-				Usage:   "PostgreSQL URL to use instead of `URL`s from $VERDICT_DATABASE_URL, $DATABASE_URL or the embedded default",
-				EnvVars: nil,
-			},
+			&cli.StringFlag{Name: "database-url", Usage: "PostgreSQL URL to use instead of `URL`s from $VERDICT_DATABASE_URL, $DATABASE_URL or the embedded default"},
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // run prints errors
 		Commands: []*cli.Command{

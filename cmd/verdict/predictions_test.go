@@ -90,7 +90,7 @@ func TestLogPredictionsRefusesBadFilesAndStoresNothing(t *testing.T) {
 	}
 	res := runVerdict(t, url, "log", "-e", "clf", "-r", "a", "-s", "test", "--threshold", "0.3", ok)
 	require.Equal(t, 2, res.code)
-	require.Contains(t, res.stderr, "--threshold applies to --predictions only")
+	require.Contains(t, res.stderr, "--threshold does not apply without --predictions")
 }
 
 // classifierFiles writes two binary prediction files on the same 1,000

@@ -295,16 +295,9 @@ func classifierFlags() []cli.Flag {
 	}
 }
 
-// metricAliases are the short names --metric takes besides classify's.
-var metricAliases = map[string]string{"auc": "roc_auc", "ap": "average_precision", "logloss": "log_loss"}
-
 // classifierBootstrap is paired-bootstrap --metric: a label column and two
 // models' scores.
 func classifierBootstrap(c *cli.Context, in *columns.Columns) (any, error) {
-	metric := strings.ToLower(strings.TrimSpace(c.String("metric")))
-	if full, ok := metricAliases[metric]; ok {
-		metric = full
-	}
 	if c.IsSet("stratify") && c.IsSet("no-stratify") && c.Bool("stratify") == c.Bool("no-stratify") {
 		return nil, userError("--stratify=%t and --no-stratify=%t contradict each other", c.Bool("stratify"), c.Bool("no-stratify"))
 	}
@@ -330,7 +323,7 @@ func classifierBootstrap(c *cli.Context, in *columns.Columns) (any, error) {
 		BootstrapOptions: bootstrapOptions(c),
 	}
 	opts.Context = c.Context
-	return classify.PairedBootstrap(metric, labels, left, right, opts)
+	return classify.PairedBootstrap(c.String("metric"), labels, left, right, opts)
 }
 
 func bootstrapOptions(c *cli.Context) stats.BootstrapOptions {
