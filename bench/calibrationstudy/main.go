@@ -31,6 +31,7 @@ import (
 	"log"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 )
 
@@ -39,11 +40,12 @@ func main() {
 	scale := flag.Float64("scale", 1, "multiply every number of replications by `S` (0.1 for a quick look)")
 	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "goroutines running replications")
 	format := flag.String("format", "svg", "figure `FORMAT`: svg or png")
+	parts := flag.String("parts", "users,folds,auc", "comma-separated `PARTS` to run: users, folds, auc; the figures and tables of the others are left out")
 	flag.Parse()
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		log.Fatal(err)
 	}
-	st := newStudy(fullPlan().scaled(*scale))
+	st := newStudy(fullPlan().scaled(*scale), strings.Split(*parts, ","))
 	start := time.Now()
 	st.run(*workers, os.Stderr)
 	elapsed := time.Since(start)

@@ -182,7 +182,11 @@ func (s *study) figures(dir, format string) error {
 			ch   report.CalibrationChart
 		}{name, ch})
 	}
-	for _, shape := range userShapes() {
+	var shapes []userShape
+	if len(s.users) > 0 {
+		shapes = userShapes()
+	}
+	for _, shape := range shapes {
 		for _, f := range shape.families() {
 			k := typeI
 			if f == lift {
@@ -197,8 +201,12 @@ func (s *study) figures(dir, format string) error {
 		add(figureName(coverageKind, shape.name), s.userChart(shape, lift, coverageKind))
 	}
 	for _, k := range []kind{typeI, power, coverageKind} {
-		add(figureName(k, "folds"), s.foldChart(k))
-		add(figureName(k, "auc"), s.classChart(k))
+		if len(s.folds) > 0 {
+			add(figureName(k, "folds"), s.foldChart(k))
+		}
+		if len(s.classes) > 0 {
+			add(figureName(k, "auc"), s.classChart(k))
+		}
 	}
 	for _, f := range figs {
 		fig, err := report.Calibration(f.ch)
@@ -324,7 +332,11 @@ func (s *study) markdown(w io.Writer, elapsed time.Duration, workers int) error 
 	p("Rates in percent with their 99 %% Clopper–Pearson intervals; **bold**: a true null rejected more often than α (interval above 5 %%), or an interval that covers less than 95 %% (interval below 95 %%).\n\n")
 
 	var flags []string
-	for _, shape := range userShapes() {
+	var shapes []userShape
+	if len(s.users) > 0 {
+		shapes = userShapes()
+	}
+	for _, shape := range shapes {
 		p("### %s\n\n", shape.title)
 		for _, f := range shape.families() {
 			k := typeI
@@ -397,6 +409,24 @@ func (s *study) markdown(w io.Writer, elapsed time.Duration, workers int) error 
 		p("\n")
 	}
 
+	if len(s.folds) > 0 {
+		if err := s.foldMarkdown(w, &flags); err != nil {
+			return err
+		}
+	}
+	if len(s.classes) > 0 {
+		if err := s.classMarkdown(w, &flags); err != nil {
+			return err
+		}
+	}
+	p("\n### Flagged\n\n%s\n", strings.Join(flags, "\n"))
+	return nil
+}
+
+// foldMarkdown writes the cross-validation study's tables, adding the
+// configurations it flags to flags.
+func (s *study) foldMarkdown(w io.Writer, flags *[]string) error {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("### Cross-validated learners\n\n")
 	for _, f := range []family{sameNull, lift} {
 		title, k := "Type I error", typeI
@@ -411,7 +441,7 @@ func (s *study) markdown(w io.Writer, elapsed time.Duration, workers int) error 
 				r := s.foldResult(f, n).tallies[m].rejection()
 				lib := k == typeI && r.liberal()
 				if lib {
-					flags = append(flags, fmt.Sprintf("- type I: %s; N = %s: %s", foldMethods[m].label, report.Thousands(int64(n)), pct(r, false)))
+					*flags = append(*flags, fmt.Sprintf("- type I: %s; N = %s: %s", foldMethods[m].label, report.Thousands(int64(n)), pct(r, false)))
 				}
 				row = append(row, pct(r, lib))
 			}
@@ -434,7 +464,7 @@ func (s *study) markdown(w io.Writer, elapsed time.Duration, workers int) error 
 				r := s.foldResult(f, n).tallies[m].coverage()
 				under := r.undercovers()
 				if under {
-					flags = append(flags, fmt.Sprintf("- coverage: %s; %s; N = %s: %s", foldMethods[m].label, f, report.Thousands(int64(n)), pct(r, false)))
+					*flags = append(*flags, fmt.Sprintf("- coverage: %s; %s; N = %s: %s", foldMethods[m].label, f, report.Thousands(int64(n)), pct(r, false)))
 				}
 				row = append(row, pct(r, under))
 			}
@@ -446,6 +476,13 @@ func (s *study) markdown(w io.Writer, elapsed time.Duration, workers int) error 
 	}
 	p("\n")
 
+	return nil
+}
+
+// classMarkdown writes the classifier study's tables, adding the
+// configurations it flags to flags.
+func (s *study) classMarkdown(w io.Writer, flags *[]string) error {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("### Classifiers' ROC AUC\n\n")
 	for _, f := range []family{sameNull, lift} {
 		title, k := "Type I error", typeI
@@ -461,7 +498,7 @@ func (s *study) markdown(w io.Writer, elapsed time.Duration, workers int) error 
 					r := s.classResult(f, rho, n).tallies[m].rejection()
 					lib := k == typeI && r.liberal()
 					if lib {
-						flags = append(flags, fmt.Sprintf("- type I: %s; ρ = %s; n = %s: %s", classMethods[m].label, rhoText(rho), report.Thousands(int64(n)), pct(r, false)))
+						*flags = append(*flags, fmt.Sprintf("- type I: %s; ρ = %s; n = %s: %s", classMethods[m].label, rhoText(rho), report.Thousands(int64(n)), pct(r, false)))
 					}
 					row = append(row, pct(r, lib))
 				}
@@ -474,7 +511,7 @@ func (s *study) markdown(w io.Writer, elapsed time.Duration, workers int) error 
 		p("\n")
 	}
 	p("Coverage of the 95 %% interval of the AUC difference (`auc`):\n\n")
-	t = report.Table{Header: append([]string{"interval", "truth", "ρ"}, sizeHeader("n", s.plan.classSizes)...)}
+	t := report.Table{Header: append([]string{"interval", "truth", "ρ"}, sizeHeader("n", s.plan.classSizes)...)}
 	for _, f := range []family{sameNull, lift} {
 		for m := range cMethods {
 			for _, rho := range s.plan.rhos {
@@ -483,7 +520,7 @@ func (s *study) markdown(w io.Writer, elapsed time.Duration, workers int) error 
 					r := s.classResult(f, rho, n).tallies[m].coverage()
 					under := r.undercovers()
 					if under {
-						flags = append(flags, fmt.Sprintf("- coverage: %s; %s; ρ = %s; n = %s: %s", classMethods[m].label, f, rhoText(rho), report.Thousands(int64(n)), pct(r, false)))
+						*flags = append(*flags, fmt.Sprintf("- coverage: %s; %s; ρ = %s; n = %s: %s", classMethods[m].label, f, rhoText(rho), report.Thousands(int64(n)), pct(r, false)))
 					}
 					row = append(row, pct(r, under))
 				}
@@ -494,7 +531,7 @@ func (s *study) markdown(w io.Writer, elapsed time.Duration, workers int) error 
 	if err := t.Markdown(w); err != nil {
 		return err
 	}
-	p("\n### Flagged\n\n%s\n", strings.Join(flags, "\n"))
+	p("\n")
 	return nil
 }
 

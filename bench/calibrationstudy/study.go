@@ -66,13 +66,20 @@ type study struct {
 	classRes []cellResult
 }
 
-func newStudy(p plan) *study {
-	return &study{
-		plan:    p,
-		users:   userConfigs(userShapes(), p.rhos, p.userSizes),
-		folds:   foldConfigs(p.foldSizes),
-		classes: classConfigs(p.rhos, p.classSizes),
+// newStudy returns the study of plan p, with the parts named (users,
+// folds, auc) alone.
+func newStudy(p plan, parts []string) *study {
+	s := &study{plan: p}
+	if slices.Contains(parts, "users") {
+		s.users = userConfigs(userShapes(), p.rhos, p.userSizes)
 	}
+	if slices.Contains(parts, "folds") {
+		s.folds = foldConfigs(p.foldSizes)
+	}
+	if slices.Contains(parts, "auc") {
+		s.classes = classConfigs(p.rhos, p.classSizes)
+	}
+	return s
 }
 
 // run runs every part's replications together on workers goroutines.
