@@ -189,7 +189,7 @@ func (percentTicks) Ticks(lo, hi float64) []plot.Tick {
 
 // calibrationColors is the Okabe–Ito palette, which readers with the
 // common colour-vision deficiencies can tell apart, without its yellow,
-// which is too light on white, and with black last.
+// which is too light on white, then black and Tol's wine.
 var calibrationColors = []color.Color{
 	color.RGBA{R: 0x00, G: 0x72, B: 0xb2, A: 0xff}, // blue
 	color.RGBA{R: 0xd5, G: 0x5e, B: 0x00, A: 0xff}, // vermillion
@@ -198,6 +198,7 @@ var calibrationColors = []color.Color{
 	color.RGBA{R: 0xe6, G: 0x9f, B: 0x00, A: 0xff}, // orange
 	color.RGBA{R: 0x56, G: 0xb4, B: 0xe9, A: 0xff}, // sky blue
 	color.Black,
+	color.RGBA{R: 0x88, G: 0x22, B: 0x55, A: 0xff}, // wine
 }
 
 // calibrationShapes are the markers of the series, in order; after the

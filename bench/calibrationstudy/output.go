@@ -347,7 +347,7 @@ func (s *study) markdown(w io.Writer, elapsed time.Duration, workers int) error 
 			case lift:
 				k, title = power, "Power against a 10 % lift"
 			}
-			p("%s (`%s-%s`):\n\n", title, shape.name, f)
+			p("<a id=\"%s-%s\"></a>%s (`%s-%s`):\n\n", shape.name, f, title, shape.name, f)
 			t := report.Table{Header: append([]string{"method", "ρ"}, sizeHeader("n", s.plan.userSizes)...)}
 			for _, m := range userTableMethods(shape, k) {
 				for _, rho := range s.plan.rhos {
@@ -369,7 +369,7 @@ func (s *study) markdown(w io.Writer, elapsed time.Duration, workers int) error 
 			}
 			p("\n")
 		}
-		p("Coverage of the 95 %% interval (`%s`): the true difference is 0 under the nulls and 10 %% of the mean under the lift.\n\n", shape.name)
+		p("<a id=\"%s-coverage\"></a>Coverage of the 95 %% interval (`%s-coverage`): the true difference is 0 under the nulls and 10 %% of the mean under the lift.\n\n", shape.name, shape.name)
 		t := report.Table{Header: append([]string{"interval", "truth", "ρ"}, sizeHeader("n", s.plan.userSizes)...)}
 		for _, f := range shape.families() {
 			for _, m := range userTableMethods(shape, coverageKind) {
@@ -391,7 +391,7 @@ func (s *study) markdown(w io.Writer, elapsed time.Duration, workers int) error 
 		if err := t.Markdown(w); err != nil {
 			return err
 		}
-		p("\nShare of units whose two values are equal (a zero difference), mean over the replications (`%s`):\n\n", shape.name)
+		p("\n<a id=\"%s-zeros\"></a>Share of units whose two values are equal (a zero difference), mean over the replications (`%s-zeros`):\n\n", shape.name, shape.name)
 		t = report.Table{Header: append([]string{"truth", "ρ"}, sizeHeader("n", s.plan.userSizes)...)}
 		for _, f := range shape.families() {
 			for _, rho := range s.plan.rhos {
@@ -433,7 +433,7 @@ func (s *study) foldMarkdown(w io.Writer, flags *[]string) error {
 		if f == lift {
 			title, k = "Power against a 13 % lower error", power
 		}
-		p("%s (`folds-%s`):\n\n", title, f)
+		p("<a id=\"folds-%s\"></a>%s (`folds-%s`):\n\n", f, title, f)
 		t := report.Table{Header: append([]string{"method"}, sizeHeader("N", s.plan.foldSizes)...)}
 		for m := range fMethods {
 			row := []string{foldMethods[m].label}
@@ -452,7 +452,7 @@ func (s *study) foldMarkdown(w io.Writer, flags *[]string) error {
 		}
 		p("\n")
 	}
-	p("Coverage of the 95 %% interval of the expected difference (`folds`):\n\n")
+	p("<a id=\"folds-coverage\"></a>Coverage of the 95 %% interval of the expected difference (`folds-coverage`):\n\n")
 	t := report.Table{Header: append([]string{"interval", "truth"}, sizeHeader("N", s.plan.foldSizes)...)}
 	for _, f := range []family{sameNull, lift} {
 		for m := range fMethods {
@@ -489,7 +489,7 @@ func (s *study) classMarkdown(w io.Writer, flags *[]string) error {
 		if f == lift {
 			title, k = "Power against an AUC higher by 0.02", power
 		}
-		p("%s (`auc-%s`):\n\n", title, f)
+		p("<a id=\"auc-%s\"></a>%s (`auc-%s`):\n\n", f, title, f)
 		t := report.Table{Header: append([]string{"method", "ρ"}, sizeHeader("n", s.plan.classSizes)...)}
 		for m := range cMethods {
 			for _, rho := range s.plan.rhos {
@@ -510,7 +510,7 @@ func (s *study) classMarkdown(w io.Writer, flags *[]string) error {
 		}
 		p("\n")
 	}
-	p("Coverage of the 95 %% interval of the AUC difference (`auc`):\n\n")
+	p("<a id=\"auc-coverage\"></a>Coverage of the 95 %% interval of the AUC difference (`auc-coverage`):\n\n")
 	t := report.Table{Header: append([]string{"interval", "truth", "ρ"}, sizeHeader("n", s.plan.classSizes)...)}
 	for _, f := range []family{sameNull, lift} {
 		for m := range cMethods {
