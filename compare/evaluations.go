@@ -206,6 +206,9 @@ type MetricResult struct {
 	// FDR is the metric's test in the experiment's online FDR stream,
 	// with Options.FDR; Alpha is then its level.
 	FDR *FDRResult `json:"fdr,omitempty"`
+	// Warnings are the calibration study's findings that apply: the
+	// method is liberal on data like these.
+	Warnings []Warning `json:"warnings,omitempty"`
 
 	// Direction is the metric's direction; Hint what NRequired holds.
 	Direction Direction `json:"-"`
@@ -357,6 +360,7 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 				metric: m, pairs: p, labels: labels,
 				dir:    DirectionOf(m, base.LowerIsBetter, cand.LowerIsBetter),
 				nTrain: base.Protocol.NTrain, nTest: base.Protocol.NTest,
+				folds: isKFold(base) && isKFold(cand),
 			}
 			r, err := compareMetric(ctx, c, in, method, opts)
 			if err != nil {
@@ -462,8 +466,10 @@ type pairedInput struct {
 	pairs  *store.Pairs
 	labels map[string]int16 // DeLong only
 	dir    Direction
-	// nTrain and nTest are the fold sizes of k-fold evaluations.
+	// nTrain and nTest are the fold sizes of k-fold evaluations, and
+	// folds says both sides are k-fold evaluations.
 	nTrain, nTest int64
+	folds         bool
 }
 
 // float32Resolution is the relative precision per-unit values are stored
@@ -522,6 +528,7 @@ func compareMetric(ctx context.Context, c *Comparison, in pairedInput, method Me
 		return nil, err
 	}
 	hint(r, units, method)
+	warn(r, shapeOf(units, method, in.folds))
 	return r, nil
 }
 

@@ -30,6 +30,9 @@ func Comparison(w io.Writer, format string, c *compare.Comparison) error {
 		fmt.Fprintln(w)
 		for _, r := range c.Metrics {
 			fmt.Fprintf(w, "- **%s**: %s\n", Printable(r.Metric), r.Verdict)
+			for _, x := range r.Warnings {
+				fmt.Fprintf(w, "  - **warning**: %s\n", WarningText(x))
+			}
 		}
 		return nil
 	}
@@ -45,6 +48,9 @@ func Comparison(w io.Writer, format string, c *compare.Comparison) error {
 		fmt.Fprintf(w, "%s: %s\n", Paint(t.Color, Strong, Printable(r.Metric)), r.Verdict)
 		if r.ComparisonID != nil {
 			fmt.Fprintf(w, "  (recorded as comparison %d)\n", *r.ComparisonID)
+		}
+		for _, x := range r.Warnings {
+			fmt.Fprintf(w, "  %s %s\n", Paint(t.Color, Bad, "warning:"), WarningText(x))
 		}
 	}
 	return nil

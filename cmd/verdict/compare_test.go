@@ -365,6 +365,14 @@ func testCorrectedT(t *testing.T, protocol string) {
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	r := out[0]
 	require.Equal(t, "corrected-t", r.Method)
+	require.Empty(t, r.Warnings, "the corrected t is calibrated on folds")
+
+	// The naive paired t on the same folds gets the calibration study's
+	// warning, naming the calibrated method.
+	naive := runVerdict(t, url, "compare", "-e", "cv", "--method", "t", "--no-record", "base", "cand")
+	require.Equal(t, 0, naive.code, naive.stderr)
+	require.Contains(t, naive.stdout, "warning: the folds of a k-fold evaluation share most of their training data")
+	require.Contains(t, naive.stdout, "use --method corrected-t.")
 
 	// The stored values are float4: use them, as compare does.
 	var d []float64
