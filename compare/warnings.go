@@ -52,7 +52,9 @@ var warningRules = []struct {
 		// differences are correlated and the paired t's variance is too
 		// small (Dietterich 1998; Nadeau & Bengio 2003).
 		Warning: Warning{Code: "naive-t-on-folds", Figure: "docs/calibration.md#cross-validation", Alternative: CorrectedT},
-		applies: func(s dataShape) bool { return s.folds && (s.method == PairedT || s.method == Wilcoxon || s.method == Bootstrap) },
+		applies: func(s dataShape) bool {
+			return s.folds && (s.method == PairedT || s.method == Wilcoxon || s.method == Bootstrap)
+		},
 	},
 }
 
