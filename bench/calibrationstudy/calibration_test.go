@@ -12,14 +12,14 @@ import (
 
 // TestCalibrationOfDefaults is the reduced calibration study: the type I
 // error of every default test, at alpha = 0.05, in configurations where
-// docs/calibration.md finds it calibrated. Each case is the first reps
-// replications of a cell of the full study (same key, same data). The
-// count of rejections must stay inside the 99.9 % range of
-// Binomial(reps, 0.05): a calibrated test leaves it with probability
-// 0.1 %, so the test does not fail by chance, while a test that became
-// liberal by a change (8 % instead of 5 % at 2,000 replications, say) is
-// caught with probability above 99 %. A default test becomes liberal only
-// by a decision, never by accident.
+// docs/calibration.md finds it calibrated. Each case has the key of a cell
+// of the full study, so its replications are that cell's data sets (and
+// continue them where the test runs more). The count of rejections must
+// stay inside the 99.9 % range of Binomial(reps, 0.05). A calibrated test
+// leaves it with probability 0.1 %, so the test does not fail by chance;
+// a test that became liberal by a change is caught: at 8.5 % instead of
+// 5 %, it leaves the range of 2,000 replications with probability 99.9 %.
+// A default test becomes liberal only by a decision, never by accident.
 //
 // Tests the full study finds conservative (the fold tests reject less
 // often than alpha, by design) are held to the upper limit only.
