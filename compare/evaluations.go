@@ -360,7 +360,7 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 				metric: m, pairs: p, labels: labels,
 				dir:    DirectionOf(m, base.LowerIsBetter, cand.LowerIsBetter),
 				nTrain: base.Protocol.NTrain, nTest: base.Protocol.NTest,
-				folds: isKFold(base) && isKFold(cand),
+				folds: isKFold(base) && isKFold(cand) || base.Protocol.Name == "5x2" && cand.Protocol.Name == "5x2",
 			}
 			r, err := compareMetric(ctx, c, in, method, opts)
 			if err != nil {
@@ -528,7 +528,9 @@ func compareMetric(ctx context.Context, c *Comparison, in pairedInput, method Me
 		return nil, err
 	}
 	hint(r, units, method)
-	warn(r, shapeOf(units, method, in.folds))
+	shape := shapeOf(units, method, in.folds)
+	shape.metric = in.metric
+	warn(r, shape)
 	return r, nil
 }
 

@@ -201,6 +201,15 @@ func comparePredictionMetric(ctx context.Context, c *Comparison, p *store.Predic
 	default:
 		return nil, invalidf("method %q", method)
 	}
+	shape := dataShape{method: method, metric: metric, n: r.N, predictions: true}
+	if binary {
+		pos := 0
+		for _, l := range labels8 {
+			pos += int(l)
+		}
+		shape.positives = min(pos, r.N-pos)
+	}
+	warn(r, shape)
 	return r, nil
 }
 

@@ -371,7 +371,7 @@ func testCorrectedT(t *testing.T, protocol string) {
 	// warning, naming the calibrated method.
 	naive := runVerdict(t, url, "compare", "-e", "cv", "--method", "t", "--no-record", "base", "cand")
 	require.Equal(t, 0, naive.code, naive.stderr)
-	require.Contains(t, naive.stdout, "warning: the folds of a k-fold evaluation share most of their training data")
+	require.Contains(t, naive.stdout, "warning: the folds of a cross-validation share most of their training data")
 	require.Contains(t, naive.stdout, "use --method corrected-t.")
 
 	// The stored values are float4: use them, as compare does.
