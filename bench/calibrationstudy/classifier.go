@@ -62,28 +62,11 @@ type classConfig struct {
 func (c classConfig) key() string { return fmt.Sprintf("auc/%s/rho=%g/n=%d", c.fam, c.rho, c.n) }
 
 func (c classConfig) replicate(_ int, rng *rand.Rand, out []outcome) float64 {
-	labels := make([]int8, c.n)
-	y := make([]float64, c.n)
-	for {
-		pos := 0
-		for i := range labels {
-			labels[i] = 0
-			if rng.Float64() < classPositives {
-				labels[i] = 1
-				pos++
-			}
-		}
-		if pos >= 2 && c.n-pos >= 2 {
-			break
-		}
-	}
 	sl, sr := classNoise(c.fam)
-	left, right := make([]float64, c.n), make([]float64, c.n)
-	for i := range labels {
-		y[i] = float64(labels[i])
-		s := classSignal*y[i] + rng.NormFloat64()
-		el, er := correlatedNormals(rng, c.rho)
-		left[i], right[i] = s+sl*el, s+sr*er
+	labels, left, right := drawClassifiers(rng, c.n, c.rho, sl, sr)
+	y := make([]float64, c.n)
+	for i, l := range labels {
+		y[i] = float64(l)
 	}
 	truth := classAUC(sl) - classAUC(sr)
 
@@ -95,6 +78,33 @@ func (c classConfig) replicate(_ int, rng *rand.Rand, out []outcome) float64 {
 	b := must(classify.PairedBootstrap("roc_auc", labels, left, right, classify.DefaultBootstrapOptions()))
 	decide(&out[cBootstrap], b.PValue, b.Interval(), truth)
 	return 0
+}
+
+// drawClassifiers draws n samples' labels (redrawn until there are at
+// least 2 of each class) and the scores of two models of noise sl and sr
+// whose noises are correlated with rho.
+func drawClassifiers(rng *rand.Rand, n int, rho, sl, sr float64) (labels []int8, left, right []float64) {
+	labels = make([]int8, n)
+	for {
+		pos := 0
+		for i := range labels {
+			labels[i] = 0
+			if rng.Float64() < classPositives {
+				labels[i] = 1
+				pos++
+			}
+		}
+		if pos >= 2 && n-pos >= 2 {
+			break
+		}
+	}
+	left, right = make([]float64, n), make([]float64, n)
+	for i := range labels {
+		s := classSignal*float64(labels[i]) + rng.NormFloat64()
+		el, er := correlatedNormals(rng, rho)
+		left[i], right[i] = s+sl*el, s+sr*er
+	}
+	return labels, left, right
 }
 
 // classConfigs lists the classifier study's grid.

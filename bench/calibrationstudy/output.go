@@ -208,6 +208,8 @@ func (s *study) figures(dir, format string) error {
 			add(figureName(k, "auc"), s.classChart(k))
 		}
 	}
+	s.rankFigures(add)
+	s.metricFigures(add)
 	for _, f := range figs {
 		fig, err := report.Calibration(f.ch)
 		if err != nil {
@@ -329,6 +331,7 @@ func (s *study) markdown(w io.Writer, elapsed time.Duration, workers int) error 
 	p("Run time: %s with %d workers. Replications per cell: users %s (BCa and the row bootstrap: the first %s, up to n = %s); folds %s at every N; AUC %s.\n\n",
 		elapsed.Round(time.Second), workers, repsText(s.plan.userReps), report.Thousands(slowReps), report.Thousands(maxSlowN),
 		report.Thousands(int64(s.plan.foldReps)), repsText(s.plan.classReps))
+	p("Friedman: %s. Classifier metrics: %s.\n\n", repsText(s.plan.rankReps), repsText(s.plan.metricReps))
 	p("Rates in percent with their 99 %% Clopper–Pearson intervals; **bold**: a true null rejected more often than α (interval above 5 %%), or an interval that covers less than 95 %% (interval below 95 %%).\n\n")
 
 	var flags []string
@@ -416,6 +419,16 @@ func (s *study) markdown(w io.Writer, elapsed time.Duration, workers int) error 
 	}
 	if len(s.classes) > 0 {
 		if err := s.classMarkdown(w, &flags); err != nil {
+			return err
+		}
+	}
+	if len(s.ranks) > 0 {
+		if err := s.rankMarkdown(w, &flags); err != nil {
+			return err
+		}
+	}
+	if len(s.metrics) > 0 {
+		if err := s.metricMarkdown(w, &flags); err != nil {
 			return err
 		}
 	}

@@ -21,6 +21,12 @@ type plan struct {
 	// classSizes are the numbers of samples of the classifier study.
 	classSizes []int
 	classReps  map[int]int
+	// rankSizes are the numbers of users (blocks) of the Friedman study,
+	// metricSizes the numbers of samples of the classifier-metrics study.
+	rankSizes   []int
+	rankReps    map[int]int
+	metricSizes []int
+	metricReps  map[int]int
 }
 
 // fullPlan is the study bench/calibration runs: about a quarter of an hour
@@ -29,13 +35,17 @@ type plan struct {
 // the tables show.
 func fullPlan() plan {
 	return plan{
-		userSizes:  []int{20, 100, 1000, 10000},
-		rhos:       []float64{0, 0.5, 0.9},
-		userReps:   map[int]int{20: 4000, 100: 4000, 1000: 2000, 10000: 600},
-		foldSizes:  []int{100, 300, 1000},
-		foldReps:   4000,
-		classSizes: []int{20, 100, 1000, 10000},
-		classReps:  map[int]int{20: 2000, 100: 2000, 1000: 1000, 10000: 200},
+		userSizes:   []int{20, 100, 1000, 10000},
+		rhos:        []float64{0, 0.5, 0.9},
+		userReps:    map[int]int{20: 4000, 100: 4000, 1000: 2000, 10000: 600},
+		foldSizes:   []int{100, 300, 1000},
+		foldReps:    4000,
+		classSizes:  []int{20, 100, 1000, 10000},
+		classReps:   map[int]int{20: 2000, 100: 2000, 1000: 1000, 10000: 200},
+		rankSizes:   []int{20, 100, 1000, 10000},
+		rankReps:    map[int]int{20: 2000, 100: 2000, 1000: 2000, 10000: 600},
+		metricSizes: []int{20, 100, 1000},
+		metricReps:  map[int]int{20: 1000, 100: 1000, 1000: 1000},
 	}
 }
 
@@ -44,30 +54,40 @@ func fullPlan() plan {
 func (p plan) scaled(s float64) plan {
 	sc := func(r int) int { return max(blockSize, int(math.Round(float64(r)*s))) }
 	q := p
-	q.userReps, q.classReps = map[int]int{}, map[int]int{}
+	q.userReps, q.classReps, q.rankReps, q.metricReps = map[int]int{}, map[int]int{}, map[int]int{}, map[int]int{}
 	for n, r := range p.userReps {
 		q.userReps[n] = sc(r)
 	}
 	for n, r := range p.classReps {
 		q.classReps[n] = sc(r)
 	}
+	for n, r := range p.rankReps {
+		q.rankReps[n] = sc(r)
+	}
+	for n, r := range p.metricReps {
+		q.metricReps[n] = sc(r)
+	}
 	q.foldReps = sc(p.foldReps)
 	return q
 }
 
-// study is the three parts of the study with their results.
+// study is the parts of the study with their results.
 type study struct {
-	plan     plan
-	users    []userConfig
-	userRes  []cellResult
-	folds    []foldConfig
-	foldRes  []cellResult
-	classes  []classConfig
-	classRes []cellResult
+	plan      plan
+	users     []userConfig
+	userRes   []cellResult
+	folds     []foldConfig
+	foldRes   []cellResult
+	classes   []classConfig
+	classRes  []cellResult
+	ranks     []rankConfig
+	rankRes   []cellResult
+	metrics   []metricConfig
+	metricRes []cellResult
 }
 
 // newStudy returns the study of plan p, with the parts named (users,
-// folds, auc) alone.
+// folds, auc, friedman, metrics) alone.
 func newStudy(p plan, parts []string) *study {
 	s := &study{plan: p}
 	if slices.Contains(parts, "users") {
@@ -78,6 +98,12 @@ func newStudy(p plan, parts []string) *study {
 	}
 	if slices.Contains(parts, "auc") {
 		s.classes = classConfigs(p.rhos, p.classSizes)
+	}
+	if slices.Contains(parts, "friedman") {
+		s.ranks = rankConfigs(p.rhos, p.rankSizes)
+	}
+	if slices.Contains(parts, "metrics") {
+		s.metrics = metricConfigs(p.rhos, p.metricSizes)
 	}
 	return s
 }
@@ -98,10 +124,26 @@ func (s *study) run(workers int, log io.Writer) {
 	for _, c := range s.classes {
 		cells = append(cells, cell{key: c.key(), reps: s.plan.classReps[c.n], methods: cMethods, cost: 5 * float64(c.n), replicate: c.replicate})
 	}
+	for _, c := range s.ranks {
+		cells = append(cells, cell{key: c.key(), reps: s.plan.rankReps[c.n], methods: rMethods, cost: 0.5 * float64(c.n), replicate: c.replicate})
+	}
+	for _, c := range s.metrics {
+		cells = append(cells, cell{key: c.key(), reps: s.plan.metricReps[c.n], methods: mMethods, cost: 25 * float64(c.n), replicate: c.replicate})
+	}
+	if len(s.metrics) > 0 {
+		metricTruths()
+	}
 	res := runCells(cells, workers, log)
-	s.userRes = res[:len(s.users)]
-	s.foldRes = res[len(s.users) : len(s.users)+len(s.folds)]
-	s.classRes = res[len(s.users)+len(s.folds):]
+	next := func(k int) []cellResult {
+		r := res[:k]
+		res = res[k:]
+		return r
+	}
+	s.userRes = next(len(s.users))
+	s.foldRes = next(len(s.folds))
+	s.classRes = next(len(s.classes))
+	s.rankRes = next(len(s.ranks))
+	s.metricRes = next(len(s.metrics))
 }
 
 // userResult returns the result of the per-user cell, and false when the
@@ -122,6 +164,16 @@ func (s *study) foldResult(f family, n int) cellResult {
 
 func (s *study) classResult(f family, rho float64, n int) cellResult {
 	return s.classRes[slices.IndexFunc(s.classes, func(c classConfig) bool { return c.fam == f && c.rho == rho && c.n == n })]
+}
+
+func (s *study) rankResult(shape string, f family, rho float64, n int) cellResult {
+	return s.rankRes[slices.IndexFunc(s.ranks, func(c rankConfig) bool {
+		return c.shape.name == shape && c.fam == f && c.rho == rho && c.n == n
+	})]
+}
+
+func (s *study) metricResult(f family, rho float64, n int) cellResult {
+	return s.metricRes[slices.IndexFunc(s.metrics, func(c metricConfig) bool { return c.fam == f && c.rho == rho && c.n == n })]
 }
 
 // rejection is a tally's rejection rate with its 99 % interval.
