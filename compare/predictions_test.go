@@ -177,3 +177,31 @@ func TestLeaderboardOfPredictions(t *testing.T) {
 		require.Equal(t, compare.Baseline, lb.Rows[1].Better, "%s: the reference (good) is better", m)
 	}
 }
+
+// TestComparePredictionsWarnsWithFewSamples compares 20 predictions, 4 of
+// them positive: the calibration study found the stratified bootstrap of
+// log loss liberal there (entry 10) and its AUC bootstrap too (entry 7),
+// where DeLong, the default, is calibrated.
+func TestComparePredictionsWarnsWithFewSamples(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := store.Open(ctx, storetest.NewDatabase(t), store.Options{})
+	require.NoError(t, err)
+	t.Cleanup(st.Close)
+	labels, good, poor := twoClassifiers()
+	g := logBinary(t, st, "good", labels[:20], good[:20])
+	p := logBinary(t, st, "poor", labels[:20], poor[:20])
+	codes := func(method compare.Method, metric string) []string {
+		res, err := compare.Evaluations(ctx, st, p, g, compare.Options{Metrics: []string{metric}, Method: method, Resamples: 200})
+		require.NoError(t, err)
+		var out []string
+		for _, w := range res.Metrics[0].Warnings {
+			out = append(out, w.Code)
+			require.Equal(t, 4, w.Units)
+		}
+		return out
+	}
+	require.Equal(t, []string{"classifier-bootstrap-few-samples"}, codes("", "log_loss"))
+	require.Empty(t, codes("", "roc_auc"), "DeLong is calibrated with few positives")
+	require.Equal(t, []string{"auc-bootstrap-few-positives"}, codes(compare.Bootstrap, "roc_auc"))
+}
