@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/verdict-ml/verdict/internal/pghash"
 	"github.com/verdict-ml/verdict/store/storetest"
 )
 
@@ -29,7 +30,7 @@ func TestHashPartitionMatchesPostgres(t *testing.T) {
 	for _, k := range keys {
 		var want int64
 		require.NoError(t, conn.QueryRow(ctx, `SELECT hashtextextended($1 COLLATE "C", $2)`, k, int64(hashPartitionSeed)).Scan(&want))
-		require.Equal(t, uint64(want), hashBytesExtended(k, hashPartitionSeed), "key %q", k)
+		require.Equal(t, uint64(want), pghash.BytesExtended(k, hashPartitionSeed), "key %q", k)
 	}
 
 	for _, modulus := range []uint64{2, 3, 4} {
