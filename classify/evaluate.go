@@ -117,20 +117,7 @@ func Argmax(row []float64) int { return argmax(row) }
 // it, and Right and Difference are 0 and Left. A binary task has k = 1
 // and labels 0 and 1. Errors are PairedBootstrap's.
 func Bootstrap(metric string, labels []int32, scores []float64, k int, opts BootstrapOptions) (BootstrapResult, error) {
-	var plan bootPlan
-	var err error
-	if k == 1 {
-		l8 := make([]int8, len(labels))
-		for i, l := range labels {
-			if l != 0 && l != 1 {
-				return BootstrapResult{}, fmt.Errorf("%w: labels[%d] is %d; binary labels are 0 or 1", ErrLabel, i, l)
-			}
-			l8[i] = int8(l)
-		}
-		plan, err = planBootstrap(metric, l8, scores, scores, opts)
-	} else {
-		plan, err = planMulticlassBootstrap(metric, labels, scores, scores, k, opts)
-	}
+	plan, err := planOf(metric, labels, scores, scores, k, opts)
 	if err != nil {
 		return BootstrapResult{}, err
 	}
@@ -144,4 +131,31 @@ func Bootstrap(metric string, labels []int32, scores []float64, k int, opts Boot
 	}
 	plan.res.Right, plan.res.Difference = 0, plan.res.Left
 	return plan.run(one, opts)
+}
+
+// PairedBootstrapOf is PairedBootstrap for k = 1 score a sample (labels 0
+// and 1) and PairedBootstrapMulticlass for k > 1 probabilities a sample,
+// with the labels as class indices either way.
+func PairedBootstrapOf(metric string, labels []int32, left, right []float64, k int, opts BootstrapOptions) (BootstrapResult, error) {
+	plan, err := planOf(metric, labels, left, right, k, opts)
+	if err != nil {
+		return BootstrapResult{}, err
+	}
+	return plan.run(plan.statistic, opts)
+}
+
+// planOf plans the bootstrap of k scores a sample: binary for k = 1,
+// multi-class for more.
+func planOf(metric string, labels []int32, left, right []float64, k int, opts BootstrapOptions) (bootPlan, error) {
+	if k > 1 {
+		return planMulticlassBootstrap(metric, labels, left, right, k, opts)
+	}
+	l8 := make([]int8, len(labels))
+	for i, l := range labels {
+		if l != 0 && l != 1 {
+			return bootPlan{}, fmt.Errorf("%w: labels[%d] is %d; binary labels are 0 or 1", ErrLabel, i, l)
+		}
+		l8[i] = int8(l)
+	}
+	return planBootstrap(metric, l8, left, right, opts)
 }

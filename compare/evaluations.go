@@ -368,25 +368,7 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 			}
 			c.Metrics = append(c.Metrics, r)
 		}
-		if opts.FDR != nil {
-			if err := spendFDR(ctx, tx, c, opts.FDR); err != nil {
-				return err
-			}
-		}
-		if err := decide(c, opts); err != nil {
-			return err
-		}
-		if !opts.Record {
-			return nil
-		}
-		for _, r := range c.Metrics {
-			id, err := tx.RecordComparison(ctx, record(base, cand, r, opts, method))
-			if err != nil {
-				return err
-			}
-			r.ComparisonID = &id
-		}
-		return nil
+		return conclude(ctx, tx, c, opts, func(int) Method { return method })
 	})
 	if err != nil {
 		return nil, err
@@ -402,37 +384,37 @@ func evaluatePredictions(ctx context.Context, st *store.Store, c *Comparison, me
 		if err != nil {
 			return err
 		}
-		if opts.FDR != nil {
-			if err := spendFDR(ctx, tx, c, opts.FDR); err != nil {
-				return err
-			}
-		}
-		if err := decide(c, opts); err != nil {
-			return err
-		}
-		if !opts.Record {
-			return nil
-		}
-		for i, r := range c.Metrics {
-			rec := record(c.BaselineEval, c.CandidateEval, r, opts, methods[i])
-			if r.Bootstrap != nil {
-				rec.Parameters["stratified"] = r.Bootstrap.Stratified
-			}
-			if pi := c.BaselineEval.Predictions; pi.Task == store.TaskBinary {
-				rec.Parameters["threshold"], rec.Parameters["bins"] = pi.Threshold, pi.Bins
-			}
-			id, err := tx.RecordComparison(ctx, rec)
-			if err != nil {
-				return err
-			}
-			r.ComparisonID = &id
-		}
-		return nil
+		return conclude(ctx, tx, c, opts, func(i int) Method { return methods[i] })
 	})
 	if err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// conclude finishes a comparison in the transaction that paired it: it
+// spends the experiment's online FDR wealth (Options.FDR), decides each
+// metric, and records each with its method, methodOf(i) for metric i.
+func conclude(ctx context.Context, tx *store.Tx, c *Comparison, opts Options, methodOf func(int) Method) error {
+	if opts.FDR != nil {
+		if err := spendFDR(ctx, tx, c, opts.FDR); err != nil {
+			return err
+		}
+	}
+	if err := decide(c, opts); err != nil {
+		return err
+	}
+	if !opts.Record {
+		return nil
+	}
+	for i, r := range c.Metrics {
+		id, err := tx.RecordComparison(ctx, record(c.BaselineEval, c.CandidateEval, r, opts, methodOf(i)))
+		if err != nil {
+			return err
+		}
+		r.ComparisonID = &id
+	}
+	return nil
 }
 
 func isKFold(e *store.Evaluation) bool {
@@ -824,6 +806,12 @@ func record(base, cand *store.Evaluation, r *MetricResult, opts Options, method 
 			"alpha": r.Alpha, "confidence": r.Difference.Confidence, "adjustment": r.Adjustment},
 		Outputs: r,
 		FDR:     fdrRecord(r),
+	}
+	if r.Bootstrap != nil {
+		rec.Parameters["stratified"] = r.Bootstrap.Stratified
+	}
+	if pi := base.Predictions; pi != nil && pi.Task == store.TaskBinary {
+		rec.Parameters["threshold"], rec.Parameters["bins"] = pi.Threshold, pi.Bins
 	}
 	if f := r.FDR; f != nil {
 		rec.Parameters["fdr"] = map[string]any{"method": f.Method, "fdr": f.Alpha, "w0": opts.FDR.options().W0}

@@ -121,25 +121,8 @@ func comparePredictionMetric(ctx context.Context, c *Comparison, p *store.Predic
 		Direction: DirectionOf(metric, c.BaselineEval.LowerIsBetter, c.CandidateEval.LowerIsBetter),
 	}
 	r.LowerIsBetter = r.Direction.Lower()
-	var labels8 []int8
-	if binary {
-		labels8 = make([]int8, len(p.Labels))
-		for i, l := range p.Labels {
-			labels8[i] = int8(l)
-		}
-	}
 	boot := func(metric string) (classify.BootstrapResult, error) {
-		bo := classify.BootstrapOptions{
-			Options:      classify.Options{Threshold: info.Threshold, Bins: info.Bins},
-			Unstratified: opts.Unstratified,
-			BootstrapOptions: stats.BootstrapOptions{
-				Confidence: opts.confidence(), Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx,
-			},
-		}
-		if binary {
-			return classify.PairedBootstrap(metric, labels8, p.LeftScores, p.RightScores, bo)
-		}
-		return classify.PairedBootstrapMulticlass(metric, p.Labels, p.LeftScores, p.RightScores, p.K, bo)
+		return classify.PairedBootstrapOf(metric, p.Labels, p.LeftScores, p.RightScores, p.K, predictionBootstrap(ctx, info, opts))
 	}
 	bootLabel := methodStratified
 	if opts.Unstratified {
@@ -156,8 +139,8 @@ func comparePredictionMetric(ctx context.Context, c *Comparison, p *store.Predic
 		r.Difference = b.Interval()
 		r.PValue, r.Bootstrap = b.PValue, &b
 	case DeLong:
-		y := make([]float64, len(labels8))
-		for i, l := range labels8 {
+		y := make([]float64, len(p.Labels))
+		for i, l := range p.Labels {
 			y[i] = float64(l)
 		}
 		d, err := stats.DeLong(y, p.LeftScores, p.RightScores, stats.DeLongOptions{Confidence: opts.confidence()})
@@ -204,13 +187,25 @@ func comparePredictionMetric(ctx context.Context, c *Comparison, p *store.Predic
 	shape := dataShape{method: method, metric: metric, n: r.N, predictions: true}
 	if binary {
 		pos := 0
-		for _, l := range labels8 {
+		for _, l := range p.Labels {
 			pos += int(l)
 		}
 		shape.positives = min(pos, r.N-pos)
 	}
 	warn(r, shape)
 	return r, nil
+}
+
+// predictionBootstrap is the classifier bootstrap the options ask for, at
+// the threshold and bins the predictions were logged with.
+func predictionBootstrap(ctx context.Context, info *store.PredictionInfo, opts Options) classify.BootstrapOptions {
+	return classify.BootstrapOptions{
+		Options:      classify.Options{Threshold: info.Threshold, Bins: info.Bins},
+		Unstratified: opts.Unstratified,
+		BootstrapOptions: stats.BootstrapOptions{
+			Confidence: opts.confidence(), Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx,
+		},
+	}
 }
 
 // correctness is 1 for each paired sample that scores predicts right, else
@@ -272,14 +267,7 @@ func predictionEntry(ctx context.Context, st *store.Store, ref, e *store.RunMean
 	if err != nil {
 		return row, fmt.Errorf("%s: %w", e.Run, err)
 	}
-	info := p.Left.Predictions
-	bo := classify.BootstrapOptions{
-		Options:      classify.Options{Threshold: info.Threshold, Bins: info.Bins},
-		Unstratified: opts.Unstratified,
-		BootstrapOptions: stats.BootstrapOptions{
-			Confidence: opts.confidence(), Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx,
-		},
-	}
+	bo := predictionBootstrap(ctx, p.Left.Predictions, opts)
 	one, err := classify.Bootstrap(metric, p.Labels, p.RightScores, p.K, bo)
 	if err != nil {
 		return row, fmt.Errorf("%s: %w", e.Run, bootstrapError(err))
@@ -289,16 +277,7 @@ func predictionEntry(ctx context.Context, st *store.Store, ref, e *store.RunMean
 		row.SameGroup = ref != nil
 		return row, nil
 	}
-	var b classify.BootstrapResult
-	if info.Task == store.TaskBinary {
-		labels := make([]int8, len(p.Labels))
-		for i, l := range p.Labels {
-			labels[i] = int8(l)
-		}
-		b, err = classify.PairedBootstrap(metric, labels, p.LeftScores, p.RightScores, bo)
-	} else {
-		b, err = classify.PairedBootstrapMulticlass(metric, p.Labels, p.LeftScores, p.RightScores, p.K, bo)
-	}
+	b, err := classify.PairedBootstrapOf(metric, p.Labels, p.LeftScores, p.RightScores, p.K, bo)
 	if err != nil {
 		return row, fmt.Errorf("%s: %w", e.Run, bootstrapError(err))
 	}
