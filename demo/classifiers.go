@@ -9,6 +9,7 @@ import (
 	"github.com/verdict-ml/verdict/classify"
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/scores"
 	"github.com/verdict-ml/verdict/store"
 )
 
@@ -68,31 +69,21 @@ func tellClassifiers(ctx context.Context, st *store.Store, w io.Writer) error {
 	return nil
 }
 
-// logClassifier computes one model's metrics and logs its predictions.
+// logClassifier computes one model's metrics and logs its predictions, as
+// `verdict log --predictions` does with a file.
 func logClassifier(ctx context.Context, st *store.Store, m ClassifierPredictions) (*store.Logged, error) {
-	opts := classify.DefaultOptions()
-	ev, err := classify.EvaluateBinary(m.Labels, m.Scores, opts)
-	if err != nil {
-		return nil, err
-	}
-	set := &store.PredictionSet{
-		PredictionInfo: store.PredictionInfo{Task: store.TaskBinary, Classes: []string{"0", "1"}, Threshold: opts.Threshold, Bins: opts.Bins},
-		SampleIDs:      m.SampleIDs,
-		Labels:         make([]int32, len(m.Labels)),
-		Scores:         m.Scores,
-		Metrics:        ev.Metrics,
-		Values:         ev.Values,
-	}
+	p := &scores.Predictions{Path: m.Name, Task: scores.TaskBinary, Classes: []string{"0", "1"},
+		SampleIDs: m.SampleIDs, Labels: make([]int32, len(m.Labels)), Scores: m.Scores, Probabilities: true}
 	for i, l := range m.Labels {
-		set.Labels[i] = int32(l)
+		p.Labels[i] = int32(l)
 	}
-	return st.LogPredictions(ctx, store.NewEvaluation{
-		Experiment:    ClassifierExperiment,
-		Run:           m.Name,
-		EvalSet:       ClassifierEvalSet,
-		Params:        m.Params,
-		Tags:          []string{"demo"},
-		LowerIsBetter: ev.LowerIsBetter,
-		Metadata:      map[string]any{"data": "Breast Cancer Wisconsin (Diagnostic), UCI, CC BY 4.0", "label": "1 = malignant"},
-	}, set)
+	logged, _, err := p.Log(ctx, st, store.NewEvaluation{
+		Experiment: ClassifierExperiment,
+		Run:        m.Name,
+		EvalSet:    ClassifierEvalSet,
+		Params:     m.Params,
+		Tags:       []string{"demo"},
+		Metadata:   map[string]any{"data": "Breast Cancer Wisconsin (Diagnostic), UCI, CC BY 4.0", "label": "1 = malignant"},
+	}, classify.DefaultOptions())
+	return logged, err
 }

@@ -14,12 +14,13 @@ type Skipped struct {
 	Metric, Reason string
 }
 
-// Evaluate computes every metric defined on the predictions: the binary
+// evaluate computes every metric defined on the predictions: the binary
 // metrics at opts' threshold and bins (log_loss, brier and ece only when
 // every score is a probability; the ranking metrics only with both
 // classes), or the multi-class ones. It returns the set ready to log, and
-// the metrics left out with the reason. Errors wrap ErrBadPredictions.
-func (p *Predictions) Evaluate(opts classify.Options) (*store.PredictionSet, []Skipped, error) {
+// the metrics left out with the reason, and the metrics' directions. Errors
+// wrap ErrBadPredictions.
+func (p *Predictions) evaluate(opts classify.Options) (*store.PredictionSet, *classify.Evaluation, []Skipped, error) {
 	var ev *classify.Evaluation
 	var err error
 	set := &store.PredictionSet{
@@ -39,12 +40,12 @@ func (p *Predictions) Evaluate(opts classify.Options) (*store.PredictionSet, []S
 	}
 	if err != nil {
 		if errors.Is(err, classify.ErrBadParameter) {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		return nil, nil, fmt.Errorf("%w: %s: %w", ErrBadPredictions, p.Path, err)
+		return nil, nil, nil, fmt.Errorf("%w: %s: %w", ErrBadPredictions, p.Path, err)
 	}
 	if len(ev.Metrics) == 0 {
-		return nil, nil, fmt.Errorf("%w: %s: no metric is defined on these predictions", ErrBadPredictions, p.Path)
+		return nil, nil, nil, fmt.Errorf("%w: %s: no metric is defined on these predictions", ErrBadPredictions, p.Path)
 	}
 	set.Metrics, set.Values = ev.Metrics, ev.Values
 	var skipped []Skipped
@@ -53,24 +54,19 @@ func (p *Predictions) Evaluate(opts classify.Options) (*store.PredictionSet, []S
 			skipped = append(skipped, Skipped{Metric: m.Name, Reason: why})
 		}
 	}
-	return set, skipped, nil
+	return set, ev, skipped, nil
 }
 
-// Log computes the predictions' metrics (Evaluate) and stores them with
+// Log computes the predictions' metrics and stores them with
 // every prediction in st as the evaluation ev, in one transaction, with
 // the metrics where lower is better marked so. It returns the metrics left
 // out, with why.
 func (p *Predictions) Log(ctx context.Context, st *store.Store, ev store.NewEvaluation, opts classify.Options) (*store.Logged, []Skipped, error) {
-	set, skipped, err := p.Evaluate(opts)
+	set, metrics, skipped, err := p.evaluate(opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	ev.LowerIsBetter = nil
-	for _, m := range classify.Metrics() {
-		if _, ok := set.Values[m.Name]; ok && m.LowerIsBetter {
-			ev.LowerIsBetter = append(ev.LowerIsBetter, m.Name)
-		}
-	}
+	ev.LowerIsBetter = metrics.LowerIsBetter
 	logged, err := st.LogPredictions(ctx, ev, set)
 	return logged, skipped, err
 }
