@@ -57,20 +57,11 @@ func (t *Tx) LockLedger(ctx context.Context, experiment, method string, alpha, w
 		return nil, fmt.Errorf("online FDR ledger of %s: %w", namePreview(experiment), err)
 	}
 	l.New = tag.RowsAffected() == 1
-	var state string
-	err = t.tx.QueryRow(ctx, `
-		SELECT l.method, l.alpha, l.w0, l.state::text, l.tests, l.created_at, l.updated_at
-		FROM fdr_ledgers l JOIN experiments x ON x.id = l.experiment_id
-		WHERE x.name = $1
-		FOR UPDATE OF l`, experiment).Scan(&l.Method, &l.Alpha, &l.W0, &state, &l.Tests, &l.CreatedAt, &l.UpdatedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
+	err = scanLedger(t.tx.QueryRow(ctx, ledgerQuery+` FOR UPDATE OF l`, experiment), l)
+	if errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("%w: experiment %s", ErrNotFound, namePreview(experiment))
 	}
-	if err != nil {
-		return nil, fmt.Errorf("online FDR ledger of %s: %w", namePreview(experiment), err)
-	}
-	l.State = []byte(state)
-	return l, nil
+	return l, err
 }
 
 // SaveLedger stores the ledger's new state and test count, in the
@@ -90,17 +81,29 @@ func (t *Tx) SaveLedger(ctx context.Context, l *Ledger) error {
 // when its history was never tested under an online procedure.
 func (s *Store) GetLedger(ctx context.Context, experiment string) (*Ledger, error) {
 	l := &Ledger{Experiment: experiment}
-	var state string
-	err := s.pool.QueryRow(ctx, `
-		SELECT l.method, l.alpha, l.w0, l.state::text, l.tests, l.created_at, l.updated_at
-		FROM fdr_ledgers l JOIN experiments x ON x.id = l.experiment_id
-		WHERE x.name = $1`, experiment).Scan(&l.Method, &l.Alpha, &l.W0, &state, &l.Tests, &l.CreatedAt, &l.UpdatedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
+	err := scanLedger(s.pool.QueryRow(ctx, ledgerQuery, experiment), l)
+	if errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("%w: experiment %s has no online FDR ledger: none of its comparisons was tested under an online procedure", ErrNotFound, namePreview(experiment))
 	}
+	return l, err
+}
+
+// ledgerQuery reads the ledger of the experiment named $1.
+const ledgerQuery = `
+	SELECT l.method, l.alpha, l.w0, l.state::text, l.tests, l.created_at, l.updated_at
+	FROM fdr_ledgers l JOIN experiments x ON x.id = l.experiment_id
+	WHERE x.name = $1`
+
+// scanLedger reads ledgerQuery's row into l; ErrNotFound for none.
+func scanLedger(row pgx.Row, l *Ledger) error {
+	var state string
+	err := row.Scan(&l.Method, &l.Alpha, &l.W0, &state, &l.Tests, &l.CreatedAt, &l.UpdatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ErrNotFound
+	}
 	if err != nil {
-		return nil, fmt.Errorf("online FDR ledger of %s: %w", namePreview(experiment), err)
+		return fmt.Errorf("online FDR ledger of %s: %w", namePreview(l.Experiment), err)
 	}
 	l.State = []byte(state)
-	return l, nil
+	return nil
 }
