@@ -224,20 +224,10 @@ func (s *study) rankMarkdown(w io.Writer, flags *[]string) error {
 			}
 			p("<a id=\"friedman-%s-%s\"></a>%s (`friedman-%s-%s`):\n\n", shape.name, f, title, shape.name, f)
 			t := report.Table{Header: append([]string{"method", "ρ"}, sizeHeader("n", s.plan.rankSizes)...)}
-			for m := range rMethods {
-				for _, rho := range s.plan.rhos {
-					row := []string{rankMethods[m].label, rhoText(rho)}
-					for _, n := range s.plan.rankSizes {
-						r := s.rankResult(shape.name, f, rho, n).tallies[m].rejection()
-						lib := k == typeI && r.liberal()
-						if lib {
-							*flags = append(*flags, fmt.Sprintf("- type I: %s; friedman %s, %s; ρ = %s; n = %s: %s", rankMethods[m].label, shape.name, f, rhoText(rho), report.Thousands(int64(n)), pct(r, false)))
-						}
-						row = append(row, pct(r, lib))
-					}
-					t.Add(row...)
-				}
-			}
+			rateRows(&t, flags, "type I", rankMethods[:], upTo(rMethods), nil, "friedman "+shape.name+", "+f.String(), s.plan.rhos, s.plan.rankSizes,
+				func(m int, rho float64, n int) rate {
+					return s.rankResult(shape.name, f, rho, n).tallies[m].rejection()
+				}, typeIMark(k))
 			if err := t.Markdown(w); err != nil {
 				return err
 			}

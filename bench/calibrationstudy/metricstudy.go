@@ -197,20 +197,8 @@ func (s *study) metricMarkdown(w io.Writer, flags *[]string) error {
 		}
 		p("<a id=\"metrics-%s\"></a>%s (`metrics-%s`):\n\n", f, title, f)
 		t := report.Table{Header: append([]string{"method", "ρ"}, sizeHeader("n", s.plan.metricSizes)...)}
-		for m := range mMethods {
-			for _, rho := range s.plan.rhos {
-				row := []string{metricMethods[m].label, rhoText(rho)}
-				for _, n := range s.plan.metricSizes {
-					r := s.metricResult(f, rho, n).tallies[m].rejection()
-					lib := k == typeI && r.liberal()
-					if lib {
-						*flags = append(*flags, fmt.Sprintf("- type I: %s; ρ = %s; n = %s: %s", metricMethods[m].label, rhoText(rho), report.Thousands(int64(n)), pct(r, false)))
-					}
-					row = append(row, pct(r, lib))
-				}
-				t.Add(row...)
-			}
-		}
+		rateRows(&t, flags, "type I", metricMethods[:], upTo(mMethods), nil, "", s.plan.rhos, s.plan.metricSizes,
+			func(m int, rho float64, n int) rate { return s.metricResult(f, rho, n).tallies[m].rejection() }, typeIMark(k))
 		if err := t.Markdown(w); err != nil {
 			return err
 		}
@@ -219,20 +207,8 @@ func (s *study) metricMarkdown(w io.Writer, flags *[]string) error {
 	p("<a id=\"metrics-coverage\"></a>Coverage of the 95 %% interval of the true difference (`metrics-coverage`):\n\n")
 	t = report.Table{Header: append([]string{"interval", "truth", "ρ"}, sizeHeader("n", s.plan.metricSizes)...)}
 	for _, f := range []family{sameNull, lift} {
-		for m := range mMethods {
-			for _, rho := range s.plan.rhos {
-				row := []string{metricMethods[m].label, f.String(), rhoText(rho)}
-				for _, n := range s.plan.metricSizes {
-					r := s.metricResult(f, rho, n).tallies[m].coverage()
-					under := r.undercovers()
-					if under {
-						*flags = append(*flags, fmt.Sprintf("- coverage: %s; %s; ρ = %s; n = %s: %s", metricMethods[m].label, f, rhoText(rho), report.Thousands(int64(n)), pct(r, false)))
-					}
-					row = append(row, pct(r, under))
-				}
-				t.Add(row...)
-			}
-		}
+		rateRows(&t, flags, "coverage", metricMethods[:], upTo(mMethods), []string{f.String()}, f.String(), s.plan.rhos, s.plan.metricSizes,
+			func(m int, rho float64, n int) rate { return s.metricResult(f, rho, n).tallies[m].coverage() }, rate.undercovers)
 	}
 	if err := t.Markdown(w); err != nil {
 		return err

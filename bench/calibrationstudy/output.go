@@ -323,6 +323,47 @@ func sizeHeader(prefix string, sizes []int) []string {
 	return h
 }
 
+// upTo is the methods 0 to n−1.
+func upTo(n int) []int {
+	ms := make([]int, n)
+	for i := range ms {
+		ms[i] = i
+	}
+	return ms
+}
+
+// rateRows adds to t, for each method of ms and each ρ of rhos, a row: the
+// method's label (from methods), the cells of lead, ρ, and the rate rateOf
+// gives at each size. A rate that mark reports is marked, and listed in
+// flags as "- what: label[; where]; ρ = ρ; n = n: rate".
+func rateRows(t *report.Table, flags *[]string, what string, methods []method, ms []int, lead []string, where string,
+	rhos []float64, sizes []int, rateOf func(m int, rho float64, n int) rate, mark func(rate) bool) {
+	for _, m := range ms {
+		label := methods[m].label
+		if where != "" {
+			label += "; " + where
+		}
+		for _, rho := range rhos {
+			row := append(append([]string{methods[m].label}, lead...), rhoText(rho))
+			for _, n := range sizes {
+				r := rateOf(m, rho, n)
+				marked := mark(r)
+				if marked {
+					*flags = append(*flags, fmt.Sprintf("- %s: %s; ρ = %s; n = %s: %s", what, label, rhoText(rho), report.Thousands(int64(n)), pct(r, false)))
+				}
+				row = append(row, pct(r, marked))
+			}
+			t.Add(row...)
+		}
+	}
+}
+
+// typeIMark marks the liberal rates of a type I table, and none of a power
+// table's.
+func typeIMark(k kind) func(rate) bool {
+	return func(r rate) bool { return k == typeI && r.liberal() }
+}
+
 func rhoText(rho float64) string { return strconv.FormatFloat(rho, 'g', -1, 64) }
 
 // markdown writes the study's tables and flagged configurations.
@@ -352,21 +393,11 @@ func (s *study) markdown(w io.Writer, elapsed time.Duration, workers int) error 
 			}
 			p("<a id=\"%s-%s\"></a>%s (`%s-%s`):\n\n", shape.name, f, title, shape.name, f)
 			t := report.Table{Header: append([]string{"method", "ρ"}, sizeHeader("n", s.plan.userSizes)...)}
-			for _, m := range userTableMethods(shape, k) {
-				for _, rho := range s.plan.rhos {
-					row := []string{userMethods[m].label, rhoText(rho)}
-					for _, n := range s.plan.userSizes {
-						res, _ := s.userResult(shape.name, f, rho, n)
-						r := res.tallies[m].rejection()
-						lib := k == typeI && r.liberal()
-						if lib {
-							flags = append(flags, fmt.Sprintf("- type I: %s; %s, %s; ρ = %s; n = %s: %s", userMethods[m].label, shape.name, f, rhoText(rho), report.Thousands(int64(n)), pct(r, false)))
-						}
-						row = append(row, pct(r, lib))
-					}
-					t.Add(row...)
-				}
-			}
+			rateRows(&t, &flags, "type I", userMethods[:], userTableMethods(shape, k), nil, shape.name+", "+f.String(), s.plan.rhos, s.plan.userSizes,
+				func(m int, rho float64, n int) rate {
+					res, _ := s.userResult(shape.name, f, rho, n)
+					return res.tallies[m].rejection()
+				}, typeIMark(k))
 			if err := t.Markdown(w); err != nil {
 				return err
 			}
@@ -375,21 +406,11 @@ func (s *study) markdown(w io.Writer, elapsed time.Duration, workers int) error 
 		p("<a id=\"%s-coverage\"></a>Coverage of the 95 %% interval (`%s-coverage`): the true difference is 0 under the nulls and 10 %% of the mean under the lift.\n\n", shape.name, shape.name)
 		t := report.Table{Header: append([]string{"interval", "truth", "ρ"}, sizeHeader("n", s.plan.userSizes)...)}
 		for _, f := range shape.families() {
-			for _, m := range userTableMethods(shape, coverageKind) {
-				for _, rho := range s.plan.rhos {
-					row := []string{userMethods[m].label, f.String(), rhoText(rho)}
-					for _, n := range s.plan.userSizes {
-						res, _ := s.userResult(shape.name, f, rho, n)
-						r := res.tallies[m].coverage()
-						under := r.undercovers()
-						if under {
-							flags = append(flags, fmt.Sprintf("- coverage: %s; %s, %s; ρ = %s; n = %s: %s", userMethods[m].label, shape.name, f, rhoText(rho), report.Thousands(int64(n)), pct(r, false)))
-						}
-						row = append(row, pct(r, under))
-					}
-					t.Add(row...)
-				}
-			}
+			rateRows(&t, &flags, "coverage", userMethods[:], userTableMethods(shape, coverageKind), []string{f.String()}, shape.name+", "+f.String(), s.plan.rhos, s.plan.userSizes,
+				func(m int, rho float64, n int) rate {
+					res, _ := s.userResult(shape.name, f, rho, n)
+					return res.tallies[m].coverage()
+				}, rate.undercovers)
 		}
 		if err := t.Markdown(w); err != nil {
 			return err
@@ -504,20 +525,8 @@ func (s *study) classMarkdown(w io.Writer, flags *[]string) error {
 		}
 		p("<a id=\"auc-%s\"></a>%s (`auc-%s`):\n\n", f, title, f)
 		t := report.Table{Header: append([]string{"method", "ρ"}, sizeHeader("n", s.plan.classSizes)...)}
-		for m := range cMethods {
-			for _, rho := range s.plan.rhos {
-				row := []string{classMethods[m].label, rhoText(rho)}
-				for _, n := range s.plan.classSizes {
-					r := s.classResult(f, rho, n).tallies[m].rejection()
-					lib := k == typeI && r.liberal()
-					if lib {
-						*flags = append(*flags, fmt.Sprintf("- type I: %s; ρ = %s; n = %s: %s", classMethods[m].label, rhoText(rho), report.Thousands(int64(n)), pct(r, false)))
-					}
-					row = append(row, pct(r, lib))
-				}
-				t.Add(row...)
-			}
-		}
+		rateRows(&t, flags, "type I", classMethods[:], upTo(cMethods), nil, "", s.plan.rhos, s.plan.classSizes,
+			func(m int, rho float64, n int) rate { return s.classResult(f, rho, n).tallies[m].rejection() }, typeIMark(k))
 		if err := t.Markdown(w); err != nil {
 			return err
 		}
@@ -526,20 +535,8 @@ func (s *study) classMarkdown(w io.Writer, flags *[]string) error {
 	p("<a id=\"auc-coverage\"></a>Coverage of the 95 %% interval of the AUC difference (`auc-coverage`):\n\n")
 	t := report.Table{Header: append([]string{"interval", "truth", "ρ"}, sizeHeader("n", s.plan.classSizes)...)}
 	for _, f := range []family{sameNull, lift} {
-		for m := range cMethods {
-			for _, rho := range s.plan.rhos {
-				row := []string{classMethods[m].label, f.String(), rhoText(rho)}
-				for _, n := range s.plan.classSizes {
-					r := s.classResult(f, rho, n).tallies[m].coverage()
-					under := r.undercovers()
-					if under {
-						*flags = append(*flags, fmt.Sprintf("- coverage: %s; %s; ρ = %s; n = %s: %s", classMethods[m].label, f, rhoText(rho), report.Thousands(int64(n)), pct(r, false)))
-					}
-					row = append(row, pct(r, under))
-				}
-				t.Add(row...)
-			}
-		}
+		rateRows(&t, flags, "coverage", classMethods[:], upTo(cMethods), []string{f.String()}, f.String(), s.plan.rhos, s.plan.classSizes,
+			func(m int, rho float64, n int) rate { return s.classResult(f, rho, n).tallies[m].coverage() }, rate.undercovers)
 	}
 	if err := t.Markdown(w); err != nil {
 		return err
