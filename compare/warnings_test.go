@@ -45,7 +45,7 @@ func TestWarningsFollowTheCalibrationStudy(t *testing.T) {
 		var out []string
 		for _, w := range res.Metrics[0].Warnings {
 			out = append(out, w.Code)
-			require.NotEmpty(t, report.WarningText(w))
+			require.Contains(t, report.WarningText(w), fmt.Sprintf("entry %d; docs/%s", w.Entry, w.Figure))
 		}
 		return out
 	}
