@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"sort"
@@ -109,62 +110,118 @@ type WilcoxonResult struct {
 // an unknown zero method or mode, or exact mode with more than 1000
 // differences, ErrBadParameter.
 func Wilcoxon(left, right []float64, opts WilcoxonOptions) (WilcoxonResult, error) {
-	zm := opts.ZeroMethod
-	if zm == "" {
-		zm = ZeroWilcox
-	}
-	if zm != ZeroWilcox && zm != ZeroPratt && zm != ZeroSplit {
-		return WilcoxonResult{}, fmt.Errorf("%w: zero method must be wilcox, pratt or zsplit, got %q", ErrBadParameter, zm)
-	}
-	mode := opts.Mode
-	if mode == "" {
-		mode = WilcoxonAuto
-	}
-	if mode != WilcoxonAuto && mode != WilcoxonExact && mode != WilcoxonApprox {
-		return WilcoxonResult{}, fmt.Errorf("%w: Wilcoxon mode must be auto, exact or approx, got %q", ErrBadParameter, mode)
-	}
 	d, err := pairedDifferencesOf(left, right)
 	if err != nil {
 		return WilcoxonResult{}, err
 	}
-	if len(d) == 0 {
-		return WilcoxonResult{}, fmt.Errorf("%w: the Wilcoxon signed-rank test needs at least 1 pair, got 0", ErrTooFew)
-	}
+	return WilcoxonRanks(SignedRanksOf(d), opts)
+}
 
-	nPairs := len(d)
-	nZero := 0
+// SignedRanks are a signed-rank test's differences grouped by magnitude:
+// Zeros counts the differences equal to zero, and Groups holds the others'
+// magnitudes in increasing order, each group counting its positive and
+// negative differences of that magnitude. That is all the test reads, and
+// a database can group differences where they are stored.
+type SignedRanks struct {
+	Zeros  int64
+	Groups []SignedRankGroup
+}
+
+// SignedRankGroup counts the positive and negative differences of one
+// magnitude.
+type SignedRankGroup struct {
+	Pos, Neg int64
+}
+
+// SignedRanksOf groups the differences d.
+func SignedRanksOf(d []float64) SignedRanks {
+	abs := make([]float64, 0, len(d))
+	var r SignedRanks
 	for _, v := range d {
 		if v == 0 {
-			nZero++
+			r.Zeros++
+		} else {
+			abs = append(abs, math.Abs(v))
 		}
 	}
-	var notes []Note
-	if zm == ZeroWilcox && nZero > 0 {
-		kept := make([]float64, 0, len(d)-nZero)
-		for _, v := range d {
-			if v != 0 {
-				kept = append(kept, v)
-			}
+	sort.Float64s(abs)
+	pos := make(map[float64]int64)
+	for _, v := range d {
+		if v > 0 {
+			pos[v]++
 		}
-		d = kept
+	}
+	for i := 0; i < len(abs); {
+		j := i + 1
+		for j < len(abs) && abs[j] == abs[i] {
+			j++
+		}
+		p := pos[abs[i]]
+		r.Groups = append(r.Groups, SignedRankGroup{Pos: p, Neg: int64(j-i) - p})
+		i = j
+	}
+	return r
+}
+
+// WilcoxonRanks is Wilcoxon on differences already grouped by magnitude,
+// with the same options, result and errors.
+func WilcoxonRanks(r SignedRanks, opts WilcoxonOptions) (WilcoxonResult, error) {
+	zm, mode := cmp.Or(opts.ZeroMethod, ZeroWilcox), cmp.Or(opts.Mode, WilcoxonAuto)
+	if zm != ZeroWilcox && zm != ZeroPratt && zm != ZeroSplit {
+		return WilcoxonResult{}, fmt.Errorf("%w: zero method must be wilcox, pratt or zsplit, got %q", ErrBadParameter, zm)
+	}
+	if mode != WilcoxonAuto && mode != WilcoxonExact && mode != WilcoxonApprox {
+		return WilcoxonResult{}, fmt.Errorf("%w: Wilcoxon mode must be auto, exact or approx, got %q", ErrBadParameter, mode)
+	}
+	total := r.Zeros
+	for _, g := range r.Groups {
+		if g.Pos < 0 || g.Neg < 0 || g.Pos+g.Neg == 0 {
+			return WilcoxonResult{}, fmt.Errorf("%w: a group of differences counts %d positive and %d negative", ErrBadParameter, g.Pos, g.Neg)
+		}
+		total += g.Pos + g.Neg
+	}
+	if r.Zeros < 0 || total == 0 {
+		return WilcoxonResult{}, fmt.Errorf("%w: the Wilcoxon signed-rank test needs at least 1 pair, got 0", ErrTooFew)
+	}
+	return wilcoxonRanks(r, zm, mode, opts.Correction)
+}
+
+// rankGroup is one magnitude's differences with their average rank.
+type rankGroup struct {
+	pos, neg, zero int64
+	rank           float64
+}
+
+func wilcoxonRanks(r SignedRanks, zm ZeroMethod, mode WilcoxonMode, correction bool) (WilcoxonResult, error) {
+	nZero := int(r.Zeros)
+	var notes []Note
+	// The ranked magnitudes in increasing order: the zeros first unless
+	// the zero method drops them.
+	groups := make([]rankGroup, 0, len(r.Groups)+1)
+	if nZero > 0 && zm != ZeroWilcox {
+		groups = append(groups, rankGroup{zero: r.Zeros})
+	}
+	if zm == ZeroWilcox && nZero > 0 {
 		notes = append(notes, Note{Code: NoteZerosDropped, Value: float64(nZero)})
 	}
-	n := len(d)
-	abs := make([]float64, n)
-	for i, v := range d {
-		abs[i] = math.Abs(v)
+	for _, g := range r.Groups {
+		groups = append(groups, rankGroup{pos: g.Pos, neg: g.Neg})
 	}
-	ranks := averageRanks(abs)
+	n, nPairs := 0, nZero
+	tied := false
+	for i := range groups {
+		g := &groups[i]
+		t := int(g.pos + g.neg + g.zero)
+		g.rank = float64(2*n+t+1) / 2 // average of ranks n+1 … n+t
+		n += t
+		tied = tied || t > 1
+		nPairs += int(g.pos + g.neg)
+	}
 	var wPlus, wMinus, rZero float64
-	for i, v := range d {
-		switch {
-		case v > 0:
-			wPlus += ranks[i]
-		case v < 0:
-			wMinus += ranks[i]
-		default:
-			rZero += ranks[i]
-		}
+	for _, g := range groups {
+		wPlus += float64(g.pos) * g.rank
+		wMinus += float64(g.neg) * g.rank
+		rZero += float64(g.zero) * g.rank
 	}
 	if zm == ZeroSplit {
 		wPlus += rZero / 2
@@ -172,8 +229,6 @@ func Wilcoxon(left, right []float64, opts WilcoxonOptions) (WilcoxonResult, erro
 	}
 	res := WilcoxonResult{N: n, WPlus: wPlus, WMinus: wMinus, Statistic: math.Min(wPlus, wMinus)}
 
-	// Ties among the ranked |d|, zeros included.
-	tied := hasTies(abs)
 	if mode == WilcoxonAuto {
 		switch {
 		case n > 50:
@@ -208,7 +263,7 @@ func Wilcoxon(left, right []float64, opts WilcoxonOptions) (WilcoxonResult, erro
 		if tied || (nZero > 0 && zm != ZeroWilcox) {
 			notes = append(notes, Note{Code: NoteExactWithTies})
 		}
-		res.PValue = wilcoxonExactP(d, ranks)
+		res.PValue = wilcoxonExactP(groups)
 		res.Notes = notes
 		return res, nil
 	}
@@ -217,22 +272,23 @@ func Wilcoxon(left, right []float64, opts WilcoxonOptions) (WilcoxonResult, erro
 	count := float64(n)
 	mn := count * (count + 1) / 4
 	se2 := count * (count + 1) * (2*count + 1)
-	tieRanks := ranks
+	var ties float64
+	for _, g := range groups {
+		t := float64(g.pos + g.neg + g.zero)
+		if zm == ZeroPratt {
+			t = float64(g.pos + g.neg)
+		}
+		ties += t * (t*t - 1)
+	}
 	if zm == ZeroPratt && nZero > 0 {
 		z0 := float64(nZero)
 		mn -= z0 * (z0 + 1) / 4
 		se2 -= z0 * (z0 + 1) * (2*z0 + 1)
-		tieRanks = make([]float64, 0, n-nZero)
-		for i, v := range d {
-			if v != 0 {
-				tieRanks = append(tieRanks, ranks[i])
-			}
-		}
 	}
-	se2 -= 0.5 * tieTerm(tieRanks)
+	se2 -= 0.5 * ties
 	se := math.Sqrt(se2 / 24)
 	corr := 0.0
-	if opts.Correction {
+	if correction {
 		corr = 0.5 * signOf(res.Statistic-mn)
 	}
 	z := (res.Statistic - mn - corr) / se
@@ -246,30 +302,27 @@ func Wilcoxon(left, right []float64, opts WilcoxonOptions) (WilcoxonResult, erro
 }
 
 // wilcoxonExactP returns the exact two-sided p-value of the signed-rank
-// statistic given the differences d and their ranks: the sum of the ranks
-// of positive differences is compared with its distribution over all sign
-// assignments of the non-zero differences. Ranks are multiples of ½, so the
-// distribution is built over twice the ranks, which are integers.
-func wilcoxonExactP(d, ranks []float64) float64 {
+// statistic: the sum of the ranks of positive differences is compared with
+// its distribution over all sign assignments of the non-zero differences.
+// Ranks are multiples of ½, so the distribution is built over twice the
+// ranks, which are integers.
+func wilcoxonExactP(groups []rankGroup) float64 {
 	scale := 1.0
-	for i, v := range d {
-		if v != 0 && ranks[i] != math.Trunc(ranks[i]) {
+	for _, g := range groups {
+		if g.pos+g.neg > 0 && g.rank != math.Trunc(g.rank) {
 			scale = 2
 			break
 		}
 	}
 	var weights []int
 	total, observed := 0, 0
-	for i, v := range d {
-		if v == 0 {
-			continue
+	for _, g := range groups {
+		w := int(math.Round(g.rank * scale))
+		for range g.pos + g.neg {
+			weights = append(weights, w)
+			total += w
 		}
-		w := int(math.Round(ranks[i] * scale))
-		weights = append(weights, w)
-		total += w
-		if v > 0 {
-			observed += w
-		}
+		observed += int(g.pos) * w
 	}
 	// dist[s] = P(sum of the weights given a + sign = s) under the null
 	// that each sign is + with probability ½, built one weight at a time.

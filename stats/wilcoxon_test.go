@@ -134,12 +134,10 @@ func TestWilcoxonExactModeLimit(t *testing.T) {
 func TestWilcoxonExactDistributionEnds(t *testing.T) {
 	t.Parallel()
 	for _, n := range []int{1, 2, 7, 20, 52} {
-		d := make([]float64, n)
-		ranks := make([]float64, n)
-		for i := range d {
-			d[i] = 1
-			ranks[i] = float64(i + 1)
+		groups := make([]rankGroup, n)
+		for i := range groups {
+			groups[i] = rankGroup{pos: 1, rank: float64(i + 1)}
 		}
-		require.Equal(t, math.Min(1, math.Ldexp(1, 1-n)), wilcoxonExactP(d, ranks), "n = %d", n)
+		require.Equal(t, math.Min(1, math.Ldexp(1, 1-n)), wilcoxonExactP(groups), "n = %d", n)
 	}
 }

@@ -1,0 +1,133 @@
+package stats
+
+import (
+	"math"
+	"math/big"
+	"math/bits"
+)
+
+// Exact sums make a statistic independent of the order its terms are
+// added in: the same units summed on one server, or shard by shard on the
+// workers of a distributed database and added on its coordinator, give the
+// same number bit for bit. verdict sums differences of per-unit values in
+// fixed point, as integers D = d·2^Scale, and rounds only the final
+// quotients (a mean, a variance, a replicate's estimate) to float64.
+//
+// The common case is Q64, Scale 64: every value verdict stores is a
+// float32, and one of magnitude below 2²⁴ (FixedLimit) whose lowest bit is
+// at least 2⁻⁶⁴ (every normal float32 from 4.6·10⁻¹³ up) is an integer
+// times 2⁻⁶⁴. Such a value v is the triple
+//
+//	v·2⁶⁴ = hi·2⁶⁴ + mid·2³² + low,  hi = ⌊v⌋, 0 ≤ mid, low < 2³²
+//
+// which SQL computes with float8 floor and subtraction, every step exact,
+// and sums as bigint (see store's summary queries). A set of units with
+// any value outside (a per-unit sum of several draws, a value below
+// 4.6·10⁻¹³) is summed at WideScale instead, where every float64 is an
+// integer.
+
+// FixedScale is the scale of Q64 fixed point: values are integers times
+// 2⁻⁶⁴.
+const FixedScale = 64
+
+// WideScale is the scale at which every finite float64 is an integer: the
+// smallest subnormal is 2⁻¹⁰⁷⁴.
+const WideScale = 1074
+
+// FixedLimit bounds the magnitude of a value in Q64: |v| < 2²⁴, so that a
+// replicate's sum of weighted differences fits 128 bits for any number of
+// units below 2³¹, and SQL's bigint products of a weight and a part never
+// overflow.
+const FixedLimit = 1 << 24
+
+// int128 is a two's complement 128-bit integer hi·2⁶⁴ + lo.
+type int128 struct {
+	hi int64
+	lo uint64
+}
+
+func (a int128) add(b int128) int128 {
+	lo, c := bits.Add64(a.lo, b.lo, 0)
+	return int128{a.hi + b.hi + int64(c), lo}
+}
+
+func (a int128) neg() int128 {
+	lo, c := bits.Add64(^a.lo, 1, 0)
+	return int128{^a.hi + int64(c), lo}
+}
+
+// mulSmall is w·a for 0 ≤ w < 2⁶³.
+func (a int128) mulSmall(w int64) int128 {
+	c, lo := bits.Mul64(a.lo, uint64(w))
+	return int128{a.hi*w + int64(c), lo}
+}
+
+func (a int128) sign() int {
+	switch {
+	case a.hi < 0:
+		return -1
+	case a.hi == 0 && a.lo == 0:
+		return 0
+	}
+	return 1
+}
+
+func (a int128) abs() int128 {
+	if a.hi < 0 {
+		return a.neg()
+	}
+	return a
+}
+
+// less compares a and b as signed numbers.
+func (a int128) less(b int128) bool {
+	if a.hi != b.hi {
+		return a.hi < b.hi
+	}
+	return a.lo < b.lo
+}
+
+func (a int128) big() *big.Int { return a.setBig(new(big.Int), new(big.Int)) }
+
+// setBig sets z to a, using tmp as scratch, and returns z.
+func (a int128) setBig(z, tmp *big.Int) *big.Int {
+	z.SetInt64(a.hi)
+	z.Lsh(z, 64)
+	return z.Add(z, tmp.SetUint64(a.lo))
+}
+
+// toFixed returns v·2⁶⁴ when v is in Q64: |v| < FixedLimit and v·2⁶⁴ is an
+// integer.
+func toFixed(v float64) (int128, bool) {
+	if !(math.Abs(v) < FixedLimit) {
+		return int128{}, false
+	}
+	fl := math.Floor(v)
+	frac := (v - fl) * 0x1p64 // exact: v − ⌊v⌋ is, and scaling by 2⁶⁴ is
+	if frac != math.Trunc(frac) {
+		return int128{}, false
+	}
+	return int128{int64(fl), uint64(frac)}, true
+}
+
+// InFixed reports whether v is in Q64, as the SQL side tests it: the
+// units whose values all are can be summed in fixed point on the workers.
+func InFixed(v float64) bool {
+	_, ok := toFixed(v)
+	return ok
+}
+
+// wideInt returns v·2^WideScale as an integer, exactly, for finite v.
+func wideInt(v float64) *big.Int {
+	f := new(big.Float).SetPrec(0).SetFloat64(v) // exact
+	f.SetMantExp(f, WideScale)
+	z, _ := f.Int(nil)
+	return z
+}
+
+// ratio is num·2^−scale / den rounded to the nearest float64, ties to even.
+func ratio(num *big.Int, scale uint, den *big.Int) float64 {
+	d := new(big.Int).Lsh(den, scale)
+	f, _ := new(big.Rat).SetFrac(num, d).Float64()
+	return f
+}

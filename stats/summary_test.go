@@ -1,0 +1,199 @@
+package stats
+
+import (
+	"context"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// float32Pairs are n pairs of per-unit values as verdict stores them
+// (float32), ndcg-like: a third zeros, the rest in (0, 1).
+func float32Pairs(n int, seed uint64) (ids []string, left, right []float64) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	value := func() float64 {
+		if rng.IntN(3) == 0 {
+			return 0
+		}
+		return float64(float32(rng.Float64()))
+	}
+	for i := range n {
+		ids = append(ids, "user-"+string(rune('a'+i%26))+big.NewInt(int64(i)).String())
+		left = append(left, value())
+		right = append(right, value())
+	}
+	return ids, left, right
+}
+
+// The summary's t-test is PairedT's (itself checked against scipy in
+// ttest_test.go) to within rounding, the summary does not depend on the
+// order of the units, and the fixed-point and wide sums are the same
+// numbers.
+func TestPairedSummaryIsPairedTAndOrderFree(t *testing.T) {
+	t.Parallel()
+	_, left, right := float32Pairs(5000, 7)
+	s, err := SummarizePairs(left, right)
+	require.NoError(t, err)
+	require.Equal(t, uint(FixedScale), s.Scale)
+	got, err := s.PairedT(PairedTOptions{})
+	require.NoError(t, err)
+	want, err := PairedT(left, right, PairedTOptions{})
+	require.NoError(t, err)
+	require.InDelta(t, want.T, got.T, 1e-12*math.Abs(want.T))
+	require.InDelta(t, want.PValue, got.PValue, 1e-12)
+	require.InDelta(t, want.CILow, got.CILow, 1e-15)
+	require.InDelta(t, want.MeanDiff, got.MeanDiff, 1e-17)
+
+	perm := rand.New(rand.NewPCG(3, 3)).Perm(len(left))
+	l2, r2 := make([]float64, len(left)), make([]float64, len(left))
+	for i, j := range perm {
+		l2[i], r2[i] = left[j], right[j]
+	}
+	s2, err := SummarizePairs(l2, r2)
+	require.NoError(t, err)
+	got2, err := s2.PairedT(PairedTOptions{})
+	require.NoError(t, err)
+	require.Equal(t, got, got2)
+
+	// A value outside Q64 moves every sum to the wide scale; the
+	// numbers they stand for are the same.
+	l3 := append([]float64{1e-30}, left...)
+	r3 := append([]float64{1e-30}, right...)
+	w, err := SummarizePairs(l3, r3)
+	require.NoError(t, err)
+	require.Equal(t, uint(WideScale), w.Scale)
+	shift := func(x *big.Int, k uint) *big.Int { return new(big.Int).Lsh(x, k) }
+	require.Zero(t, shift(s.SumDiff, WideScale-FixedScale).Cmp(w.SumDiff))
+	require.Zero(t, shift(s.SumDiffSq, 2*(WideScale-FixedScale)).Cmp(w.SumDiffSq))
+}
+
+// Degenerate differences: all zero, and all the same.
+func TestPairedSummaryDegenerate(t *testing.T) {
+	t.Parallel()
+	s, err := SummarizePairs([]float64{0.5, 0.25, 0.125}, []float64{0.5, 0.25, 0.125})
+	require.NoError(t, err)
+	r, err := s.PairedT(PairedTOptions{})
+	require.NoError(t, err)
+	want, err := PairedT([]float64{0.5, 0.25, 0.125}, []float64{0.5, 0.25, 0.125}, PairedTOptions{})
+	require.NoError(t, err)
+	require.Equal(t, want, r)
+	s, err = SummarizePairs([]float64{0.75, 0.5, 0.375}, []float64{0.5, 0.25, 0.125})
+	require.NoError(t, err)
+	r, err = s.PairedT(PairedTOptions{})
+	require.NoError(t, err)
+	require.Equal(t, 0.25, r.MeanDiff)
+	require.True(t, math.IsInf(r.T, 1))
+	_, err = SummarizePairs([]float64{1}, []float64{1})
+	require.NoError(t, err)
+	one, _ := SummarizePairs([]float64{1}, []float64{0})
+	_, err = one.PairedT(PairedTOptions{})
+	require.ErrorIs(t, err, ErrTooFew)
+}
+
+// The replicates are sums over units: any split of the units (the shards
+// of a distributed table) adds up to the whole, whatever the order and the
+// number of cores, and each term is the unit's own PoissonWeight and
+// FlipSign.
+func TestHashedReplicatesAddUpOverShards(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ids, left, right := float32Pairs(3001, 11)
+	const B = 64
+	whole, err := HashedReplicates(ctx, ids, PairedUnits{LeftSum: left, RightSum: right}, B, 42)
+	require.NoError(t, err)
+	require.Equal(t, uint(FixedScale), whole.Scale)
+
+	// Three "shards" by index modulo 3, in reverse order.
+	sumW := make([]int64, B)
+	sumS, sumF := make([]*big.Int, B), make([]*big.Int, B)
+	for b := range B {
+		sumS[b], sumF[b] = new(big.Int), new(big.Int)
+	}
+	for shard := range 3 {
+		var si []string
+		var sl, sr []float64
+		for i := len(ids) - 1; i >= 0; i-- {
+			if i%3 == shard {
+				si, sl, sr = append(si, ids[i]), append(sl, left[i]), append(sr, right[i])
+			}
+		}
+		part, err := HashedReplicates(ctx, si, PairedUnits{LeftSum: sl, RightSum: sr}, B, 42)
+		require.NoError(t, err)
+		for b := range B {
+			sumW[b] += part.Weights[b]
+			sumS[b].Add(sumS[b], part.Sums[b])
+			sumF[b].Add(sumF[b], part.Flips[b])
+		}
+	}
+	require.Equal(t, whole.Weights, sumW)
+	for b := range B {
+		require.Zero(t, whole.Sums[b].Cmp(sumS[b]), "replicate %d", b)
+		require.Zero(t, whole.Flips[b].Cmp(sumF[b]), "replicate %d", b)
+	}
+
+	// Replicate 5's weight, unit by unit.
+	var w int64
+	for _, id := range ids {
+		w += int64(PoissonWeight(id, 5, 42))
+	}
+	require.Equal(t, w, whole.Weights[5])
+
+	// The wide path gives the same numbers.
+	ids2 := append([]string{"tiny"}, ids...)
+	l2 := append([]float64{1e-30}, left...)
+	r2 := append([]float64{1e-30}, right...)
+	wide, err := HashedReplicates(ctx, ids2, PairedUnits{LeftSum: l2, RightSum: r2}, B, 42)
+	require.NoError(t, err)
+	require.Equal(t, uint(WideScale), wide.Scale)
+	for b := range B {
+		require.Zero(t, new(big.Int).Lsh(whole.Sums[b], WideScale-FixedScale).Cmp(wide.Sums[b]))
+	}
+	r1, err := whole.PoissonBootstrap(0.95)
+	require.NoError(t, err)
+	require.Less(t, r1.Low, r1.Estimate)
+	require.Greater(t, r1.High, r1.Estimate)
+	p := whole.FlipPValue()
+	require.Greater(t, p, 0.0)
+	require.LessOrEqual(t, p, 1.0)
+}
+
+// The Poisson bootstrap's 95 % interval covers the true mean difference
+// about 95 % of the time. 400 simulated data sets of 1,000 units, B = 200:
+// the count of covers must fall in the binomial 99.9 % band around 95 %
+// (364 to 393 of 400, from scipy.stats.binom.ppf(0.0005|0.9995, 400,
+// 0.95)). The full study, at 1,000 and 100,000 units, is
+// bench/calibration's poisson part.
+func TestPoissonBootstrapCoverage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	t.Parallel()
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(2026, 12))
+	covered := 0
+	const reps, n = 400, 1000
+	for rep := range reps {
+		ids := make([]string, n)
+		left, right := make([]float64, n), make([]float64, n)
+		for i := range n {
+			ids[i] = "u" + big.NewInt(int64(rep*n+i)).String()
+			// Exponential(1) against Exponential(1) + 0.1: skewed values,
+			// true mean difference −0.1.
+			left[i] = float64(float32(rng.ExpFloat64()))
+			right[i] = float64(float32(rng.ExpFloat64() + 0.1))
+		}
+		r, err := HashedReplicates(ctx, ids, PairedUnits{LeftSum: left, RightSum: right}, 200, uint64(rep))
+		require.NoError(t, err)
+		ci, err := r.PoissonBootstrap(0.95)
+		require.NoError(t, err)
+		if ci.Low <= -0.1 && -0.1 <= ci.High {
+			covered++
+		}
+	}
+	t.Logf("covered %d of %d", covered, reps)
+	require.GreaterOrEqual(t, covered, 364)
+	require.LessOrEqual(t, covered, 393)
+}
