@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 )
 
 // PairedSummary is what the paired tests of means need from n paired
@@ -140,4 +141,56 @@ func (s PairedSummary) PairedT(opts PairedTOptions) (PairedTResult, error) {
 	half := studentQuantileUpper(float64(s.N-1), (1-conf)/2) * se
 	res.CILow, res.CIHigh = mean-half, mean+half
 	return res, nil
+}
+
+// SignedRanksOfPairs groups the exact differences left − right by
+// magnitude: the grouping a database makes of the stored values, where
+// SignedRanksOf groups differences rounded to float64. Errors are
+// SummarizePairs'.
+func SignedRanksOfPairs(left, right []float64) (SignedRanks, error) {
+	if _, err := pairedDifferencesOf(left, right); err != nil {
+		return SignedRanks{}, err
+	}
+	d := make([]*big.Int, len(left))
+	fixed := true
+	tmp := new(big.Int)
+	for i := range left {
+		l, okl := toFixed(left[i])
+		r, okr := toFixed(right[i])
+		if !okl || !okr {
+			fixed = false
+			break
+		}
+		d[i] = l.add(r.neg()).setBig(new(big.Int), tmp)
+	}
+	if !fixed {
+		for i := range left {
+			d[i] = wideInt(left[i])
+			d[i].Sub(d[i], wideInt(right[i]))
+		}
+	}
+	var r SignedRanks
+	nonzero := d[:0:0]
+	for _, v := range d {
+		if v.Sign() == 0 {
+			r.Zeros++
+		} else {
+			nonzero = append(nonzero, v)
+		}
+	}
+	slices.SortFunc(nonzero, func(a, b *big.Int) int { return a.CmpAbs(b) })
+	for i := 0; i < len(nonzero); {
+		j := i
+		var g SignedRankGroup
+		for ; j < len(nonzero) && nonzero[j].CmpAbs(nonzero[i]) == 0; j++ {
+			if nonzero[j].Sign() > 0 {
+				g.Pos++
+			} else {
+				g.Neg++
+			}
+		}
+		r.Groups = append(r.Groups, g)
+		i = j
+	}
+	return r, nil
 }

@@ -86,29 +86,9 @@ func (t *Tx) RecordComparison(ctx context.Context, r ComparisonRecord) (int64, e
 }
 
 func pair(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metric string, intersect bool) (*Pairs, error) {
-	left, err := getEvaluation(ctx, tx, leftID)
+	left, right, li, ri, err := pairable(ctx, tx, leftID, rightID, metric, intersect)
 	if err != nil {
-		return nil, fmt.Errorf("evaluation %d: %w", leftID, err)
-	}
-	right, err := getEvaluation(ctx, tx, rightID)
-	if err != nil {
-		return nil, fmt.Errorf("evaluation %d: %w", rightID, err)
-	}
-	for _, e := range []*Evaluation{left, right} {
-		if err := perUnit(e); err != nil {
-			return nil, err
-		}
-	}
-	if left.EvalSetID != right.EvalSetID && !intersect {
-		return nil, fmt.Errorf("%w: evaluation %d (%s) and evaluation %d (%s) were scored on different evaluation sets or targets",
-			ErrNotComparable, left.ID, describeSet(left), right.ID, describeSet(right))
-	}
-	li, ri := slices.Index(left.Metrics, metric), slices.Index(right.Metrics, metric)
-	switch {
-	case li < 0:
-		return nil, fmt.Errorf("%w: evaluation %d has no %q (it has %s)", ErrUnknownMetric, left.ID, metric, strings.Join(left.Metrics, ", "))
-	case ri < 0:
-		return nil, fmt.Errorf("%w: evaluation %d has no %q (it has %s)", ErrUnknownMetric, right.ID, metric, strings.Join(right.Metrics, ", "))
+		return nil, err
 	}
 	p := &Pairs{Left: left, Right: right, Metric: metric}
 	err = func() error {
@@ -180,6 +160,34 @@ func pair(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metric string, 
 		return nil, fmt.Errorf("pair evaluations %d and %d: %w", leftID, rightID, err)
 	}
 	return p, nil
+}
+
+// pairable reads two evaluations and checks that their per-unit values of
+// metric can be paired: li and ri are the metric's indexes in each.
+func pairable(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metric string, intersect bool) (left, right *Evaluation, li, ri int, err error) {
+	if left, err = getEvaluation(ctx, tx, leftID); err != nil {
+		return nil, nil, 0, 0, fmt.Errorf("evaluation %d: %w", leftID, err)
+	}
+	if right, err = getEvaluation(ctx, tx, rightID); err != nil {
+		return nil, nil, 0, 0, fmt.Errorf("evaluation %d: %w", rightID, err)
+	}
+	for _, e := range []*Evaluation{left, right} {
+		if err := perUnit(e); err != nil {
+			return nil, nil, 0, 0, err
+		}
+	}
+	if left.EvalSetID != right.EvalSetID && !intersect {
+		return nil, nil, 0, 0, fmt.Errorf("%w: evaluation %d (%s) and evaluation %d (%s) were scored on different evaluation sets or targets",
+			ErrNotComparable, left.ID, describeSet(left), right.ID, describeSet(right))
+	}
+	li, ri = slices.Index(left.Metrics, metric), slices.Index(right.Metrics, metric)
+	switch {
+	case li < 0:
+		return nil, nil, 0, 0, fmt.Errorf("%w: evaluation %d has no %q (it has %s)", ErrUnknownMetric, left.ID, metric, strings.Join(left.Metrics, ", "))
+	case ri < 0:
+		return nil, nil, 0, 0, fmt.Errorf("%w: evaluation %d has no %q (it has %s)", ErrUnknownMetric, right.ID, metric, strings.Join(right.Metrics, ", "))
+	}
+	return left, right, li, ri, nil
 }
 
 func describeSet(e *Evaluation) string {

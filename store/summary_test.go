@@ -1,0 +1,128 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/verdict-ml/verdict/stats"
+	"github.com/verdict-ml/verdict/store"
+)
+
+// summaryRows are n units of two metrics as training jobs log them:
+// ndcg-like values with a third zeros and many ties (the values are
+// multiples of 1/64), and an unbounded one (a revenue-like value), so
+// that the summaries see zeros, ties, and values equal within storage
+// precision. Some units are on one side only.
+func summaryRows(n int, seed uint64, drop int) *memRows {
+	rng := rand.New(rand.NewPCG(seed, 5))
+	rows := &memRows{metrics: []string{"ndcg@10", "revenue"}}
+	for i := range n {
+		if drop > 0 && i%drop == 0 {
+			continue
+		}
+		ndcg := 0.0
+		if rng.IntN(3) > 0 {
+			ndcg = float64(rng.IntN(64)) / 64
+		}
+		rows.ids = append(rows.ids, fmt.Sprintf("user-%06d", i))
+		rows.vals = append(rows.vals, []float64{ndcg, float64(float32(rng.ExpFloat64() * 37.5))})
+	}
+	return rows
+}
+
+// equalized is what the comparison pairs: right made equal to left where
+// the two are equal within storage precision.
+func equalized(left, right []float64) []float64 {
+	out := append([]float64(nil), right...)
+	for i := range out {
+		if math.Abs(left[i]-out[i]) <= 0x1p-23*max(math.Abs(left[i]), math.Abs(out[i])) {
+			out[i] = left[i]
+		}
+	}
+	return out
+}
+
+// The queries that a distributed database runs on its workers give, on
+// one server, the numbers Go computes from the pairs: the summary equals
+// stats.SummarizePairs, the replicates stats.HashedReplicates, the
+// grouped magnitudes stats.SignedRanksOfPairs, all bit for bit.
+func TestSummaryQueriesEqualGo(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _ := setup(t)
+	a, err := s.LogEvaluation(ctx, newEval("e", "a"), summaryRows(3000, 1, 0))
+	require.NoError(t, err)
+	right := summaryRows(3000, 2, 7)
+	right.vals[5][1] = right.vals[5][1] * (1 + 0x1p-25) // equal within storage precision
+	b, err := s.LogEvaluation(ctx, newEval("e", "b"), right)
+	require.NoError(t, err)
+	for _, metric := range []string{"ndcg@10", "revenue"} {
+		err := s.InTx(ctx, func(tx *store.Tx) error {
+			p, err := tx.Pair(ctx, a.ID, b.ID, metric, true)
+			require.NoError(t, err)
+			r := equalized(p.LeftSum, p.RightSum)
+			want, err := stats.SummarizePairs(p.LeftSum, r)
+			require.NoError(t, err)
+			got, err := tx.Summarize(ctx, a.ID, b.ID, metric, true)
+			require.NoError(t, err)
+			require.Zero(t, got.Outside)
+			require.Equal(t, int64(len(p.SampleIDs)), got.N)
+			require.Equal(t, p.LeftOnly, got.LeftOnly)
+			require.Equal(t, p.RightOnly, got.RightOnly)
+			require.Equal(t, []int64{want.Greater, want.Less, want.NonBinary}, []int64{got.Greater, got.Less, got.NonBinary})
+			for i, pair := range [][2]*big.Int{{want.SumLeft, got.SumLeft}, {want.SumRight, got.SumRight}, {want.SumDiff, got.SumDiff}, {want.SumDiffSq, got.SumDiffSq}} {
+				require.Zero(t, pair[0].Cmp(pair[1]), "%s: sum %d: Go %v, SQL %v", metric, i, pair[0], pair[1])
+			}
+
+			const B = 50
+			reps, err := stats.HashedReplicates(ctx, p.SampleIDs, stats.PairedUnits{LeftSum: p.LeftSum, RightSum: r}, B, 77)
+			require.NoError(t, err)
+			sql, err := tx.Replicates(ctx, a.ID, b.ID, metric, B, 77)
+			require.NoError(t, err)
+			require.Equal(t, reps.Weights, sql.Weights)
+			for k := range B {
+				require.Zero(t, reps.Sums[k].Cmp(sql.Sums[k]), "%s: replicate %d", metric, k)
+				require.Zero(t, reps.Flips[k].Cmp(sql.Flips[k]), "%s: replicate %d", metric, k)
+			}
+
+			ranks, err := stats.SignedRanksOfPairs(p.LeftSum, r)
+			require.NoError(t, err)
+			groups, err := tx.SignedRanks(ctx, a.ID, b.ID, metric)
+			require.NoError(t, err)
+			require.Len(t, groups, len(ranks.Groups))
+			for k, g := range groups {
+				require.Equal(t, ranks.Groups[k], stats.SignedRankGroup{Pos: g.Pos, Neg: g.Neg}, "%s: group %d", metric, k)
+			}
+			return nil
+		})
+		require.NoError(t, err)
+	}
+}
+
+// A value outside Q64 (below 4.6·10⁻¹³) is counted, so that the caller
+// pairs the units instead.
+func TestSummaryCountsValuesOutsideFixedPoint(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _ := setup(t)
+	rows := twoMetricRows()
+	a, err := s.LogEvaluation(ctx, newEval("e", "a"), rows)
+	require.NoError(t, err)
+	rows = twoMetricRows()
+	rows.vals[1][0] = 1e-20
+	b, err := s.LogEvaluation(ctx, newEval("e", "b"), rows)
+	require.NoError(t, err)
+	require.NoError(t, s.InTx(ctx, func(tx *store.Tx) error {
+		got, err := tx.Summarize(ctx, a.ID, b.ID, "ndcg@10", false)
+		require.NoError(t, err)
+		require.Equal(t, int64(1), got.Outside)
+		require.Equal(t, int64(3), got.N)
+		return nil
+	}))
+}
