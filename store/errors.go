@@ -33,6 +33,21 @@ var (
 	// evaluations on several evaluation sets and none was named; the message
 	// lists them.
 	ErrSeveralEvalSets = errors.New("several evaluation sets")
+
+	// ErrNotCitus is returned by Distribute when the database has no citus
+	// extension.
+	ErrNotCitus = errors.New("the database has no citus extension: Citus is a PostgreSQL extension " +
+		"that spreads a table's rows over several servers, a coordinator and its worker nodes; " +
+		"to hold per-unit values on workers, run CREATE EXTENSION citus in this database on the coordinator " +
+		"and on every worker, and register the workers with citus_add_node (https://docs.citusdata.com)")
+
+	// ErrNoWorkers is returned by Distribute when the Citus coordinator has
+	// no active worker node to hold the shards.
+	ErrNoWorkers = errors.New("the Citus coordinator has no active worker nodes: register them with citus_add_node (https://docs.citusdata.com)")
+
+	// ErrSchemaOutdated is returned by Distribute when the database schema
+	// is older than this verdict's: it must be migrated first.
+	ErrSchemaOutdated = errors.New("database schema is older than this verdict")
 )
 
 // SchemaVersionError reports a database migrated past the versions this

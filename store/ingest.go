@@ -68,7 +68,8 @@ type NewEvaluation struct {
 	// once. Above 1 the values are split among that many hash partitions of
 	// the evaluation's partition while streaming, and each is loaded and
 	// indexed on its own connection: worth it for inputs of a few hundred
-	// thousand rows and more. 0 means 1.
+	// thousand rows and more. 0 means 1. On a distributed database (see
+	// Distribute) it is ignored: the rows go to the shards in parallel.
 	Connections int
 }
 
@@ -114,6 +115,17 @@ func (s *Store) LogEvaluation(ctx context.Context, ev NewEvaluation, rows Rows) 
 	}
 	// One connection logs; the others, up to the pool's size, load.
 	buckets := min(max(ev.Connections, 1), maxConnections, int(s.pool.Config().MaxConns)-1)
+	if buckets > 1 {
+		// On a distributed database one part: Citus already writes the
+		// shards in parallel, and distributes one level of partitions only.
+		d, err := s.Distributed(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if d {
+			buckets = 1
+		}
+	}
 	return s.logEvaluation(ctx, ev, rows, rows.HasDraw(), buckets, func(ctx context.Context, tx pgx.Tx, l *load) error {
 		l.metrics = metrics
 		l.sums = make([]neumaier, len(metrics))

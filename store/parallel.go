@@ -173,13 +173,18 @@ func (s *Store) unattached(ctx context.Context) []int64 {
 // attached, unless the log that loads them still runs (holds the
 // evaluation's advisory lock); verdict_units.drop_unattached (migration 9)
 // never drops a table that is attached, whatever the records say. It is best effort: it waits for no lock longer
-// than a second, and a failure leaves the partitions for next time.
-func (s *Store) dropUnattached(ctx context.Context, id int64) {
-	_ = s.transact(ctx, func(tx pgx.Tx) error {
+// than a second, and a failure leaves the partitions for next time. It
+// returns how many it dropped.
+func (s *Store) dropUnattached(ctx context.Context, id int64) int {
+	var dropped int
+	err := s.transact(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '1s'`); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `SELECT verdict_units.drop_unattached($1)`, id)
-		return err
+		return tx.QueryRow(ctx, `SELECT verdict_units.drop_unattached($1)`, id).Scan(&dropped)
 	})
+	if err != nil {
+		return 0
+	}
+	return dropped
 }
