@@ -47,6 +47,9 @@ type Options struct {
 	// probabilities for a region of practical equivalence of this
 	// half-width.
 	Rope *float64
+	// Resampling is how the bootstrap and the sign-flip test draw their
+	// replicates: ResamplingAuto, Multinomial or Poisson.
+	Resampling Resampling
 	// Unstratified makes the paired bootstrap of evaluations of
 	// predictions draw every replicate from all samples together, rather
 	// than each class from its own samples.
@@ -166,9 +169,11 @@ type MetricResult struct {
 	LowerIsBetter bool   `json:"lower_is_better"`
 	// Method is the test as recorded: "bootstrap+randomization",
 	// "paired-t", "wilcoxon+bootstrap-interval", ...
-	Method    string `json:"method"`
-	Baseline  string `json:"baseline"`
-	Candidate string `json:"candidate"`
+	Method string `json:"method"`
+	// Resampling is "multinomial" or "poisson" where the method resampled.
+	Resampling string `json:"resampling,omitempty"`
+	Baseline   string `json:"baseline"`
+	Candidate  string `json:"candidate"`
 	// N counts paired units; BaselineOnly and CandidateOnly the units of
 	// one side only (with AllowDifferentTargets).
 	N             int   `json:"n"`
@@ -343,24 +348,38 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 			method = Bootstrap
 		}
 	}
-	err := st.InTx(ctx, func(tx *store.Tx) error {
+	distributed, err := st.Distributed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = st.InTx(ctx, func(tx *store.Tx) error {
 		c.Metrics = nil
 		for _, m := range metrics {
-			p, err := tx.Pair(ctx, base.ID, cand.ID, m, opts.AllowDifferentTargets)
-			if err != nil {
-				return err
+			in := pairedInput{
+				metric: m,
+				dir:    DirectionOf(m, base.LowerIsBetter, cand.LowerIsBetter),
+				nTrain: base.Protocol.NTrain, nTest: base.Protocol.NTest,
+				folds:   isKFold(base) && isKFold(cand) || base.Protocol.Name == "5x2" && cand.Protocol.Name == "5x2",
+				poisson: opts.Resampling == Poisson,
 			}
-			var labels map[string]int16
-			if method == DeLong {
-				if labels, err = tx.Labels(ctx, base.EvalSetID); err != nil {
+			if distributed {
+				var err error
+				if in.pushed, in.poisson, err = pushDown(ctx, tx, base, cand, m, method, opts); err != nil {
 					return err
 				}
 			}
-			in := pairedInput{
-				metric: m, pairs: p, labels: labels,
-				dir:    DirectionOf(m, base.LowerIsBetter, cand.LowerIsBetter),
-				nTrain: base.Protocol.NTrain, nTest: base.Protocol.NTest,
-				folds: isKFold(base) && isKFold(cand) || base.Protocol.Name == "5x2" && cand.Protocol.Name == "5x2",
+			if in.pushed == nil {
+				p, err := tx.Pair(ctx, base.ID, cand.ID, m, opts.AllowDifferentTargets)
+				if err != nil {
+					return err
+				}
+				in.pairs = p
+			}
+			if method == DeLong {
+				var err error
+				if in.labels, err = tx.Labels(ctx, base.EvalSetID); err != nil {
+					return err
+				}
 			}
 			r, err := compareMetric(ctx, c, in, method, opts)
 			if err != nil {
@@ -445,9 +464,14 @@ func checkOptions(o Options) error {
 // rows and the row count, in sample ID order.
 type pairedInput struct {
 	metric string
+	// pairs are the units paired in Go; pushed, when set instead, reduces
+	// them in the database.
 	pairs  *store.Pairs
-	labels map[string]int16 // DeLong only
-	dir    Direction
+	pushed *pushed
+	// poisson selects the Poisson bootstrap and hashed sign flips.
+	poisson bool
+	labels  map[string]int16 // DeLong only
+	dir     Direction
 	// nTrain and nTest are the fold sizes of k-fold evaluations, and
 	// folds says both sides are k-fold evaluations.
 	nTrain, nTest int64
@@ -478,13 +502,32 @@ func equalizeWithinStorage(left, right []float64) {
 	}
 }
 
-// compareMetric runs method on one metric's pairs.
+// compareMetric runs method on one metric's pairs, or on their reduction
+// in the database.
 func compareMetric(ctx context.Context, c *Comparison, in pairedInput, method Method, opts Options) (*MetricResult, error) {
+	r := &MetricResult{
+		Metric: in.metric, Method: method.label(), Baseline: c.Baseline, Candidate: c.Candidate,
+		Alpha: opts.alpha(), Direction: in.dir, LowerIsBetter: in.dir.Lower(),
+		NTrain: in.nTrain, NTest: in.nTest,
+	}
+	if pd := in.pushed; pd != nil {
+		r.N, r.BaselineOnly, r.CandidateOnly = int(pd.s.N), pd.s.LeftOnly, pd.s.RightOnly
+		if err := measure(ctx, r, stats.PairedUnits{}, pd, nil, nil, method, opts, in.poisson); err != nil {
+			return nil, err
+		}
+		sum := pd.summary()
+		hint(r, method, sum.Variance)
+		shape := shapeOfSummary(sum, method, in.folds)
+		shape.metric = in.metric
+		warn(r, shape)
+		return r, nil
+	}
 	p := in.pairs
 	n := len(p.SampleIDs)
 	if n == 0 {
 		return nil, fmt.Errorf("%w: the evaluations share no unit", ErrNothingShared)
 	}
+	r.N, r.BaselineOnly, r.CandidateOnly = n, p.LeftOnly, p.RightOnly
 	// The pairs are this comparison's own: values equal within storage
 	// precision are made equal in place.
 	left, right := p.LeftSum, p.RightSum
@@ -499,55 +542,96 @@ func compareMetric(ctx context.Context, c *Comparison, in pairedInput, method Me
 		}
 	}
 	equalizeWithinStorage(left, right)
-	r := &MetricResult{
-		Metric: in.metric, Method: method.label(), Baseline: c.Baseline, Candidate: c.Candidate,
-		N: n, BaselineOnly: p.LeftOnly, CandidateOnly: p.RightOnly,
-		Alpha: opts.alpha(), Direction: in.dir, LowerIsBetter: in.dir.Lower(),
-		NTrain: in.nTrain, NTest: in.nTest,
-	}
 	units := stats.PairedUnits{LeftSum: left, RightSum: right, Rows: rows}
-	if err := measure(ctx, r, units, p.SampleIDs, in.labels, method, opts); err != nil {
+	// Units of one row are reduced exactly, as the database reduces them,
+	// so that a comparison gives the same numbers on one server and on a
+	// distributed database.
+	var red reducer
+	if rows == nil {
+		g, err := newGoUnits(p.SampleIDs, left, right)
+		if err != nil {
+			return nil, err
+		}
+		red = g
+	}
+	if err := measure(ctx, r, units, red, p.SampleIDs, in.labels, method, opts, in.poisson); err != nil {
 		return nil, err
 	}
-	hint(r, units, method)
 	shape := shapeOf(units, method, in.folds)
+	if red != nil {
+		hint(r, method, red.summary().Variance)
+	} else {
+		hint(r, method, func() (float64, error) { return stats.DifferenceVariance(units) })
+	}
 	shape.metric = in.metric
 	warn(r, shape)
 	return r, nil
 }
 
-// measure fills r from the paired units: means, counts, the method's test
-// and interval, and the sample-size hint. ids name the units (DeLong's
-// labels, the fold order of the fold-based tests).
-func measure(ctx context.Context, r *MetricResult, u stats.PairedUnits, ids []string, labels map[string]int16, method Method, opts Options) error {
-	totalRows := len(u.LeftSum)
-	if u.Rows != nil {
-		totalRows = 0
-		for _, m := range u.Rows {
-			totalRows += int(m)
+// measure fills r from the paired units u, or from red where it is set
+// (units of one row each): means, counts, the method's test and interval.
+// ids name the units (DeLong's labels, the fold order of the fold-based
+// tests, the Poisson bootstrap's hashes). With poisson the bootstrap and
+// the sign-flip test draw hashed replicates.
+func measure(ctx context.Context, r *MetricResult, u stats.PairedUnits, red reducer, ids []string, labels map[string]int16, method Method, opts Options, poisson bool) error {
+	if red != nil {
+		s := red.summary()
+		r.BaselineMean, r.CandidateMean = s.Means()
+		better, worse := s.Less, s.Greater // higher is better: the candidate's value is higher
+		if r.Direction.Lower() {
+			better, worse = worse, better
 		}
-	}
-	r.BaselineMean = stats.Sum(u.LeftSum) / float64(totalRows)
-	r.CandidateMean = stats.Sum(u.RightSum) / float64(totalRows)
-	for i := range u.LeftSum {
-		switch {
-		case r.Direction.Better(u.RightSum[i], u.LeftSum[i]):
-			r.CandidateBetter++
-		case r.Direction.Better(u.LeftSum[i], u.RightSum[i]):
-			r.CandidateWorse++
-		default:
-			r.Same++
+		r.CandidateBetter, r.CandidateWorse, r.Same = int(better), int(worse), int(s.N-s.Greater-s.Less)
+	} else {
+		totalRows := len(u.LeftSum)
+		if u.Rows != nil {
+			totalRows = 0
+			for _, m := range u.Rows {
+				totalRows += int(m)
+			}
+		}
+		r.BaselineMean = stats.Sum(u.LeftSum) / float64(totalRows)
+		r.CandidateMean = stats.Sum(u.RightSum) / float64(totalRows)
+		for i := range u.LeftSum {
+			switch {
+			case r.Direction.Better(u.RightSum[i], u.LeftSum[i]):
+				r.CandidateBetter++
+			case r.Direction.Better(u.LeftSum[i], u.RightSum[i]):
+				r.CandidateWorse++
+			default:
+				r.Same++
+			}
 		}
 	}
 	left, right := unitMeans(u.LeftSum, u.Rows), unitMeans(u.RightSum, u.Rows)
 	conf := opts.confidence()
-	bootOpts := stats.BootstrapOptions{Confidence: conf, Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx}
+	var reps *stats.Replicates
 	bootstrap := func() error {
-		b, err := stats.PairedBootstrapUnits(u, bootOpts)
+		if poisson {
+			var err error
+			if red != nil {
+				reps, err = red.replicates(ctx, opts.resamples(), opts.Seed)
+			} else {
+				reps, err = stats.HashedReplicates(ctx, ids, u, opts.resamples(), opts.Seed)
+			}
+			if err != nil {
+				return err
+			}
+			b, err := reps.PoissonBootstrap(conf)
+			if err != nil {
+				return err
+			}
+			r.Difference = stats.Interval{Estimate: b.Estimate, Low: b.Low, High: b.High, Confidence: b.Confidence}
+			r.Resampling = string(Poisson)
+			r.Method = strings.Replace(r.Method, "bootstrap", "poisson-bootstrap", 1)
+			return nil
+		}
+		b, err := stats.PairedBootstrapUnits(u, stats.BootstrapOptions{Confidence: conf, Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx})
 		if err != nil {
 			return err
 		}
 		r.Difference = stats.Interval{Estimate: b.Estimate, Low: b.Low, High: b.High, Confidence: b.Confidence}
+		r.Resampling = string(Multinomial)
 		return nil
 	}
 	oneRow := func() error {
@@ -561,13 +645,23 @@ func measure(ctx context.Context, r *MetricResult, u stats.PairedUnits, ids []st
 		if err := bootstrap(); err != nil {
 			return err
 		}
+		if reps != nil {
+			r.PValue = reps.FlipPValue()
+			break
+		}
 		perm, err := stats.RandomizationUnits(u, stats.RandomizationOptions{Permutations: opts.resamples(), Seed: opts.Seed, Context: ctx})
 		if err != nil {
 			return err
 		}
 		r.PValue = perm.PValue
 	case PairedT:
-		t, err := stats.PairedT(left, right, stats.PairedTOptions{Confidence: conf})
+		var t stats.PairedTResult
+		var err error
+		if red != nil {
+			t, err = red.summary().PairedT(stats.PairedTOptions{Confidence: conf})
+		} else {
+			t, err = stats.PairedT(left, right, stats.PairedTOptions{Confidence: conf})
+		}
 		if err != nil {
 			return err
 		}
@@ -575,7 +669,16 @@ func measure(ctx context.Context, r *MetricResult, u stats.PairedUnits, ids []st
 		r.PValue = t.PValue
 		r.Statistic = statistic("t", t.T, float64(t.DF))
 	case Wilcoxon:
-		w, err := stats.Wilcoxon(left, right, stats.WilcoxonOptions{})
+		var w stats.WilcoxonResult
+		var err error
+		if red != nil {
+			var ranks stats.SignedRanks
+			if ranks, err = red.ranks(ctx); err == nil {
+				w, err = stats.WilcoxonRanks(ranks, stats.WilcoxonOptions{})
+			}
+		} else {
+			w, err = stats.Wilcoxon(left, right, stats.WilcoxonOptions{})
+		}
 		if err != nil {
 			return err
 		}
@@ -752,9 +855,10 @@ func decide(c *Comparison, opts Options) error {
 
 // hint sizes the sample a gap of the observed size would need: the paired
 // test's normal approximation n = (z_{1−α/2} + z_{0.8})²·Var(d)/δ², with
-// Var(d) the observed variance of the per-unit differences, rounded up to
-// two significant figures. It is an order of magnitude, not a count.
-func hint(r *MetricResult, u stats.PairedUnits, method Method) {
+// Var(d) the observed variance of the per-unit differences (from
+// variance), rounded up to two significant figures. It is an order of
+// magnitude, not a count.
+func hint(r *MetricResult, method Method, variance func() (float64, error)) {
 	r.NRequired, r.Hint = nil, HintNone
 	if !method.hasHint() {
 		return
@@ -764,7 +868,7 @@ func hint(r *MetricResult, u stats.PairedUnits, method Method) {
 		r.Hint = HintEqualMeans
 		return
 	}
-	v, err := stats.DifferenceVariance(u)
+	v, err := variance()
 	if err != nil || !(v > 0) {
 		r.Hint = HintNoVariance
 		return

@@ -55,10 +55,14 @@ func Scores(ctx context.Context, metric string, dir Direction, baseline, candida
 		N: len(ids), Alpha: opts.alpha(), Direction: dir, LowerIsBetter: dir.Lower(),
 	}
 	units := stats.PairedUnits{LeftSum: left, RightSum: right}
-	if err := measure(ctx, r, units, ids, nil, Bootstrap, opts); err != nil {
+	red, err := newGoUnits(ids, left, right)
+	if err != nil {
 		return nil, err
 	}
-	hint(r, units, Bootstrap)
+	if err := measure(ctx, r, units, red, ids, nil, Bootstrap, opts, opts.Resampling == Poisson); err != nil {
+		return nil, err
+	}
+	hint(r, Bootstrap, red.summary().Variance)
 	c.Metrics = []*MetricResult{r}
 	opts.Adjust = AdjustNone
 	if err := decide(c, opts); err != nil {

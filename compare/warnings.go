@@ -67,6 +67,12 @@ func shapeOf(u stats.PairedUnits, method Method, folds bool) dataShape {
 	return s
 }
 
+// shapeOfSummary is shapeOf for units of one row reduced to a summary.
+func shapeOfSummary(s stats.PairedSummary, method Method, folds bool) dataShape {
+	return dataShape{method: method, n: int(s.N), folds: folds, binary: s.NonBinary == 0, neff: float64(s.N),
+		differ: int(s.Greater + s.Less)}
+}
+
 // percentileInterval reports the methods whose interval is the paired
 // bootstrap's percentile interval.
 func percentileInterval(m Method) bool { return m == Bootstrap || m == Wilcoxon || m == McNemar }
