@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -32,6 +33,17 @@ type DistributeReport struct {
 	Ungrouped    int // evaluations moved from their group of 100 to unit_values
 	Merged       int // evaluations whose hash parts were rewritten into one table
 	DroppedParts int // parts that killed logs left, dropped first
+}
+
+// String says what the report holds, in a line or two of prose.
+func (r *DistributeReport) String() string {
+	where := fmt.Sprintf("%d evaluations' per-unit values (%d rows) in %d shards on %d worker nodes (%s)",
+		r.Evaluations, r.Rows, r.ShardCount, len(r.Workers), strings.Join(r.Workers, ", "))
+	if r.AlreadyDistributed {
+		return "already distributed, nothing changed: " + where
+	}
+	return fmt.Sprintf("distributed by sample ID: %s\nbefore: moved %d evaluations out of their groups of 100, rewrote %d stored in hash parts as one table, dropped %d parts of killed logs",
+		where, r.Ungrouped, r.Merged, r.DroppedParts)
 }
 
 // maxShardCount is the most shards Citus gives a table.

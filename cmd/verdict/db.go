@@ -47,16 +47,13 @@ func dbCommand() *cli.Command {
 						return userError("verdict uses %s (from %s), which it does not manage; nothing to stop", store.Redact(url), src)
 					}
 					cl := localpg.New(localpg.DefaultHome())
-					s, err := cl.Status(c.Context)
+					stopped, err := cl.StopIfRunning(c.Context)
 					if err != nil {
 						return err
 					}
-					if !s.Running {
+					if !stopped {
 						fmt.Fprintf(c.App.Writer, "embedded cluster in %s is not running\n", cl.Home())
 						return nil
-					}
-					if err := cl.Stop(c.Context); err != nil {
-						return err
 					}
 					fmt.Fprintf(c.App.Writer, "stopped the embedded cluster in %s\n", cl.Home())
 					return nil
@@ -86,6 +83,23 @@ func dbCommand() *cli.Command {
 				ArgsUsage:   "[-- PSQL ARGS...]",
 				Description: help("db-psql"),
 				Action:      dbPsql,
+			},
+			{
+				Name: "distribute", Usage: "hold the per-unit values on the worker nodes of a Citus cluster (once; idempotent)",
+				Description: help("db-distribute"),
+				Flags:       []cli.Flag{&cli.IntFlag{Name: "shards", Usage: "split the per-unit values into `N` shards", DefaultText: "Citus's, 32"}},
+				Action: func(c *cli.Context) error {
+					st, err := openStore(c)
+					if err != nil {
+						return err
+					}
+					defer st.Close()
+					rep, err := st.Distribute(c.Context, store.DistributeOptions{ShardCount: c.Int("shards")})
+					if err == nil {
+						fmt.Fprintln(c.App.Writer, rep)
+					}
+					return err
+				},
 			},
 			{
 				Name:  "role",
@@ -181,23 +195,14 @@ func dbPsql(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	args, password, err := psqlArgs(url, c.Args().Slice())
+	// psql reads the password from a file: ps would show an argument.
+	conn, password, err := store.SplitPassword(url)
 	if err != nil {
 		return err
 	}
-	code, err := localpg.RunPsql(psql, args, password, c.App.Reader, c.App.Writer, c.App.ErrWriter)
+	code, err := localpg.RunPsql(psql, append([]string{conn}, c.Args().Slice()...), password, c.App.Reader, c.App.Writer, c.App.ErrWriter)
 	if err == nil && code != 0 {
 		err = cli.Exit("", code)
 	}
 	return err
-}
-
-// psqlArgs returns psql's arguments for the database at url, extra after
-// them, and the password they leave out: ps shows them to every user.
-func psqlArgs(url string, extra []string) (args []string, password string, err error) {
-	conn, password, err := store.SplitPassword(url)
-	if err != nil {
-		return nil, "", err
-	}
-	return append([]string{conn}, extra...), password, nil
 }

@@ -15,7 +15,7 @@ func migrateCommand() *cli.Command {
 		Usage:       "apply pending schema migrations (verdict also does this on first connect)",
 		Description: help("migrate"),
 		Action: func(c *cli.Context) error {
-			st, err := openUnmigrated(c)
+			st, err := store.OpenLocated(c.Context, c.String("database-url"), c.App.ErrWriter, store.Options{NoMigrate: true})
 			if err != nil {
 				return err
 			}
@@ -39,7 +39,7 @@ func migrateCommand() *cli.Command {
 			Name:  "status",
 			Usage: "list migrations and whether each is applied",
 			Action: func(c *cli.Context) error {
-				st, err := openUnmigrated(c)
+				st, err := store.OpenLocated(c.Context, c.String("database-url"), c.App.ErrWriter, store.Options{NoMigrate: true})
 				if err != nil {
 					return err
 				}
@@ -56,14 +56,4 @@ func migrateCommand() *cli.Command {
 			},
 		}},
 	}
-}
-
-// openUnmigrated opens the database without applying migrations, for the
-// commands that report or apply them.
-func openUnmigrated(c *cli.Context) (*store.Store, error) {
-	url, _, err := database(c)
-	if err != nil {
-		return nil, err
-	}
-	return store.Open(c.Context, url, store.Options{NoMigrate: true})
 }

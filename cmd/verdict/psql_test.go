@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
+	"github.com/verdict-ml/verdict/store"
 	"github.com/verdict-ml/verdict/store/localpg"
 	"github.com/verdict-ml/verdict/store/storetest"
 )
@@ -119,8 +120,9 @@ func TestDBPsqlKeepsPasswordOutOfArgs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			extra := []string{"-w", "-tA", "-c", "SELECT current_user"}
-			args, got, err := psqlArgs(tt.url, extra)
+			conn, got, err := store.SplitPassword(tt.url)
 			require.NoError(t, err)
+			args := append([]string{conn}, extra...)
 			require.Equal(t, password, got)
 			require.Equal(t, extra, args[1:])
 			for _, a := range args {

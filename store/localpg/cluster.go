@@ -279,6 +279,16 @@ func (c *Cluster) Stop(ctx context.Context) error {
 	return nil
 }
 
+// StopIfRunning stops the cluster as Stop does when it is running, and
+// reports whether it was.
+func (c *Cluster) StopIfRunning(ctx context.Context) (stopped bool, err error) {
+	s, err := c.Status(ctx)
+	if err != nil || !s.Running {
+		return false, err
+	}
+	return true, c.Stop(ctx)
+}
+
 // Status describes a cluster. Its fields are what a "verdict db status"
 // command shows.
 type Status struct {
