@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -150,21 +151,36 @@ type ReplicateSums struct {
 	Sums, Flips []*big.Int
 }
 
-// poissonBuckets are the lower bounds of the Poisson weights 1 … 20 over
-// the replicate hash read as a signed number (its sign bit flipped), the
-// thresholds of verdict_poisson_weight (migration 13): width_bucket gives
-// the weight in one call.
-const poissonBuckets = `'{-2437194135585890534,4348983765682994741,7742072716317437378,8873102366528918257,` +
-	`9155859779081788477,9212411261592362521,9221836508677458195,9223182972546757577,9223351280530420000,` +
-	`9223369981417493602,9223371851506200963,9223372021514265268,9223372035681603960,9223372036771399244,` +
-	`9223372036849241765,9223372036854431266,9223372036854755610,9223372036854774689,9223372036854775749,` +
-	`9223372036854775805}'::bigint[]`
+// poissonThresholds are verdict_poisson_weight's (migration 13): over the
+// replicate hash read as a signed number (its sign bit flipped), the
+// weight is the number of thresholds at or below it.
+var poissonThresholds = []int64{
+	-2437194135585890534, 4348983765682994741, 7742072716317437378, 8873102366528918257,
+	9155859779081788477, 9212411261592362521, 9221836508677458195, 9223182972546757577, 9223351280530420000,
+	9223369981417493602, 9223371851506200963, 9223372021514265268, 9223372035681603960, 9223372036771399244,
+	9223372036849241765, 9223372036854431266, 9223372036854755610, 9223372036854774689, 9223372036854775749,
+	9223372036854775805,
+}
+
+// weightExpr is the Poisson weight of the unit whose sample ID hashed to
+// p.h in replicate g.b: a CASE over the thresholds, which PostgreSQL
+// evaluates faster than width_bucket over an array, and which a sum can
+// read without a grouping key.
+func weightExpr() string {
+	var b strings.Builder
+	b.WriteString("CASE")
+	for k, t := range poissonThresholds {
+		fmt.Fprintf(&b, " WHEN (hashint8extended(p.h, g.b::bigint) # (-9223372036854775807 - 1)) < %d THEN %d", t, k)
+	}
+	fmt.Fprintf(&b, " ELSE %d END", len(poissonThresholds))
+	return b.String()
+}
 
 // Replicates computes B replicates of the paired units with seed, for
 // units in Q64 (a Summary with Outside zero). Each unit and replicate
-// draws its weight and sign from the hash of migration 13, computed once;
-// the rows are grouped by replicate, weight and sign, so a shard returns
-// at most B·21·2 rows, and the sums are assembled here.
+// draws its weight and sign from the hash of migration 13 (each shard
+// computes O(n·B) of them), and a shard returns one row of sums per
+// replicate.
 func (t *Tx) Replicates(ctx context.Context, leftID, rightID int64, metric string, B int, seed uint64) (*ReplicateSums, error) {
 	_, _, li, ri, err := pairable(ctx, t.tx, leftID, rightID, metric, true)
 	if err != nil {
@@ -173,13 +189,14 @@ func (t *Tx) Replicates(ctx context.Context, leftID, rightID int64, metric strin
 	if _, err := t.tx.Exec(ctx, `SET LOCAL enable_hashagg = on`); err != nil {
 		return nil, err
 	}
+	w := weightExpr()
+	flip := "(hashint8extended(p.h, g.b::bigint) & 1) = 1"
 	rows, err := t.tx.Query(ctx, `
-		SELECT g.b, width_bucket(hashint8extended(p.h, g.b::bigint) # (-9223372036854775807 - 1), `+poissonBuckets+`) AS w,
-		       (hashint8extended(p.h, g.b::bigint) & 1) = 1 AS flip,
-		       count(*), sum(p.dhi)::text, sum(p.dlo)::text
+		SELECT g.b, sum(`+w+`), sum((`+w+`) * p.dhi)::text, sum((`+w+`) * p.dlo)::text,
+		       sum(CASE WHEN `+flip+` THEN -p.dhi ELSE p.dhi END)::text, sum(CASE WHEN `+flip+` THEN -p.dlo ELSE p.dlo END)::text
 		FROM (SELECT hashtextextended(p.sid COLLATE "C", $3) AS h, p.dhi, p.dlo FROM `+pairedValues(leftID, rightID, false)+`) p
 		CROSS JOIN generate_series(0, $4 - 1) AS g(b)
-		GROUP BY 1, 2, 3`, li+1, ri+1, int64(seed), B)
+		GROUP BY g.b`, li+1, ri+1, int64(seed), B)
 	if err != nil {
 		return nil, fmt.Errorf("resample evaluations %d and %d: %w", leftID, rightID, err)
 	}
@@ -188,31 +205,27 @@ func (t *Tx) Replicates(ctx context.Context, leftID, rightID int64, metric strin
 	for b := range B {
 		r.Sums[b], r.Flips[b] = new(big.Int), new(big.Int)
 	}
-	hi, lo, d := new(big.Int), new(big.Int), new(big.Int)
+	var parts [4]*big.Int
+	for i := range parts {
+		parts[i] = new(big.Int)
+	}
 	for rows.Next() {
-		var b, w, count int64
-		var flip bool
-		var shi, slo string
-		if err := rows.Scan(&b, &w, &flip, &count, &shi, &slo); err != nil {
+		var b, weight int64
+		var text [4]string
+		if err := rows.Scan(&b, &weight, &text[0], &text[1], &text[2], &text[3]); err != nil {
 			return nil, err
 		}
 		if b < 0 || b >= int64(B) {
 			return nil, fmt.Errorf("resample evaluations %d and %d: replicate %d out of range", leftID, rightID, b)
 		}
-		if _, ok := hi.SetString(shi, 10); !ok {
-			return nil, fmt.Errorf("resample evaluations %d and %d: sum %q", leftID, rightID, shi)
+		for i, v := range text {
+			if _, ok := parts[i].SetString(v, 10); !ok {
+				return nil, fmt.Errorf("resample evaluations %d and %d: sum %q is not an integer", leftID, rightID, v)
+			}
 		}
-		if _, ok := lo.SetString(slo, 10); !ok {
-			return nil, fmt.Errorf("resample evaluations %d and %d: sum %q", leftID, rightID, slo)
-		}
-		d.Lsh(hi, 32).Add(d, lo) // Σ d over the group
-		r.Weights[b] += w * count
-		r.Sums[b].Add(r.Sums[b], new(big.Int).Mul(d, big.NewInt(w)))
-		if flip {
-			r.Flips[b].Sub(r.Flips[b], d)
-		} else {
-			r.Flips[b].Add(r.Flips[b], d)
-		}
+		r.Weights[b] = weight
+		r.Sums[b] = q64(parts[0], parts[1])
+		r.Flips[b] = q64(parts[2], parts[3])
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("resample evaluations %d and %d: %w", leftID, rightID, err)
