@@ -105,16 +105,7 @@ func (t *Tx) Summarize(ctx context.Context, leftID, rightID int64, metric string
 	}
 	s := &Summary{Left: left, Right: right, Metric: metric}
 	var sums [6]*string
-	err = t.tx.QueryRow(ctx, `
-		SELECT count(*) FILTER (WHERE l IS NOT NULL AND r IS NOT NULL),
-		       count(*) FILTER (WHERE r IS NULL), count(*) FILTER (WHERE l IS NULL),
-		       count(*) FILTER (WHERE l > r), count(*) FILTER (WHERE l < r),
-		       count(*) FILTER (WHERE (l NOT IN (0, 1) OR r NOT IN (0, 1)) AND l IS NOT NULL AND r IS NOT NULL),
-		       count(*) FILTER (WHERE NOT ok AND l IS NOT NULL AND r IS NOT NULL),
-		       sum(p.lhi)::text, sum(p.llo)::text, sum(p.rhi)::text, sum(p.rlo)::text,
-		       sum(`+dExpr+`)::text, sum(`+dExpr+` * `+dExpr+`)::text
-		FROM `+pairedValues(leftID, rightID, true),
-		li+1, ri+1).Scan(&s.N, &s.LeftOnly, &s.RightOnly, &s.Greater, &s.Less, &s.NonBinary, &s.Outside,
+	err = t.tx.QueryRow(ctx, summaryQuery(leftID, rightID), li+1, ri+1).Scan(&s.N, &s.LeftOnly, &s.RightOnly, &s.Greater, &s.Less, &s.NonBinary, &s.Outside,
 		&sums[0], &sums[1], &sums[2], &sums[3], &sums[4], &sums[5])
 	if err != nil {
 		return nil, fmt.Errorf("summarize evaluations %d and %d: %w", leftID, rightID, err)
@@ -134,6 +125,19 @@ func (t *Tx) Summarize(ctx context.Context, leftID, rightID int64, metric string
 	s.SumLeft, s.SumRight = q64(v[0], v[1]), q64(v[2], v[3])
 	s.SumDiff, s.SumDiffSq = v[4], v[5]
 	return s, nil
+}
+
+// summaryQuery is Summarize's query; $1 and $2 are the metric's indexes.
+func summaryQuery(leftID, rightID int64) string {
+	return `
+		SELECT count(*) FILTER (WHERE l IS NOT NULL AND r IS NOT NULL),
+		       count(*) FILTER (WHERE r IS NULL), count(*) FILTER (WHERE l IS NULL),
+		       count(*) FILTER (WHERE l > r), count(*) FILTER (WHERE l < r),
+		       count(*) FILTER (WHERE (l NOT IN (0, 1) OR r NOT IN (0, 1)) AND l IS NOT NULL AND r IS NOT NULL),
+		       count(*) FILTER (WHERE NOT ok AND l IS NOT NULL AND r IS NOT NULL),
+		       sum(p.lhi)::text, sum(p.llo)::text, sum(p.rhi)::text, sum(p.rlo)::text,
+		       sum(` + dExpr + `)::text, sum(` + dExpr + ` * ` + dExpr + `)::text
+		FROM ` + pairedValues(leftID, rightID, true)
 }
 
 // q64 is hi·2³² + lo.
@@ -176,6 +180,19 @@ func weightExpr() string {
 	return b.String()
 }
 
+// replicatesQuery is Replicates' query; $1 and $2 are the metric's
+// indexes, $3 the seed and $4 the number of replicates.
+func replicatesQuery(leftID, rightID int64) string {
+	w := weightExpr()
+	flip := "(hashint8extended(p.h, g.b::bigint) & 1) = 1"
+	return `
+		SELECT g.b, sum(` + w + `), sum((` + w + `) * p.dhi)::text, sum((` + w + `) * p.dlo)::text,
+		       sum(CASE WHEN ` + flip + ` THEN -p.dhi ELSE p.dhi END)::text, sum(CASE WHEN ` + flip + ` THEN -p.dlo ELSE p.dlo END)::text
+		FROM (SELECT hashtextextended(p.sid COLLATE "C", $3) AS h, p.dhi, p.dlo FROM ` + pairedValues(leftID, rightID, false) + `) p
+		CROSS JOIN generate_series(0, $4 - 1) AS g(b)
+		GROUP BY g.b`
+}
+
 // Replicates computes B replicates of the paired units with seed, for
 // units in Q64 (a Summary with Outside zero). Each unit and replicate
 // draws its weight and sign from the hash of migration 13 (each shard
@@ -189,14 +206,7 @@ func (t *Tx) Replicates(ctx context.Context, leftID, rightID int64, metric strin
 	if _, err := t.tx.Exec(ctx, `SET LOCAL enable_hashagg = on`); err != nil {
 		return nil, err
 	}
-	w := weightExpr()
-	flip := "(hashint8extended(p.h, g.b::bigint) & 1) = 1"
-	rows, err := t.tx.Query(ctx, `
-		SELECT g.b, sum(`+w+`), sum((`+w+`) * p.dhi)::text, sum((`+w+`) * p.dlo)::text,
-		       sum(CASE WHEN `+flip+` THEN -p.dhi ELSE p.dhi END)::text, sum(CASE WHEN `+flip+` THEN -p.dlo ELSE p.dlo END)::text
-		FROM (SELECT hashtextextended(p.sid COLLATE "C", $3) AS h, p.dhi, p.dlo FROM `+pairedValues(leftID, rightID, false)+`) p
-		CROSS JOIN generate_series(0, $4 - 1) AS g(b)
-		GROUP BY g.b`, li+1, ri+1, int64(seed), B)
+	rows, err := t.tx.Query(ctx, replicatesQuery(leftID, rightID), li+1, ri+1, int64(seed), B)
 	if err != nil {
 		return nil, fmt.Errorf("resample evaluations %d and %d: %w", leftID, rightID, err)
 	}
@@ -237,6 +247,17 @@ func (t *Tx) Replicates(ctx context.Context, leftID, rightID int64, metric strin
 // magnitude.
 type RankGroup struct{ Pos, Neg int64 }
 
+// signedRanksQuery is SignedRanks' query; $1 and $2 are the metric's
+// indexes.
+func signedRanksQuery(leftID, rightID int64) string {
+	return `
+		SELECT count(*) FILTER (WHERE ` + dExpr + ` > 0), count(*) FILTER (WHERE ` + dExpr + ` < 0)
+		FROM ` + pairedValues(leftID, rightID, false) + `
+		WHERE ` + dExpr + ` <> 0
+		GROUP BY abs(` + dExpr + `)
+		ORDER BY abs(` + dExpr + `)`
+}
+
 // SignedRanks groups the non-zero paired differences by magnitude, in
 // increasing order, for the signed-rank test: one row per distinct |d|
 // reaches the caller, counted on the workers. Units in Q64 only.
@@ -245,12 +266,7 @@ func (t *Tx) SignedRanks(ctx context.Context, leftID, rightID int64, metric stri
 	if err != nil {
 		return nil, err
 	}
-	rows, err := t.tx.Query(ctx, `
-		SELECT count(*) FILTER (WHERE `+dExpr+` > 0), count(*) FILTER (WHERE `+dExpr+` < 0)
-		FROM `+pairedValues(leftID, rightID, false)+`
-		WHERE `+dExpr+` <> 0
-		GROUP BY abs(`+dExpr+`)
-		ORDER BY abs(`+dExpr+`)`, li+1, ri+1)
+	rows, err := t.tx.Query(ctx, signedRanksQuery(leftID, rightID), li+1, ri+1)
 	if err != nil {
 		return nil, fmt.Errorf("rank differences of evaluations %d and %d: %w", leftID, rightID, err)
 	}
