@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
+	"regexp"
 	"strconv"
 	"testing"
 
@@ -197,6 +199,21 @@ func TestDistribute(t *testing.T) {
 		for _, w := range workerURLs(t, coord) {
 			require.Positive(t, storetest.Scalar[int64](t, w, fmt.Sprintf(`SELECT count(*) FROM pg_class
 				WHERE relnamespace = 'verdict_units'::regnamespace AND relname ~ '^unit_values_%d_[0-9]+$'`, b.ID)), "shards of b on %s", w)
+		}
+	})
+
+	t.Run("the schema doc's queries run", func(t *testing.T) {
+		doc, err := os.ReadFile("../docs/schema.md")
+		require.NoError(t, err)
+		conn, err := pgx.Connect(ctx, coord)
+		require.NoError(t, err)
+		defer conn.Close(ctx)
+		for _, q := range regexp.MustCompile("(?s)```sql\n(.*?)```").FindAllStringSubmatch(string(doc), -1) {
+			rows, err := conn.Query(ctx, q[1])
+			require.NoError(t, err, q[1])
+			for rows.Next() {
+			}
+			require.NoError(t, rows.Err(), q[1])
 		}
 	})
 
