@@ -25,6 +25,7 @@ func compareCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-stratify", Usage: "with evaluations of predictions, draw each bootstrap replicate from all samples rather than each class from its own"},
 			&cli.Float64Flag{Name: "rope", Usage: "with k-fold evaluations, add the Bayesian correlated t's probabilities for a region of practical equivalence of half-width `R`"},
 			alphaFlag(), confidenceFlag(), resamplesFlag(), seedFlag(),
+			&cli.StringFlag{Name: "resampling", Value: "auto", Usage: "`HOW` the bootstrap and sign flips draw: auto, multinomial or poisson"},
 			&cli.StringFlag{Name: "adjust", Usage: "multiplicity `ADJUSTMENT`: holm, bonferroni, bh, by or none (default: holm with several metrics)"},
 			allowDifferentTargetsFlag("compare"),
 			&cli.StringFlag{Name: "fail-on", Usage: "exit 1 on a distinguishable `CHANGE`: regression or difference"},
@@ -55,6 +56,9 @@ func runCompare(c *cli.Context) error {
 		return userError("--%v", err)
 	}
 	opts := compareOptions(c)
+	if opts.Resampling, err = compare.ParseResampling(c.String("resampling")); err != nil {
+		return userError("--%v", err)
+	}
 	opts.Metrics, opts.Method, opts.Adjust = c.StringSlice("metric"), method, adjust
 	opts.AllowDifferentTargets, opts.Record, opts.Sentence = c.Bool("allow-different-targets"), !c.Bool("no-record"), report.Verdict
 	opts.Unstratified = c.Bool("no-stratify")
