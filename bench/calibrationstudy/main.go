@@ -15,7 +15,10 @@
 //   - Friedman's test with Iman–Davenport, Holm and Nemenyi on three runs
 //     ranked over users (verdict rank, verdict stats friedman);
 //   - the stratified bootstrap of the other classifier metrics (average
-//     precision, log loss, Brier, F1, ECE) that compare uses by default.
+//     precision, log loss, Brier, F1, ECE) that compare uses by default;
+//   - the Poisson bootstrap and hashed sign-flip test that compare runs on
+//     a distributed database, against the multinomial bootstrap and random
+//     sign flips, from 20 to 100,000 paired units.
 //
 // It writes one SVG figure per question to -out and prints Markdown
 // tables of every rate with its 99 % Clopper–Pearson interval, then the
@@ -44,7 +47,7 @@ func main() {
 	scale := flag.Float64("scale", 1, "multiply every number of replications by `S` (0.1 for a quick look)")
 	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "goroutines running replications")
 	format := flag.String("format", "svg", "figure `FORMAT`: svg or png")
-	parts := flag.String("parts", "users,folds,auc,friedman,metrics", "comma-separated `PARTS` to run: users, folds, auc, friedman, metrics; the figures and tables of the others are left out")
+	parts := flag.String("parts", "users,folds,auc,friedman,metrics,poisson", "comma-separated `PARTS` to run: users, folds, auc, friedman, metrics, poisson; the figures and tables of the others are left out")
 	flag.Parse()
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		log.Fatal(err)

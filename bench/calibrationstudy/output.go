@@ -210,6 +210,7 @@ func (s *study) figures(dir, format string) error {
 	}
 	s.rankFigures(add)
 	s.metricFigures(add)
+	s.poissonFigures(add)
 	for _, f := range figs {
 		fig, err := report.Calibration(f.ch)
 		if err != nil {
@@ -450,6 +451,11 @@ func (s *study) markdown(w io.Writer, elapsed time.Duration, workers int) error 
 	}
 	if len(s.metrics) > 0 {
 		if err := s.metricMarkdown(w, &flags); err != nil {
+			return err
+		}
+	}
+	if len(s.poissons) > 0 {
+		if err := s.poissonMarkdown(w, &flags); err != nil {
 			return err
 		}
 	}

@@ -27,6 +27,9 @@ type plan struct {
 	rankReps    map[int]int
 	metricSizes []int
 	metricReps  map[int]int
+	// poissonSizes are the numbers of paired units of the Poisson study.
+	poissonSizes []int
+	poissonReps  map[int]int
 }
 
 // fullPlan is the study bench/calibration runs: about a quarter of an hour
@@ -46,6 +49,10 @@ func fullPlan() plan {
 		rankReps:    map[int]int{20: 2000, 100: 2000, 1000: 2000, 10000: 600},
 		metricSizes: []int{20, 100, 1000},
 		metricReps:  map[int]int{20: 1000, 100: 1000, 1000: 1000},
+		// At 100,000 units a replication resamples for about 3 s on 2
+		// cores (HashedReplicates, about 15 ns a unit and replicate).
+		poissonSizes: []int{20, 100, 1000, 100000},
+		poissonReps:  map[int]int{20: 2000, 100: 2000, 1000: 1000, 100000: 50},
 	}
 }
 
@@ -54,7 +61,7 @@ func fullPlan() plan {
 func (p plan) scaled(s float64) plan {
 	sc := func(r int) int { return max(blockSize, int(math.Round(float64(r)*s))) }
 	q := p
-	q.userReps, q.classReps, q.rankReps, q.metricReps = map[int]int{}, map[int]int{}, map[int]int{}, map[int]int{}
+	q.userReps, q.classReps, q.rankReps, q.metricReps, q.poissonReps = map[int]int{}, map[int]int{}, map[int]int{}, map[int]int{}, map[int]int{}
 	for n, r := range p.userReps {
 		q.userReps[n] = sc(r)
 	}
@@ -66,6 +73,9 @@ func (p plan) scaled(s float64) plan {
 	}
 	for n, r := range p.metricReps {
 		q.metricReps[n] = sc(r)
+	}
+	for n, r := range p.poissonReps {
+		q.poissonReps[n] = sc(r)
 	}
 	q.foldReps = sc(p.foldReps)
 	return q
@@ -82,12 +92,14 @@ type study struct {
 	classRes  []cellResult
 	ranks     []rankConfig
 	rankRes   []cellResult
-	metrics   []metricConfig
-	metricRes []cellResult
+	metrics    []metricConfig
+	metricRes  []cellResult
+	poissons   []poissonConfig
+	poissonRes []cellResult
 }
 
 // newStudy returns the study of plan p, with the parts named (users,
-// folds, auc, friedman, metrics) alone.
+// folds, auc, friedman, metrics, poisson) alone.
 func newStudy(p plan, parts []string) *study {
 	s := &study{plan: p}
 	if slices.Contains(parts, "users") {
@@ -104,6 +116,9 @@ func newStudy(p plan, parts []string) *study {
 	}
 	if slices.Contains(parts, "metrics") {
 		s.metrics = metricConfigs(p.rhos, p.metricSizes)
+	}
+	if slices.Contains(parts, "poisson") {
+		s.poissons = poissonConfigs(p.poissonSizes, p.poissonReps)
 	}
 	return s
 }
@@ -130,6 +145,9 @@ func (s *study) run(workers int, log io.Writer) {
 	for _, c := range s.metrics {
 		cells = append(cells, cell{key: c.key(), reps: s.plan.metricReps[c.n], methods: mMethods, cost: 25 * float64(c.n), replicate: c.replicate})
 	}
+	for _, c := range s.poissons {
+		cells = append(cells, cell{key: c.key(), reps: s.plan.poissonReps[c.n], methods: pMethods, cost: 20 * float64(c.n), replicate: c.replicate})
+	}
 	if len(s.metrics) > 0 {
 		metricTruths()
 	}
@@ -144,6 +162,7 @@ func (s *study) run(workers int, log io.Writer) {
 	s.classRes = next(len(s.classes))
 	s.rankRes = next(len(s.ranks))
 	s.metricRes = next(len(s.metrics))
+	s.poissonRes = next(len(s.poissons))
 }
 
 // userResult returns the result of the per-user cell, and false when the
