@@ -176,6 +176,33 @@ func TestDistributedEqualsOneServer(t *testing.T) {
 		step("leaderboard " + metric)
 	}
 
+	for _, best := range []bool{false, true} {
+		q := compare.DiffQuery{Metric: "latency_ms", N: 15, Best: best}
+		dc, err := compare.Diff(ctx, cs, cand.citus, third.citus, q)
+		require.NoError(t, err)
+		dp, err := compare.Diff(ctx, ps, cand.plain, third.plain, q)
+		require.NoError(t, err)
+		same("diff", dc, dp)
+	}
+	step("diff")
+
+	// The experiment's report: a leaderboard with a ranking for each
+	// metric, and the history.
+	sq := compare.ExperimentQuery{Experiment: "scale", History: 20, Options: compare.Options{Resamples: 300, Seed: 5}}
+	ec, err := compare.Summarize(ctx, cs, sq)
+	require.NoError(t, err)
+	ep, err := compare.Summarize(ctx, ps, sq)
+	require.NoError(t, err)
+	require.Len(t, ec.Leaderboards, 2)
+	for i, l := range ec.Leaderboards {
+		for j := range l.Rows {
+			l.Rows[j].LoggedAt = ep.Leaderboards[i].Rows[j].LoggedAt
+		}
+		same("report leaderboard", l, ep.Leaderboards[i])
+	}
+	require.Equal(t, ep.Evaluations, ec.Evaluations)
+	step("report")
+
 	hc, err := compare.History(ctx, cs, store.HistoryFilter{Experiment: "scale", Limit: 100})
 	require.NoError(t, err)
 	hp, err := compare.History(ctx, ps, store.HistoryFilter{Experiment: "scale", Limit: 100})

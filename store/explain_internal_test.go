@@ -58,10 +58,18 @@ func TestPushedDownPlans(t *testing.T) {
 	received := regexp.MustCompile(`Tuple data received from nodes: (\d+) (bytes|kB)`)
 	explain := func(query string, args ...any) (plan string, bytes int) {
 		t.Helper()
-		rows, err := s.pool.Query(ctx, "EXPLAIN (ANALYZE, VERBOSE) "+query, args...)
-		require.NoError(t, err)
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		require.NoError(t, err)
+		var lines []string
+		require.NoError(t, s.InTx(ctx, func(tx *Tx) error {
+			if err := tx.noJIT(ctx); err != nil {
+				return err
+			}
+			rows, err := tx.tx.Query(ctx, "EXPLAIN (ANALYZE, VERBOSE) "+query, args...)
+			if err != nil {
+				return err
+			}
+			lines, err = pgx.CollectRows(rows, pgx.RowTo[string])
+			return err
+		}))
 		plan = strings.Join(lines, "\n")
 		m := received.FindStringSubmatch(plan)
 		require.NotNil(t, m, plan)
@@ -86,7 +94,8 @@ func TestPushedDownPlans(t *testing.T) {
 			{"signed ranks", signedRanksQuery(a, b), []any{1, 1}, 4 * 64 * 40},
 		} {
 			plan, bytes := explain(q.query, q.args...)
-			t.Logf("%s, %d units: %d bytes reached the coordinator", q.name, n, bytes)
+			t.Logf("%s, %d units: %d bytes reached the coordinator in %s", q.name, n, bytes, plan[strings.LastIndex(plan, "Execution Time: ")+16:])
+			require.NotContains(t, plan, "JIT:", q.name)
 			require.Contains(t, plan, "Custom Scan (Citus Adaptive)", q.name)
 			require.Contains(t, plan, "Task Count: 4", "%s: one task per shard\n%s", q.name, plan)
 			for _, bad := range []string{"Subplan", "intermediate", "Repartition", "MapMergeJob", "repartition"} {

@@ -28,6 +28,15 @@ import (
 // precision they are stored at are made equal first, as the comparison
 // does with pairs: |l − r| ≤ 2⁻²³·max(|l|, |r|).
 
+// noJIT switches off JIT compilation for the rest of the transaction, on
+// the workers too: the replicate query's long expressions took seconds to
+// compile, longer than the work they speed up. On a server without Citus
+// the first setting is an unused placeholder.
+func (t *Tx) noJIT(ctx context.Context) error {
+	_, err := t.tx.Exec(ctx, `SET LOCAL citus.propagate_set_commands = 'local'; SET LOCAL jit = off`)
+	return err
+}
+
 // Summary is two evaluations' paired values of one metric reduced to
 // counts and exact sums: the units both have (N) and either alone, the
 // units with left > right and left < right, the units with a value other
@@ -101,6 +110,9 @@ const dExpr = `(p.dhi::numeric * 4294967296 + p.dlo)`
 func (t *Tx) Summarize(ctx context.Context, leftID, rightID int64, metric string, intersect bool) (*Summary, error) {
 	left, right, li, ri, err := pairable(ctx, t.tx, leftID, rightID, metric, intersect)
 	if err != nil {
+		return nil, err
+	}
+	if err := t.noJIT(ctx); err != nil {
 		return nil, err
 	}
 	s := &Summary{Left: left, Right: right, Metric: metric}
@@ -206,6 +218,9 @@ func (t *Tx) Replicates(ctx context.Context, leftID, rightID int64, metric strin
 	if _, err := t.tx.Exec(ctx, `SET LOCAL enable_hashagg = on`); err != nil {
 		return nil, err
 	}
+	if err := t.noJIT(ctx); err != nil {
+		return nil, err
+	}
 	rows, err := t.tx.Query(ctx, replicatesQuery(leftID, rightID), li+1, ri+1, int64(seed), B)
 	if err != nil {
 		return nil, fmt.Errorf("resample evaluations %d and %d: %w", leftID, rightID, err)
@@ -264,6 +279,9 @@ func signedRanksQuery(leftID, rightID int64) string {
 func (t *Tx) SignedRanks(ctx context.Context, leftID, rightID int64, metric string) ([]RankGroup, error) {
 	_, _, li, ri, err := pairable(ctx, t.tx, leftID, rightID, metric, true)
 	if err != nil {
+		return nil, err
+	}
+	if err := t.noJIT(ctx); err != nil {
 		return nil, err
 	}
 	rows, err := t.tx.Query(ctx, signedRanksQuery(leftID, rightID), li+1, ri+1)
