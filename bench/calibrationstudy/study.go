@@ -83,15 +83,15 @@ func (p plan) scaled(s float64) plan {
 
 // study is the parts of the study with their results.
 type study struct {
-	plan      plan
-	users     []userConfig
-	userRes   []cellResult
-	folds     []foldConfig
-	foldRes   []cellResult
-	classes   []classConfig
-	classRes  []cellResult
-	ranks     []rankConfig
-	rankRes   []cellResult
+	plan       plan
+	users      []userConfig
+	userRes    []cellResult
+	folds      []foldConfig
+	foldRes    []cellResult
+	classes    []classConfig
+	classRes   []cellResult
+	ranks      []rankConfig
+	rankRes    []cellResult
 	metrics    []metricConfig
 	metricRes  []cellResult
 	poissons   []poissonConfig
