@@ -1,0 +1,135 @@
+package store_test
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/verdict-ml/verdict/compare"
+	"github.com/verdict-ml/verdict/store"
+	"github.com/verdict-ml/verdict/store/storetest"
+)
+
+// genRows are n users' values of two metrics, made as they are read: an
+// ndcg-like one (multiples of 1/64, a third zeros) and a latency.
+type genRows struct {
+	n, i, salt int
+	v          [2]float64
+}
+
+func (r *genRows) Metrics() []string { return []string{"ndcg@10", "latency_ms"} }
+func (r *genRows) HasDraw() bool     { return false }
+func (r *genRows) Next() bool {
+	r.i++
+	h := uint64(r.i)*0x9e3779b97f4a7c15 ^ uint64(r.salt)*0xbf58476d1ce4e5b9
+	h ^= h >> 31
+	r.v[0] = 0
+	if h%3 != 0 {
+		r.v[0] = float64(h>>8%64) / 64
+	}
+	r.v[1] = float64(float32(10 + float64(h>>20%10000)/100))
+	return r.i <= r.n
+}
+func (r *genRows) SampleID() string       { return fmt.Sprintf("user-%08d", r.i) }
+func (r *genRows) Draw() int64            { return 0 }
+func (r *genRows) Values() []float64      { return r.v[:] }
+func (r *genRows) Where() string          { return fmt.Sprintf("row %d", r.i) }
+func (r *genRows) Err() error             { return nil }
+func (r *genRows) Progress() (a, b int64) { return int64(r.i), int64(r.n) }
+
+// TestCitusBench is bench/citus's measurement, skipped unless
+// VERDICT_CITUS_BENCH gives the number of units: two evaluations logged
+// and compared on a 3-node loopback Citus cluster (distributed into
+// VERDICT_CITUS_SHARDS shards, default 32) and on one server of the same
+// settings, with the bytes that reach the coordinator read from EXPLAIN
+// (ANALYZE, VERBOSE). It prints a Markdown table.
+func TestCitusBench(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("VERDICT_CITUS_BENCH"))
+	if n <= 0 {
+		t.Skip("set VERDICT_CITUS_BENCH=UNITS to run (bench/citus/run)")
+	}
+	shards, _ := strconv.Atoi(os.Getenv("VERDICT_CITUS_SHARDS"))
+	B, _ := strconv.Atoi(os.Getenv("VERDICT_CITUS_RESAMPLES"))
+	B = max(B, 1)
+	ctx := context.Background()
+	cs, err := store.Open(ctx, storetest.Citus(t), store.Options{})
+	require.NoError(t, err)
+	defer cs.Close()
+	ps, err := store.Open(ctx, storetest.NewDatabase(t), store.Options{})
+	require.NoError(t, err)
+	defer ps.Close()
+	_, err = cs.Distribute(ctx, store.DistributeOptions{ShardCount: shards})
+	require.NoError(t, err)
+
+	var out strings.Builder
+	row := func(what string, onCluster, onServer time.Duration, note string) {
+		fmt.Fprintf(&out, "| %s | %.1f s | %.1f s | %s |\n", what, onCluster.Seconds(), onServer.Seconds(), note)
+	}
+	fmt.Fprintf(&out, "%d units a side, %d shards, B = %d\n\n| step | cluster | one server | what reached the coordinator |\n|---|---|---|---|\n", n, cmp.Or(shards, 32), B)
+	evals := map[*store.Store][2]*store.Evaluation{}
+	var logCluster, logServer time.Duration
+	for _, st := range []*store.Store{cs, ps} {
+		var pair [2]*store.Evaluation
+		for i, run := range []string{"base", "cand"} {
+			start := time.Now()
+			l, err := st.LogEvaluation(ctx, store.NewEvaluation{Experiment: "bench", Run: run, EvalSet: "test"}, &genRows{n: n, salt: i})
+			require.NoError(t, err)
+			if st == cs {
+				logCluster += time.Since(start)
+			} else {
+				logServer += time.Since(start)
+			}
+			pair[i] = &l.Evaluation
+		}
+		evals[st] = pair
+	}
+	row("log both evaluations", logCluster, logServer, fmt.Sprintf("%.0f rows/s on the cluster, %.0f on one server",
+		float64(2*n)/logCluster.Seconds(), float64(2*n)/logServer.Seconds()))
+
+	received := regexp.MustCompile(`Tuple data received from nodes: (\d+ (bytes|kB|MB))`)
+	explain := func(query string, args ...any) string {
+		var lines []string
+		require.NoError(t, cs.InTx(ctx, func(tx *store.Tx) error {
+			if err := tx.NoJIT(ctx); err != nil {
+				return err
+			}
+			lines, err = tx.Lines(ctx, "EXPLAIN (ANALYZE, VERBOSE) "+query, args...)
+			return err
+		}))
+		m := received.FindStringSubmatch(strings.Join(lines, "\n"))
+		require.NotNil(t, m)
+		return m[1]
+	}
+	e := evals[cs]
+	for _, tc := range []struct {
+		name   string
+		method compare.Method
+		res    compare.Resampling
+		query  string
+		args   []any
+	}{
+		{"compare --method t", compare.PairedT, "", store.SummaryQuery(e[0].ID, e[1].ID), []any{1, 1}},
+		{"compare --method wilcoxon --resampling poisson", compare.Wilcoxon, compare.Poisson, store.SignedRanksQuery(e[0].ID, e[1].ID), []any{1, 1}},
+		{"compare --resampling poisson", compare.Bootstrap, compare.Poisson, store.ReplicatesQuery(e[0].ID, e[1].ID), []any{1, 1, int64(0), B}},
+	} {
+		var took [2]time.Duration
+		for i, st := range []*store.Store{cs, ps} {
+			start := time.Now()
+			_, err := compare.Evaluations(ctx, st, evals[st][0], evals[st][1], compare.Options{Metrics: []string{"ndcg@10"}, Method: tc.method, Resampling: tc.res, Resamples: B})
+			require.NoError(t, err)
+			took[i] = time.Since(start)
+		}
+		row(tc.name, took[0], took[1], explain(tc.query, tc.args...))
+	}
+	pairs := fmt.Sprintf(`SELECT a.sample_id, a.vals[1], b.vals[1] FROM verdict_units.unit_values_%d a JOIN verdict_units.unit_values_%d b ON b.sample_id = a.sample_id`, e[0].ID, e[1].ID)
+	fmt.Fprintf(&out, "\nEvery pair, for contrast: %s reach the coordinator.\n", explain(pairs))
+	t.Log("\n" + out.String())
+}

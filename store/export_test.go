@@ -1,0 +1,26 @@
+package store
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The pushed-down queries, for tests and benchmarks that read their plans.
+var (
+	SummaryQuery     = summaryQuery
+	ReplicatesQuery  = replicatesQuery
+	SignedRanksQuery = signedRanksQuery
+)
+
+// NoJIT is Tx.noJIT.
+func (t *Tx) NoJIT(ctx context.Context) error { return t.noJIT(ctx) }
+
+// Lines runs sql in the transaction and returns its one text column.
+func (t *Tx) Lines(ctx context.Context, sql string, args ...any) ([]string, error) {
+	rows, err := t.tx.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
