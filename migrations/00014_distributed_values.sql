@@ -15,6 +15,13 @@
 -- coordinator to the shards; attach_values attaches the evaluation's table
 -- to unit_values itself. On a server that is not distributed they do what
 -- migration 9's did.
+--
+-- Citus refuses, in one transaction, to reach a shard as one role after
+-- another role changed it. The functions run as the role that migrated; a
+-- writer's COPY runs as the writer. So for a caller other than that role,
+-- create_values leaves the table on the coordinator, the caller loads and
+-- indexes it there, and attach_values distributes it (Citus copies the rows
+-- to the shards) just before attaching it: the same result, one copy more.
 
 -- +goose Up
 -- +goose StatementBegin
@@ -48,7 +55,9 @@ BEGIN
     END IF;
     EXECUTE format('CREATE TABLE %s (%s) %s', t, verdict_units.values_columns(evaluation_id),
                    CASE WHEN parts > 1 THEN 'PARTITION BY HASH (sample_id)' ELSE '' END);
-    IF d THEN
+    IF d AND session_user = current_user THEN
+        -- The caller runs as this function's owner: its COPY may reach the
+        -- shards this makes.
         EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, colocate_with => %L)', t, 'sample_id', 'unit_values');
     END IF;
     EXECUTE format('GRANT SELECT, INSERT ON %s TO %I', t, session_user);
@@ -63,11 +72,19 @@ DECLARE
     g integer := evaluation_id / 100;
     grp text := format('verdict_units.%I', 'unit_values_g' || g);
     t text := format('verdict_units.%I', 'unit_values_' || evaluation_id);
+    done boolean;
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM evaluations e WHERE e.id = evaluation_id) THEN
         RAISE EXCEPTION 'evaluation % is not stored', evaluation_id USING ERRCODE = '22023';
     END IF;
     IF verdict_units.distributed() THEN
+        EXECUTE 'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1)'
+            INTO done USING to_regclass(t);
+        IF NOT done THEN
+            -- Loaded on the coordinator by a caller other than the owner.
+            EXECUTE format('SELECT pg_catalog.create_distributed_table(%L, %L, colocate_with => %L)', t, 'sample_id', 'unit_values');
+            EXECUTE format('SELECT pg_catalog.truncate_local_data_after_distributing_table(%L)', t);
+        END IF;
         -- Citus distributes one level of partitions: no group.
         EXECUTE format('ALTER TABLE unit_values ATTACH PARTITION %s FOR VALUES IN (%s)', t, evaluation_id);
         EXECUTE format('REVOKE INSERT ON %s FROM %I', t, session_user);

@@ -96,6 +96,17 @@ func requireNothingLeft(t *testing.T, coord string, id int64) {
 	}
 }
 
+// pgxExec runs stmt on a connection of its own to the database at u.
+func pgxExec(ctx context.Context, u, stmt string) (int64, error) {
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close(ctx)
+	tag, err := conn.Exec(ctx, stmt)
+	return tag.RowsAffected(), err
+}
+
 // lastID is the last evaluation ID allocated.
 func lastID(t *testing.T, url string) int64 {
 	return storetest.Scalar[int64](t, url, `SELECT last_value FROM evaluations_id_seq`)
@@ -252,6 +263,46 @@ func TestDistribute(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, p.SampleIDs, 2000)
 		require.Equal(t, int64(3+3), storetest.Scalar[int64](t, coord, `SELECT count(*) FROM pg_inherits WHERE inhparent = 'unit_values'::regclass`))
+		require.Equal(t, int64(0), storetest.Scalar[int64](t, coord, fmt.Sprintf(`SELECT pg_relation_size('verdict_units.unit_values_%d')`, next.ID)),
+			"the rows are on the shards only")
+	})
+
+	t.Run("a writer, which owns nothing, logs and its values are distributed", func(t *testing.T) {
+		_, err := s.CreateRole(ctx, "verdict_distribute_writer", store.Writer, "")
+		require.NoError(t, err)
+		u, err := url.Parse(coord)
+		require.NoError(t, err)
+		u.User = url.User("verdict_distribute_writer")
+		writer := u.String()
+		w, err := store.Open(ctx, writer, store.Options{})
+		require.NoError(t, err)
+		defer w.Close()
+		ev := newEval("e", "by-writer")
+		ev.Connections = 2
+		logged, err := w.LogEvaluation(ctx, ev, shiftedRows(2000, 0.4))
+		require.NoError(t, err)
+		require.Equal(t, "unit_values 1 0", storetest.Scalar[string](t, coord, fmt.Sprintf(`
+			SELECT i.inhparent::regclass::text || ' ' ||
+			       (SELECT count(*) FROM pg_dist_partition p JOIN pg_dist_partition u ON u.colocationid = p.colocationid
+			        WHERE p.logicalrelid = i.inhrelid AND u.logicalrelid = 'unit_values'::regclass) || ' ' ||
+			       pg_relation_size(i.inhrelid)
+			FROM pg_inherits i WHERE i.inhrelid = 'verdict_units.unit_values_%d'::regclass`, logged.ID)),
+			"attached, distributed and co-located, without a local copy")
+		p, err := w.Pair(ctx, a.ID, logged.ID, "ndcg@10", true)
+		require.NoError(t, err)
+		require.Len(t, p.SampleIDs, 2000)
+		requireDenied := func(stmt string) {
+			_, err := pgxExec(ctx, writer, stmt)
+			require.ErrorContains(t, err, "permission denied", stmt)
+		}
+		requireDenied(fmt.Sprintf(`INSERT INTO verdict_units.unit_values_%d (sample_id, vals) VALUES ('x', '{1,1}')`, logged.ID))
+		requireDenied(fmt.Sprintf(`INSERT INTO unit_values VALUES (%d, 'x', 0, '{1,1}')`, logged.ID))
+
+		rows := shiftedRows(2000, 0.1)
+		rows.ids[1500] = rows.ids[10]
+		_, err = w.LogEvaluation(ctx, newEval("e", "dup-by-writer"), rows)
+		require.ErrorIs(t, err, store.ErrBadInput)
+		requireNothingLeft(t, coord, lastID(t, coord))
 	})
 
 	t.Run("a duplicate found by the primary key leaves nothing on any node", func(t *testing.T) {
