@@ -73,7 +73,10 @@ const maxShardCount = 64000
 // anywhere leaves the database as it was. From then on
 // verdict_units.create_values distributes each new evaluation's table as it
 // creates it, and the rows of a log stream through the coordinator to the
-// shards (migration 14).
+// shards (migration 14). A writer's log, which Citus may not let reach
+// shards that the role owning the functions made in the same transaction,
+// loads on the coordinator instead, and verdict_units.attach_values
+// distributes its table just before attaching it.
 //
 // Every other table stays the coordinator's own: experiments, runs,
 // evaluation sets, evaluations, sample labels, comparisons, FDR ledgers,
