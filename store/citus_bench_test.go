@@ -91,6 +91,15 @@ func TestCitusBench(t *testing.T) {
 		}
 		evals[st] = pair
 	}
+	var size int64
+	require.NoError(t, cs.InTx(ctx, func(tx *store.Tx) error {
+		lines, err := tx.Lines(ctx, fmt.Sprintf(`SELECT citus_total_relation_size('verdict_units.unit_values_%d')::text`, evals[cs][0].ID))
+		if err == nil {
+			size, err = strconv.ParseInt(lines[0], 10, 64)
+		}
+		return err
+	}))
+	fmt.Fprintf(&out, "| stored | | | %.1f MB an evaluation on the workers, index included: %.0f bytes a unit |\n", float64(size)/1e6, float64(size)/float64(n))
 	row("log both evaluations", logCluster, logServer, fmt.Sprintf("%.0f rows/s on the cluster, %.0f on one server",
 		float64(2*n)/logCluster.Seconds(), float64(2*n)/logServer.Seconds()))
 
@@ -128,6 +137,25 @@ func TestCitusBench(t *testing.T) {
 			took[i] = time.Since(start)
 		}
 		row(tc.name, took[0], took[1], explain(tc.query, tc.args...))
+	}
+	if os.Getenv("VERDICT_CITUS_PLANS") != "" {
+		for _, q := range []struct {
+			name, query string
+			args        []any
+		}{
+			{"summary (t, means, counts, hint)", store.SummaryQuery(e[0].ID, e[1].ID), []any{1, 1}},
+			{"replicates (Poisson bootstrap, sign flips)", store.ReplicatesQuery(e[0].ID, e[1].ID), []any{1, 1, int64(0), B}},
+			{"signed ranks (Wilcoxon)", store.SignedRanksQuery(e[0].ID, e[1].ID), []any{1, 1}},
+		} {
+			require.NoError(t, cs.InTx(ctx, func(tx *store.Tx) error {
+				if err := tx.NoJIT(ctx); err != nil {
+					return err
+				}
+				lines, err := tx.Lines(ctx, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) "+q.query, q.args...)
+				fmt.Fprintf(&out, "\n%s:\n\n    %s\n", q.name, strings.Join(lines, "\n    "))
+				return err
+			}))
+		}
 	}
 	pairs := fmt.Sprintf(`SELECT a.sample_id, a.vals[1], b.vals[1] FROM verdict_units.unit_values_%d a JOIN verdict_units.unit_values_%d b ON b.sample_id = a.sample_id`, e[0].ID, e[1].ID)
 	fmt.Fprintf(&out, "\nEvery pair, for contrast: %s reach the coordinator.\n", explain(pairs))

@@ -179,14 +179,14 @@ var poissonThresholds = []int64{
 }
 
 // weightExpr is the Poisson weight of the unit whose sample ID hashed to
-// p.h in replicate g.b: a CASE over the thresholds, which PostgreSQL
+// p.h in replicate p.b: a CASE over the thresholds, which PostgreSQL
 // evaluates faster than width_bucket over an array, and which a sum can
 // read without a grouping key.
 func weightExpr() string {
 	var b strings.Builder
 	b.WriteString("CASE")
 	for k, t := range poissonThresholds {
-		fmt.Fprintf(&b, " WHEN (hashint8extended(p.h, g.b::bigint) # (-9223372036854775807 - 1)) < %d THEN %d", t, k)
+		fmt.Fprintf(&b, " WHEN (hashint8extended(p.h, p.b::bigint) # (-9223372036854775807 - 1)) < %d THEN %d", t, k)
 	}
 	fmt.Fprintf(&b, " ELSE %d END", len(poissonThresholds))
 	return b.String()
@@ -196,13 +196,13 @@ func weightExpr() string {
 // indexes, $3 the seed and $4 the number of replicates.
 func replicatesQuery(leftID, rightID int64) string {
 	w := weightExpr()
-	flip := "(hashint8extended(p.h, g.b::bigint) & 1) = 1"
+	flip := "(hashint8extended(p.h, p.b::bigint) & 1) = 1"
 	return `
-		SELECT g.b, sum(` + w + `), sum((` + w + `) * p.dhi)::text, sum((` + w + `) * p.dlo)::text,
+		SELECT p.b, sum(` + w + `), sum((` + w + `) * p.dhi)::text, sum((` + w + `) * p.dlo)::text,
 		       sum(CASE WHEN ` + flip + ` THEN -p.dhi ELSE p.dhi END)::text, sum(CASE WHEN ` + flip + ` THEN -p.dlo ELSE p.dlo END)::text
-		FROM (SELECT hashtextextended(p.sid COLLATE "C", $3) AS h, p.dhi, p.dlo FROM ` + pairedValues(leftID, rightID, false) + `) p
-		CROSS JOIN generate_series(0, $4 - 1) AS g(b)
-		GROUP BY g.b`
+		FROM (SELECT hashtextextended(p.sid COLLATE "C", $3) AS h, p.dhi, p.dlo, generate_series(0, $4 - 1) AS b
+		      FROM ` + pairedValues(leftID, rightID, false) + `) p
+		GROUP BY p.b`
 }
 
 // Replicates computes B replicates of the paired units with seed, for
