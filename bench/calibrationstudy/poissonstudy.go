@@ -236,7 +236,7 @@ func bandText(n int, p float64) string {
 // configurations it flags to flags.
 func (s *study) poissonMarkdown(w io.Writer, flags *[]string) error {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	p("### Poisson and multinomial bootstrap\n\n")
+	p("### The Poisson bootstrap\n\n")
 	p("Replications per cell: %s; B = %s, ρ = %s. † marks a rate outside the 99 %% binomial band of a calibrated method (the band row).\n\n",
 		repsText(s.plan.poissonReps), report.Thousands(stats.DefaultResamples), rhoText(figureRho))
 	shapes := poissonShapes()

@@ -49,10 +49,12 @@ func fullPlan() plan {
 		rankReps:    map[int]int{20: 2000, 100: 2000, 1000: 2000, 10000: 600},
 		metricSizes: []int{20, 100, 1000},
 		metricReps:  map[int]int{20: 1000, 100: 1000, 1000: 1000},
-		// At 100,000 units a replication resamples for about 3 s on 2
-		// cores (HashedReplicates, about 15 ns a unit and replicate).
+		// At 100,000 units a replication costs 6 to 8 s of CPU, nearly all
+		// of it HashedReplicates (30 to 37 ns a unit and replicate on a
+		// shared machine): 20 replications a cell keep the part near a
+		// quarter of an hour.
 		poissonSizes: []int{20, 100, 1000, 100000},
-		poissonReps:  map[int]int{20: 2000, 100: 2000, 1000: 1000, 100000: 50},
+		poissonReps:  map[int]int{20: 2000, 100: 2000, 1000: 1000, 100000: 20},
 	}
 }
 
