@@ -82,19 +82,26 @@ func pairedValues(leftID, rightID int64, full bool) string {
 	in := func(v string) string {
 		return "(abs(" + v + ") < 16777216 AND " + frac(v) + " * 18446744073709551616.0 = trunc(" + frac(v) + " * 18446744073709551616.0))"
 	}
+	// A subquery whose select list holds a set-returning function is not
+	// merged into the query that reads it, so each level's columns are
+	// computed once per pair: generate_series(1, 1) is that barrier.
+	// Merged, every column would be recomputed wherever it is read, and
+	// under the replicates' generate_series once per replicate.
 	return `(
-		SELECT sid, l, r, ok,
-		       CASE WHEN ok THEN ` + hi("l") + ` - ` + hi("r") + ` END AS dhi,
-		       CASE WHEN ok THEN ` + lo("l") + ` - ` + lo("r") + ` END AS dlo,
+		SELECT sid, l, r, ok, generate_series(1, 1) AS once,
+		       CASE WHEN eq THEN 0 WHEN ok THEN ` + hi("l") + ` - ` + hi("r0") + ` END AS dhi,
+		       CASE WHEN eq THEN 0 WHEN ok THEN ` + lo("l") + ` - ` + lo("r0") + ` END AS dlo,
 		       CASE WHEN ok THEN ` + hi("l") + ` END AS lhi, CASE WHEN ok THEN ` + lo("l") + ` END AS llo,
-		       CASE WHEN ok THEN ` + hi("r") + ` END AS rhi, CASE WHEN ok THEN ` + lo("r") + ` END AS rlo
+		       CASE WHEN ok AND eq THEN ` + hi("l") + ` WHEN ok THEN ` + hi("r0") + ` END AS rhi,
+		       CASE WHEN ok AND eq THEN ` + lo("l") + ` WHEN ok THEN ` + lo("r0") + ` END AS rlo
 		FROM (
-			SELECT sid, l, r, ` + in("l") + ` AND ` + in("r") + ` AS ok
+			SELECT sid, l, r0, eq, CASE WHEN eq THEN l ELSE r0 END AS r, ` + in("l") + ` AND (eq OR ` + in("r0") + `) AS ok,
+			       generate_series(1, 1) AS once
 			FROM (
-				SELECT coalesce(a.sample_id, b.sample_id) AS sid, a.vals[$1]::float8 AS l,
-				       CASE WHEN abs(a.vals[$1]::float8 - b.vals[$2]::float8)
-				                 <= 1.1920928955078125e-07 * greatest(abs(a.vals[$1]::float8), abs(b.vals[$2]::float8))
-				            THEN a.vals[$1]::float8 ELSE b.vals[$2]::float8 END AS r
+				SELECT coalesce(a.sample_id, b.sample_id) AS sid, a.vals[$1]::float8 AS l, b.vals[$2]::float8 AS r0,
+				       abs(a.vals[$1]::float8 - b.vals[$2]::float8)
+				           <= 1.1920928955078125e-07 * greatest(abs(a.vals[$1]::float8), abs(b.vals[$2]::float8)) AS eq,
+				       generate_series(1, 1) AS once
 				FROM ` + partitionName(leftID) + ` a ` + join + ` ` + partitionName(rightID) + ` b ON b.sample_id = a.sample_id
 			) e
 		) w
@@ -200,8 +207,9 @@ func replicatesQuery(leftID, rightID int64) string {
 	return `
 		SELECT p.b, sum(` + w + `), sum((` + w + `) * p.dhi)::text, sum((` + w + `) * p.dlo)::text,
 		       sum(CASE WHEN ` + flip + ` THEN -p.dhi ELSE p.dhi END)::text, sum(CASE WHEN ` + flip + ` THEN -p.dlo ELSE p.dlo END)::text
-		FROM (SELECT hashtextextended(p.sid COLLATE "C", $3) AS h, p.dhi, p.dlo, generate_series(0, $4 - 1) AS b
-		      FROM ` + pairedValues(leftID, rightID, false) + `) p
+		FROM (SELECT p.h, p.dhi, p.dlo, generate_series(0, $4 - 1) AS b
+		      FROM (SELECT hashtextextended(p.sid COLLATE "C", $3) AS h, p.dhi, p.dlo, generate_series(1, 1) AS once
+		            FROM ` + pairedValues(leftID, rightID, false) + `) p) p
 		GROUP BY p.b`
 }
 
