@@ -1,6 +1,8 @@
 package stats
 
 import (
+	"slices"
+
 	"github.com/verdict-ml/verdict/internal/pghash"
 )
 
@@ -41,14 +43,24 @@ func replicateHash(sampleID string, b int32, seed uint64) uint64 {
 // sampleID in replicate b of a Poisson bootstrap with seed: the same
 // number verdict_poisson_weight(sample_id, b, seed) gives in SQL.
 func PoissonWeight(sampleID string, b int32, seed uint64) int32 {
-	u := replicateHash(sampleID, b, seed)
+	return int32(weightOfHash(replicateHash(sampleID, b, seed)))
+}
+
+// weightOfHash is the Poisson weight of a replicate hash u: the number of
+// thresholds at or below it.
+func weightOfHash(u uint64) int64 {
 	for k, t := range poissonThresholds {
 		if u < t {
-			return int32(k)
+			return int64(k)
 		}
 	}
-	return int32(len(poissonThresholds))
+	return int64(len(poissonThresholds))
 }
+
+// PoissonThresholds are the thresholds of PoissonWeight, for a database
+// that draws the same weights (store's replicate query): the weight of a
+// replicate hash is the number of thresholds at or below it.
+func PoissonThresholds() []uint64 { return slices.Clone(poissonThresholds[:]) }
 
 // FlipSign reports whether the unit sampleID flips the sign of its
 // difference in replicate b of a sign-flip test with seed: the lowest bit

@@ -113,14 +113,7 @@ const replicateBlock = 1024
 // string hash.
 func weightOf(h int64, b int) (w int64, flip bool) {
 	u := pghash.Int8Extended(h, uint64(int64(b)))
-	w = int64(len(poissonThresholds))
-	for k, t := range poissonThresholds {
-		if u < t {
-			w = int64(k)
-			break
-		}
-	}
-	return w, u&1 == 1
+	return weightOfHash(u), u&1 == 1
 }
 
 func replicateFixed(ctx context.Context, r *Replicates, hashes, rows []int64, d []int128) error {

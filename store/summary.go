@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/verdict-ml/verdict/stats"
 )
 
 // The queries below pair two evaluations and reduce the pairs where the
@@ -177,28 +179,21 @@ type ReplicateSums struct {
 	Sums, Flips []*big.Int
 }
 
-// poissonThresholds are verdict_poisson_weight's (migration 13): over the
-// replicate hash read as a signed number (its sign bit flipped), the
-// weight is the number of thresholds at or below it.
-var poissonThresholds = []int64{
-	-2437194135585890534, 4348983765682994741, 7742072716317437378, 8873102366528918257,
-	9155859779081788477, 9212411261592362521, 9221836508677458195, 9223182972546757577, 9223351280530420000,
-	9223369981417493602, 9223371851506200963, 9223372021514265268, 9223372035681603960, 9223372036771399244,
-	9223372036849241765, 9223372036854431266, 9223372036854755610, 9223372036854774689, 9223372036854775749,
-	9223372036854775805,
-}
-
 // weightExpr is the Poisson weight of the unit whose sample ID hashed to
-// p.h in replicate p.b: a CASE over the thresholds, which PostgreSQL
+// p.h in replicate p.b: a CASE over stats.PoissonThresholds, those of
+// verdict_poisson_weight (migration 13), which PostgreSQL
 // evaluates faster than width_bucket over an array, and which a sum can
 // read without a grouping key.
 func weightExpr() string {
 	var b strings.Builder
 	b.WriteString("CASE")
-	for k, t := range poissonThresholds {
-		fmt.Fprintf(&b, " WHEN (hashint8extended(p.h, p.b::bigint) # (-9223372036854775807 - 1)) < %d THEN %d", t, k)
+	thresholds := stats.PoissonThresholds()
+	for k, t := range thresholds {
+		// The hash, a signed bigint, with its sign bit flipped orders as
+		// the unsigned hash does; so does the threshold.
+		fmt.Fprintf(&b, " WHEN (hashint8extended(p.h, p.b::bigint) # (-9223372036854775807 - 1)) < %d THEN %d", int64(t^1<<63), k)
 	}
-	fmt.Fprintf(&b, " ELSE %d END", len(poissonThresholds))
+	fmt.Fprintf(&b, " ELSE %d END", len(thresholds))
 	return b.String()
 }
 
