@@ -110,13 +110,6 @@ func toFixed(v float64) (int128, bool) {
 	return int128{int64(fl), uint64(frac)}, true
 }
 
-// InFixed reports whether v is in Q64, as the SQL side tests it: the
-// units whose values all are can be summed in fixed point on the workers.
-func InFixed(v float64) bool {
-	_, ok := toFixed(v)
-	return ok
-}
-
 // wideInt returns v·2^WideScale as an integer, exactly, for finite v.
 func wideInt(v float64) *big.Int {
 	f := new(big.Float).SetPrec(0).SetFloat64(v) // exact

@@ -28,7 +28,7 @@ type PairedSummary struct {
 }
 
 // SummarizePairs sums the paired values exactly: in Q64 when every value
-// is in it (InFixed), else at WideScale. Values of different lengths
+// is in it, else at WideScale. Values of different lengths
 // return ErrLengths, NaN or ±Inf ErrNotFinite.
 func SummarizePairs(left, right []float64) (PairedSummary, error) {
 	if _, err := pairedDifferencesOf(left, right); err != nil {

@@ -135,29 +135,27 @@ type SignedRankGroup struct {
 
 // SignedRanksOf groups the differences d.
 func SignedRanksOf(d []float64) SignedRanks {
-	abs := make([]float64, 0, len(d))
 	var r SignedRanks
+	nonzero := make([]float64, 0, len(d))
 	for _, v := range d {
 		if v == 0 {
 			r.Zeros++
 		} else {
-			abs = append(abs, math.Abs(v))
+			nonzero = append(nonzero, v)
 		}
 	}
-	sort.Float64s(abs)
-	pos := make(map[float64]int64)
-	for _, v := range d {
-		if v > 0 {
-			pos[v]++
+	sort.Slice(nonzero, func(a, b int) bool { return math.Abs(nonzero[a]) < math.Abs(nonzero[b]) })
+	for i := 0; i < len(nonzero); {
+		var g SignedRankGroup
+		j := i
+		for ; j < len(nonzero) && math.Abs(nonzero[j]) == math.Abs(nonzero[i]); j++ {
+			if nonzero[j] > 0 {
+				g.Pos++
+			} else {
+				g.Neg++
+			}
 		}
-	}
-	for i := 0; i < len(abs); {
-		j := i + 1
-		for j < len(abs) && abs[j] == abs[i] {
-			j++
-		}
-		p := pos[abs[i]]
-		r.Groups = append(r.Groups, SignedRankGroup{Pos: p, Neg: int64(j-i) - p})
+		r.Groups = append(r.Groups, g)
 		i = j
 	}
 	return r
