@@ -27,6 +27,12 @@ type RunOptions struct {
 	// the protocol's cutoffs and required k from the metrics.
 	Store *store.Store
 	Log   store.NewEvaluation
+	// OnBatch, when not nil, is called once per scored batch with its
+	// number of rows (with targets or without), in input order, from one
+	// goroutine at a time, after the batch is scored: a progress count
+	// that needs no locking. It is called on the goroutine consuming the
+	// scores, so a slow OnBatch slows the evaluation.
+	OnBatch func(rows int)
 }
 
 // Result is what Run computed, and logged when it was asked to. Its JSON
@@ -71,6 +77,7 @@ func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
 	}
 	scoring := ev.Start(ctx, src, workers)
 	defer scoring.Close()
+	scoring.OnBatch = opts.OnBatch
 	var (
 		rows    store.Rows = scoring
 		perUser *scores.Writer

@@ -2,6 +2,7 @@ package evaluate_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -97,4 +98,30 @@ func TestRunLogs(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, again.Existing)
 	require.Equal(t, *res.EvaluationID, *again.EvaluationID)
+}
+
+// TestRunOnBatch evaluates the demo's popularity rankings of MovieLens in
+// batches of 64 rows: OnBatch sees each batch once, in input order, so its
+// counts are 64 nine times and the remaining 34 of the 610 users.
+func TestRunOnBatch(t *testing.T) {
+	t.Parallel()
+	ids, ranked, targets := movieLens(t, "popularity", 10)
+	preds, tgts := movieLensTables(t, ids, ranked, targets, false)
+	for _, perUser := range []bool{false, true} {
+		t.Run(fmt.Sprint("perUser=", perUser), func(t *testing.T) {
+			src, err := evaluate.OpenTableRankings(preds, tgts, evaluate.RankingOptions{BatchSize: 64})
+			require.NoError(t, err)
+			defer src.Close()
+			opts := evaluate.RunOptions{Metrics: []evaluate.Metric{evaluate.NDCG(10)}, Workers: 3}
+			if perUser {
+				opts.PerUser = filepath.Join(t.TempDir(), "per-user.csv")
+			}
+			var counts []int
+			opts.OnBatch = func(rows int) { counts = append(counts, rows) }
+			res, err := evaluate.Run(context.Background(), src, opts)
+			require.NoError(t, err)
+			require.Equal(t, int64(610), res.Rows)
+			require.Equal(t, []int{64, 64, 64, 64, 64, 64, 64, 64, 64, 34}, counts)
+		})
+	}
 }

@@ -22,6 +22,11 @@ import (
 // evaluation protocol with several draws per user) get draw numbers 0, 1, ...
 // in input order.
 type Scoring struct {
+	// OnBatch, when not nil, is called with the row count of each scored
+	// batch, in input order, by the goroutine calling Next or Drain. Set
+	// it before the first of those calls.
+	OnBatch func(rows int)
+
 	e      *Evaluator
 	src    Rankings
 	ctx    context.Context
@@ -154,6 +159,9 @@ func (s *Scoring) nextBatch() bool {
 		return false
 	}
 	s.cur, s.r = res, -1
+	if s.OnBatch != nil {
+		s.OnBatch(res.b.Len())
+	}
 	return true
 }
 
