@@ -7,12 +7,16 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
+// DefaultDecideAt is the posterior probability a decision of the Bayesian
+// correlated t must exceed when BayesOptions.DecideAt is zero.
+const DefaultDecideAt = 0.95
+
 // BayesOptions configures the Bayesian correlated t-test. Give either Rho
 // or both NTrain and NTest.
 type BayesOptions struct {
 	// Rho is the correlation between the differences of overlapping folds,
 	// in [0, 1). Corani and Benavoli set it to n_test / (n_train + n_test),
-	// which is 1/k for k-fold cross-validation.
+	// which is 1/k for k-fold cross-validation (KFoldRho).
 	Rho float64
 	// NTrain and NTest are the training and test sizes of one fold; when
 	// both are set, Rho defaults to NTest / (NTrain + NTest).
@@ -21,19 +25,73 @@ type BayesOptions struct {
 	// Rope is the half-width r ≥ 0 of the region of practical equivalence
 	// [−r, r]. Zero means no region: only the sign of the mean is judged.
 	Rope float64
+	// DecideAt is the probability in [0.5, 1) one of the three posterior
+	// probabilities must exceed for BayesResult.Decide to decide; zero
+	// means DefaultDecideAt.
+	DecideAt float64
 }
 
+// BayesDecision is what the posterior of the Bayesian correlated t
+// decides: a side, practical equivalence, or nothing.
+type BayesDecision string
+
+const (
+	// BayesUndecided: no probability exceeds the threshold.
+	BayesUndecided BayesDecision = "undecided"
+	// BayesLeftBetter: P(μ > r) exceeds it.
+	BayesLeftBetter BayesDecision = "left_better"
+	// BayesEquivalent: P(−r ≤ μ ≤ r) exceeds it; the two are practically
+	// equivalent.
+	BayesEquivalent BayesDecision = "equivalent"
+	// BayesRightBetter: P(μ < −r) exceeds it.
+	BayesRightBetter BayesDecision = "right_better"
+)
+
 // BayesResult is the outcome of BayesCorrelatedT: the Student-t posterior
-// of the mean difference μ and its mass on either side of the region of
-// practical equivalence.
+// of the mean difference μ, its mass on either side of the region of
+// practical equivalence, and the decision at DecideAt.
 type BayesResult struct {
-	DF           int     `json:"df"`
-	Loc          float64 `json:"loc"`
-	Scale        float64 `json:"scale"`
-	PLeftBetter  float64 `json:"p_left_better"`
-	PEquivalent  float64 `json:"p_equivalent"`
-	PRightBetter float64 `json:"p_right_better"`
-	Notes        []Note  `json:"notes,omitempty"`
+	DF           int           `json:"df"`
+	Rho          float64       `json:"rho"`
+	Loc          float64       `json:"loc"`
+	Scale        float64       `json:"scale"`
+	PLeftBetter  float64       `json:"p_left_better"`
+	PEquivalent  float64       `json:"p_equivalent"`
+	PRightBetter float64       `json:"p_right_better"`
+	DecideAt     float64       `json:"decide_at"`
+	Decision     BayesDecision `json:"decision"`
+	Notes        []Note        `json:"notes,omitempty"`
+}
+
+// Decide applies the decision rule of the Bayesian correlated t at the
+// probability at:
+//
+//	BayesLeftBetter   if p_left_better  > at
+//	BayesEquivalent   if p_equivalent   > at
+//	BayesRightBetter  if p_right_better > at
+//	BayesUndecided    otherwise
+//
+// The comparisons are strict, as in Decide: a probability equal to at does
+// not decide, and neither does a NaN one. The three probabilities sum to
+// 1, so with at ≥ 0.5 at most one of them exceeds it. Decide is the one
+// place the rule is written; BayesCorrelatedTDiffs stores its answer in
+// Decision.
+//
+// Decide panics when at is not in [0.5, 1): a threshold below 0.5 could be
+// exceeded twice, and none reaches 1 or more.
+func (r BayesResult) Decide(at float64) BayesDecision {
+	if !(at >= 0.5 && at < 1) {
+		panic(fmt.Sprintf("stats: decision threshold %g is not in [0.5, 1)", at))
+	}
+	switch {
+	case r.PLeftBetter > at:
+		return BayesLeftBetter
+	case r.PEquivalent > at:
+		return BayesEquivalent
+	case r.PRightBetter > at:
+		return BayesRightBetter
+	}
+	return BayesUndecided
 }
 
 // BayesCorrelatedT runs the Bayesian correlated t-test on per-fold scores
@@ -61,7 +119,8 @@ func BayesCorrelatedT(left, right []float64, opts BayesOptions) (BayesResult, er
 //	p_equivalent   = P(−r ≤ μ ≤ r)
 //	p_right_better = P(μ < −r)
 //
-// A common decision rule acts when one of the three exceeds 0.95.
+// The result decides when one of the three exceeds DecideAt (0.95 by
+// default): see BayesResult.Decide.
 //
 // Rho is taken from NTrain and NTest when both are given (and must then
 // agree with a non-zero Rho); with neither, Rho = 0 treats the differences
@@ -76,9 +135,9 @@ func BayesCorrelatedT(left, right []float64, opts BayesOptions) (BayesResult, er
 //     c < −r, equivalent otherwise (so c = 0 with r = 0 is equivalent). A
 //     note says so, where a Student-t of scale 0 would be 0/0.
 //
-// Rho outside [0, 1), a negative or non-finite Rope, negative sizes, only
-// one of NTrain and NTest, or a Rho that disagrees with them returns
-// ErrBadParameter; NaN or ±Inf data ErrNotFinite.
+// Rho outside [0, 1), a negative or non-finite Rope, DecideAt outside
+// [0.5, 1) (other than zero), negative sizes, only one of NTrain and
+// NTest, or a Rho that disagrees with them returns ErrBadParameter; NaN or ±Inf data ErrNotFinite.
 func BayesCorrelatedTDiffs(diffs []float64, opts BayesOptions) (BayesResult, error) {
 	rho, notes, err := bayesRho(opts)
 	if err != nil {
@@ -88,6 +147,13 @@ func BayesCorrelatedTDiffs(diffs []float64, opts BayesOptions) (BayesResult, err
 	if !(rope >= 0) || math.IsInf(rope, 0) {
 		return BayesResult{}, fmt.Errorf("%w: rope must be a finite half-width ≥ 0, got %g", ErrBadParameter, rope)
 	}
+	at := opts.DecideAt
+	if at == 0 {
+		at = DefaultDecideAt
+	}
+	if !(at >= 0.5 && at < 1) {
+		return BayesResult{}, fmt.Errorf("%w: the decision threshold must be in [0.5, 1), got %g", ErrBadParameter, at)
+	}
 	if err := checkFiniteInput("diffs", diffs); err != nil {
 		return BayesResult{}, err
 	}
@@ -96,7 +162,7 @@ func BayesCorrelatedTDiffs(diffs []float64, opts BayesOptions) (BayesResult, err
 		return BayesResult{}, fmt.Errorf("%w: the Bayesian correlated t-test needs at least 2 differences, got %d", ErrTooFew, n)
 	}
 	mean, variance := meanVariance(diffs)
-	res := BayesResult{DF: n - 1, Loc: mean, Notes: notes}
+	res := BayesResult{DF: n - 1, Rho: rho, Loc: mean, DecideAt: at, Notes: notes}
 	if allEqual(diffs) {
 		c := diffs[0]
 		res.Loc = c
@@ -109,6 +175,7 @@ func BayesCorrelatedTDiffs(diffs []float64, opts BayesOptions) (BayesResult, err
 			res.PEquivalent = 1
 		}
 		res.Notes = append(res.Notes, Note{Code: NotePosteriorPointMass, Value: c})
+		res.Decision = res.Decide(at)
 		return res, nil
 	}
 	res.Scale = math.Sqrt((1/float64(n) + rho/(1-rho)) * variance)
@@ -120,29 +187,19 @@ func BayesCorrelatedTDiffs(diffs []float64, opts BayesOptions) (BayesResult, err
 	} else {
 		res.PEquivalent = math.Max(0, post.CDF(rope)-post.CDF(-rope))
 	}
+	res.Decision = res.Decide(at)
 	return res, nil
 }
 
-// bayesRho resolves the correlation of BayesOptions.
+// bayesRho resolves the correlation of BayesOptions. Neither Rho nor the
+// sizes gives ρ = 0, with a note.
 func bayesRho(opts BayesOptions) (float64, []Note, error) {
-	if opts.NTrain < 0 || opts.NTest < 0 {
-		return 0, nil, fmt.Errorf("%w: n_train and n_test must not be negative, got %d and %d", ErrBadParameter, opts.NTrain, opts.NTest)
+	rho, _, err := foldCorrelation(opts.Rho, opts.NTrain, opts.NTest)
+	if err != nil {
+		return 0, nil, err
 	}
-	if (opts.NTrain == 0) != (opts.NTest == 0) {
-		return 0, nil, fmt.Errorf("%w: give both n_train and n_test, got %d and %d", ErrBadParameter, opts.NTrain, opts.NTest)
-	}
-	if !(opts.Rho >= 0 && opts.Rho < 1) {
-		return 0, nil, fmt.Errorf("%w: rho must be in [0, 1), got %g", ErrBadParameter, opts.Rho)
-	}
-	if opts.NTrain == 0 {
-		if opts.Rho == 0 {
-			return 0, []Note{{Code: NoteIndependentFolds}}, nil
-		}
-		return opts.Rho, nil, nil
-	}
-	rho := float64(opts.NTest) / float64(opts.NTrain+opts.NTest)
-	if opts.Rho != 0 && math.Abs(opts.Rho-rho) > 1e-12 {
-		return 0, nil, fmt.Errorf("%w: rho %g disagrees with n_test/(n_train+n_test) = %g", ErrBadParameter, opts.Rho, rho)
+	if rho == 0 {
+		return 0, []Note{{Code: NoteIndependentFolds}}, nil
 	}
 	return rho, nil, nil
 }

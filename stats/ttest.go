@@ -82,21 +82,30 @@ func PairedT(left, right []float64, opts PairedTOptions) (PairedTResult, error) 
 	return res, nil
 }
 
-// CorrectedTOptions configures the corrected resampled t-test. Both sizes
-// are required: they are the number of rows each model was trained and
-// tested on in one fold.
+// CorrectedTOptions configures the corrected resampled t-test. Give both
+// fold sizes, or Rho.
 type CorrectedTOptions struct {
+	// NTrain and NTest are the number of rows each model was trained and
+	// tested on in one fold.
 	NTrain int
 	NTest  int
+	// Rho, in (0, 1), is the correlation n_test/(n_train + n_test) of the
+	// folds, for folds whose sizes were not recorded: the variance
+	// inflation is then ρ/(1 − ρ), which equals n_test/n_train. For k-fold
+	// cross-validation with folds of equal size ρ = 1/k (KFoldRho). With
+	// both sizes set, Rho must be zero or agree with them.
+	Rho float64
 }
 
-// CorrectedTResult is the outcome of CorrectedResampledT.
+// CorrectedTResult is the outcome of CorrectedResampledT. Rho is the
+// correlation of the folds the test used, n_test/(n_train + n_test).
 type CorrectedTResult struct {
 	N        int     `json:"n"`
 	MeanDiff float64 `json:"mean_diff"`
 	T        float64 `json:"t"`
 	DF       int     `json:"df"`
 	PValue   float64 `json:"p_value"`
+	Rho      float64 `json:"rho"`
 	Notes    []Note  `json:"notes,omitempty"`
 }
 
@@ -122,16 +131,23 @@ func CorrectedResampledT(left, right []float64, opts CorrectedTOptions) (Correct
 // t-test divides s² by J alone, which treats folds as independent although
 // their training sets overlap; its type I error is then far above alpha.
 // The n_test/n_train term inflates the variance to account for that
-// overlap. For plain k-fold CV, n_test/n_train = 1/(k − 1).
+// overlap. For plain k-fold CV, n_test/n_train = 1/(k − 1), which is what
+// Rho = 1/k gives: ρ/(1 − ρ) = (1/k)/((k − 1)/k).
 //
 // Edge cases match PairedT: fewer than 2 differences returns ErrTooFew;
 // all differences zero gives t = 0, p = 1; all equal to c ≠ 0 gives
-// t = ±Inf, p = 0, each with a note. NTrain or NTest below 1 returns
-// ErrBadParameter, NaN or ±Inf ErrNotFinite.
+// t = ±Inf, p = 0, each with a note. Neither the sizes nor Rho, NTrain or
+// NTest below 1, only one of them, Rho outside (0, 1) or a Rho that
+// disagrees with the sizes returns ErrBadParameter; NaN or ±Inf
+// ErrNotFinite.
 func CorrectedResampledTDiffs(diffs []float64, opts CorrectedTOptions) (CorrectedTResult, error) {
-	if opts.NTrain < 1 || opts.NTest < 1 {
-		return CorrectedTResult{}, fmt.Errorf("%w: the corrected resampled t-test needs n_train and n_test of at least 1, got %d and %d",
-			ErrBadParameter, opts.NTrain, opts.NTest)
+	rho, ratio, err := foldCorrelation(opts.Rho, opts.NTrain, opts.NTest)
+	if err != nil {
+		return CorrectedTResult{}, err
+	}
+	if rho == 0 {
+		return CorrectedTResult{}, fmt.Errorf("%w: the corrected resampled t-test needs n_train and n_test of at least 1, or the folds' correlation rho, got %d, %d and %g",
+			ErrBadParameter, opts.NTrain, opts.NTest, opts.Rho)
 	}
 	if err := checkFiniteInput("diffs", diffs); err != nil {
 		return CorrectedTResult{}, err
@@ -141,16 +157,53 @@ func CorrectedResampledTDiffs(diffs []float64, opts CorrectedTOptions) (Correcte
 		return CorrectedTResult{}, fmt.Errorf("%w: the corrected resampled t-test needs at least 2 fold differences, got %d", ErrTooFew, j)
 	}
 	mean, variance := meanVariance(diffs)
-	res := CorrectedTResult{N: j, MeanDiff: mean, DF: j - 1}
+	res := CorrectedTResult{N: j, MeanDiff: mean, DF: j - 1, Rho: rho}
 	if allEqual(diffs) {
 		res.MeanDiff = diffs[0]
 		res.T, res.PValue, res.Notes = degenerateT(diffs[0])
 		return res, nil
 	}
-	inflation := 1/float64(j) + float64(opts.NTest)/float64(opts.NTrain)
+	inflation := 1/float64(j) + ratio
 	res.T = mean / math.Sqrt(inflation*variance)
 	res.PValue = studentTwoSidedP(res.T, float64(j-1))
 	return res, nil
+}
+
+// KFoldRho is ρ = 1/k, the correlation of the differences of k-fold
+// cross-validation whose fold sizes were not recorded: with k folds of
+// equal size, n_test/(n_train + n_test) = 1/k and n_test/n_train =
+// 1/(k − 1). Fewer than 2 folds returns ErrBadParameter.
+func KFoldRho(k int) (float64, error) {
+	if k < 2 {
+		return 0, fmt.Errorf("%w: k-fold cross-validation has at least 2 folds, got %d", ErrBadParameter, k)
+	}
+	return 1 / float64(k), nil
+}
+
+// foldCorrelation resolves the correlation ρ of overlapping folds from
+// rho or from the fold sizes, and returns it with the variance inflation
+// ρ/(1 − ρ) = n_test/n_train, which is computed from the sizes when they
+// are given. It returns rho = 0 when neither is given. Negative sizes,
+// only one of them, rho outside [0, 1), or a nonzero rho that disagrees
+// with the sizes returns ErrBadParameter.
+func foldCorrelation(rho float64, nTrain, nTest int) (r, ratio float64, err error) {
+	if nTrain < 0 || nTest < 0 {
+		return 0, 0, fmt.Errorf("%w: n_train and n_test must not be negative, got %d and %d", ErrBadParameter, nTrain, nTest)
+	}
+	if (nTrain == 0) != (nTest == 0) {
+		return 0, 0, fmt.Errorf("%w: give both n_train and n_test, got %d and %d", ErrBadParameter, nTrain, nTest)
+	}
+	if !(rho >= 0 && rho < 1) {
+		return 0, 0, fmt.Errorf("%w: rho must be in [0, 1), got %g", ErrBadParameter, rho)
+	}
+	if nTrain == 0 {
+		return rho, rho / (1 - rho), nil
+	}
+	r = float64(nTest) / float64(nTrain+nTest)
+	if rho != 0 && math.Abs(rho-r) > 1e-12 {
+		return 0, 0, fmt.Errorf("%w: rho %g disagrees with n_test/(n_train+n_test) = %g", ErrBadParameter, rho, r)
+	}
+	return r, float64(nTest) / float64(nTrain), nil
 }
 
 // TInterval is mean ± t_{df, 1−(1−confidence)/2}·se with se = |mean/t|:

@@ -180,6 +180,10 @@ func TestCorrectedResampledTEdgeCases(t *testing.T) {
 		{name: "equal differences", diffs: []float64{0.01, 0.01, 0.01}, opts: tenFold, wantT: math.Inf(1), wantP: 0},
 		{name: "one fold", diffs: []float64{0.01}, opts: tenFold, wantErr: ErrTooFew},
 		{name: "sizes missing", diffs: []float64{0.01, 0.02}, wantErr: ErrBadParameter},
+		{name: "rho 1", diffs: []float64{0.01, 0.02}, opts: CorrectedTOptions{Rho: 1}, wantErr: ErrBadParameter},
+		{name: "negative rho", diffs: []float64{0.01, 0.02}, opts: CorrectedTOptions{Rho: -0.1}, wantErr: ErrBadParameter},
+		{name: "rho disagrees with sizes", diffs: []float64{0.01, 0.02}, opts: CorrectedTOptions{NTrain: 900, NTest: 100, Rho: 0.2}, wantErr: ErrBadParameter},
+		{name: "n_test alone", diffs: []float64{0.01, 0.02}, opts: CorrectedTOptions{NTest: 100, Rho: 0.1}, wantErr: ErrBadParameter},
 		{name: "negative test size", diffs: []float64{0.01, 0.02}, opts: CorrectedTOptions{NTrain: 10, NTest: -1}, wantErr: ErrBadParameter},
 		{name: "NaN", diffs: []float64{0.01, math.NaN()}, opts: tenFold, wantErr: ErrNotFinite},
 	}
@@ -199,6 +203,34 @@ func TestCorrectedResampledTEdgeCases(t *testing.T) {
 	}
 	_, err := CorrectedResampledT([]float64{1, 2}, []float64{1}, tenFold)
 	require.ErrorIs(t, err, ErrLengths)
+}
+
+// TestCorrectedResampledTKFoldRho checks that ρ = 1/k, for folds whose
+// sizes were not recorded, gives the corrected t of sizes n_train = k − 1,
+// n_test = 1: ρ/(1 − ρ) = 1/(k − 1) = n_test/n_train.
+func TestCorrectedResampledTKFoldRho(t *testing.T) {
+	t.Parallel()
+	const tol = 1e-12
+	d := []float64{0.012, 0.025, -0.004, 0.018, 0.009, 0.021, 0.003, 0.015, 0.011, 0.007}
+	for _, k := range []int{2, 3, 5, 10, 20} {
+		rho, err := KFoldRho(k)
+		require.NoError(t, err)
+		byRho, err := CorrectedResampledTDiffs(d, CorrectedTOptions{Rho: rho})
+		require.NoError(t, err)
+		bySizes, err := CorrectedResampledTDiffs(d, CorrectedTOptions{NTrain: k - 1, NTest: 1})
+		require.NoError(t, err)
+		require.InDelta(t, bySizes.T, byRho.T, tol, "k = %d", k)
+		require.InDelta(t, bySizes.PValue, byRho.PValue, tol, "k = %d", k)
+		require.InDelta(t, bySizes.Rho, byRho.Rho, tol, "k = %d", k)
+		// Agreeing sizes and rho are accepted together.
+		both, err := CorrectedResampledTDiffs(d, CorrectedTOptions{NTrain: 100 * (k - 1), NTest: 100, Rho: rho})
+		require.NoError(t, err)
+		require.InDelta(t, bySizes.T, both.T, tol, "k = %d", k)
+	}
+	for _, k := range []int{-1, 0, 1} {
+		_, err := KFoldRho(k)
+		require.ErrorIs(t, err, ErrBadParameter)
+	}
 }
 
 // The corrected t is never larger in magnitude than the naive paired t on
