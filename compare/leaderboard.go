@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -50,6 +51,10 @@ type LeaderboardRow struct {
 	Distinguishable bool            `json:"distinguishable"`
 	SameGroup       bool            `json:"same_group_as_reference"`
 	LoggedAt        time.Time       `json:"logged_at"`
+	// AggregatesOnly marks a run whose evaluation has no per-unit values of
+	// the metric (logged with its aggregates only, or a whole-set metric):
+	// it is ranked by its mean, with no interval and no paired test.
+	AggregatesOnly bool `json:"aggregates_only,omitempty"`
 	// Better is the side that is distinguishably better: Baseline for the
 	// reference, Candidate for this run, Neither when they cannot be told
 	// apart (and for the reference's own row).
@@ -57,7 +62,14 @@ type LeaderboardRow struct {
 }
 
 // IsReference reports whether the row is the reference's own.
-func (r *LeaderboardRow) IsReference() bool { return r.Difference == nil }
+func (r *LeaderboardRow) IsReference() bool { return r.Difference == nil && !r.AggregatesOnly }
+
+// meanOnlyRow is the row of a run without per-unit values: its mean alone.
+func meanOnlyRow(e *store.RunMean, confidence float64) LeaderboardRow {
+	nan := math.NaN()
+	return LeaderboardRow{Run: e.Run, EvaluationID: e.EvaluationID, Units: e.Units, LoggedAt: e.CreatedAt, AggregatesOnly: true,
+		Mean: stats.Interval{Estimate: e.Mean, Low: nan, High: nan, Confidence: confidence}}
+}
 
 // Leaderboard ranks the newest evaluation of each run of an experiment by
 // a metric, best first for the metric's direction.
@@ -148,21 +160,36 @@ func NewLeaderboard(ctx context.Context, st *store.Store, q LeaderboardQuery) (*
 	}
 	ranked := bySet[main]
 	slices.SortStableFunc(ranked, func(a, b store.RunMean) int { return dir.Cmp(a.Mean, b.Mean) })
-	ref := 0
+	// The reference is the baseline, or the best run with per-unit values;
+	// a run without them is ranked by its mean alone.
+	ref := slices.IndexFunc(ranked, func(e store.RunMean) bool { return !e.NoUnits })
 	if q.Baseline != "" {
 		ref = slices.IndexFunc(ranked, func(e store.RunMean) bool { return e.Run == q.Baseline })
+		if ranked[ref].NoUnits {
+			return nil, fmt.Errorf("%w: baseline %q has no per-unit values of %s (aggregates only), so no run can be paired with it", store.ErrNoUnits, q.Baseline, q.Metric)
+		}
 	}
-	lb := &Leaderboard{Metric: q.Metric, EvalSet: ranked[ref].EvalSet, Reference: ranked[ref].Run,
+	lb := &Leaderboard{Metric: q.Metric, EvalSet: ranked[0].EvalSet,
 		LowerIsBetter: dir.Lower(), Direction: dir, Runs: len(ranked), Options: q.Options.resolved()}
-	shown := make([]int, 0, len(ranked)) // indexes into ranked
-	for i := range ranked {
-		if q.Limit == 0 || i < q.Limit || i == ref {
+	if ref >= 0 {
+		lb.Reference = ranked[ref].Run
+	}
+	var shown, meanOnly []int // indexes into ranked
+	for i, e := range ranked {
+		switch {
+		case q.Limit != 0 && i >= q.Limit && i != ref:
+		case e.NoUnits:
+			meanOnly = append(meanOnly, i)
+		default:
 			shown = append(shown, i)
 		}
 	}
-	rows, cols, err := leaderboardRows(ctx, st, ranked, shown, ref, q.Metric, q.Options)
-	if err != nil {
-		return nil, err
+	var rows []LeaderboardRow
+	var cols [][]float64
+	if ref >= 0 {
+		if rows, cols, err = leaderboardRows(ctx, st, ranked, shown, ref, q.Metric, q.Options); err != nil {
+			return nil, err
+		}
 	}
 	var ps []float64
 	var compared []int
@@ -194,6 +221,12 @@ func NewLeaderboard(ctx context.Context, st *store.Store, q LeaderboardQuery) (*
 			}
 		}
 	}
+	for _, i := range meanOnly {
+		row := meanOnlyRow(&ranked[i], lb.Options.Confidence)
+		row.Rank = i + 1
+		rows = append(rows, row)
+	}
+	slices.SortStableFunc(rows, func(a, b LeaderboardRow) int { return a.Rank - b.Rank })
 	lb.Rows = rows
 	for _, i := range shown {
 		lb.shown = append(lb.shown, ranked[i])
@@ -203,6 +236,10 @@ func NewLeaderboard(ctx context.Context, st *store.Store, q LeaderboardQuery) (*
 			continue
 		}
 		for _, e := range es {
+			if e.NoUnits {
+				lb.Separate = append(lb.Separate, meanOnlyRow(&e, lb.Options.Confidence))
+				continue
+			}
 			row, err := leaderboardEntry(ctx, st, nil, &e, q.Metric, q.Options)
 			if err != nil {
 				return nil, err

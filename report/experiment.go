@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"html/template"
 	"slices"
@@ -125,10 +126,13 @@ func leaderboardSection(lb *compare.Leaderboard, n int, links Hrefs) (Section, e
 	sec.Parts = append(sec.Parts, Part{Table: t, Caption: strings.Join(notes, " ")})
 	if len(lb.Rows) > 1 {
 		fig, err := LeaderboardForest(lb)
-		if err != nil {
+		switch {
+		case errors.Is(err, ErrNothingToPlot): // the other runs have aggregates only
+		case err != nil:
 			return sec, err
+		default:
+			sec.Parts = append(sec.Parts, Part{Figure: fig})
 		}
-		sec.Parts = append(sec.Parts, Part{Figure: fig})
 	}
 	if lb.Ranking != nil {
 		fig, err := RankingCD(lb.Ranking, fmt.Sprintf("%s on %s", lb.Metric, lb.EvalSet))

@@ -37,16 +37,21 @@ func LeaderboardTable(lb *compare.Leaderboard) *Table {
 		Right: map[int]bool{0: true, 2: true, 3: true, 4: true, 5: true}}
 	for _, r := range lb.Rows {
 		diff, padj, mark := "(reference)", "", ""
-		if !r.IsReference() {
+		switch {
+		case r.AggregatesOnly:
+			diff = "(aggregates only: not paired)"
+		case !r.IsReference():
 			diff = Interval(r.Difference.Estimate, r.Difference.Low, r.Difference.High, true)
 			padj = PValue(*r.PAdjusted, lb.Options.Alpha)
 			if r.Distinguishable {
 				mark = "*"
 			}
 		}
-		t.Add(strconv.Itoa(r.Rank), r.Run, Interval(r.Mean.Estimate, r.Mean.Low, r.Mean.High, false),
+		t.Add(strconv.Itoa(r.Rank), r.Run, rowMean(&r),
 			strconv.FormatInt(r.Units, 10), diff, padj, mark, r.LoggedAt.Local().Format("2006-01-02 15:04"))
 		switch {
+		case r.AggregatesOnly:
+			t.Mark(4, Dim)
 		case r.IsReference():
 			t.Mark(1, Strong)
 		case r.Better == compare.Candidate:
@@ -78,12 +83,21 @@ func LeaderboardNotes(lb *compare.Leaderboard) []string {
 	if len(lb.Separate) > 0 {
 		var other []string
 		for _, r := range lb.Separate {
-			other = append(other, fmt.Sprintf("%s: %s, %d units, logged %s", Printable(r.Run), Interval(r.Mean.Estimate, r.Mean.Low, r.Mean.High, false),
+			other = append(other, fmt.Sprintf("%s: %s, %d units, logged %s", Printable(r.Run), rowMean(&r),
 				r.Units, r.LoggedAt.Local().Format("2006-01-02 15:04")))
 		}
 		notes = append(notes, "scored against other targets (not ranked with the above): "+strings.Join(other, "; "))
 	}
 	return notes
+}
+
+// rowMean is a leaderboard row's mean with its interval, or the mean alone
+// for a run logged with its aggregates only.
+func rowMean(r *compare.LeaderboardRow) string {
+	if r.AggregatesOnly {
+		return Num(r.Mean.Estimate) + " (aggregates only)"
+	}
+	return Interval(r.Mean.Estimate, r.Mean.Low, r.Mean.High, false)
 }
 
 func leaderboardCSV(lb *compare.Leaderboard) *Table {
@@ -113,7 +127,7 @@ var ErrNothingToPlot = fmt.Errorf("%w: nothing to draw", ErrPlotInput)
 func LeaderboardForest(lb *compare.Leaderboard) (*Figure, error) {
 	var rows []ForestRow
 	for _, r := range lb.Rows {
-		if r.IsReference() {
+		if r.Difference == nil {
 			continue
 		}
 		d := r.Difference

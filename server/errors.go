@@ -52,7 +52,7 @@ func classify(err error) *httpError {
 	case errors.Is(err, compare.ErrNeedExperiment):
 		return &httpError{status: http.StatusBadRequest, code: "bad_request", msg: err.Error() + ": name runs with experiment"}
 	case errors.Is(err, store.ErrBadInput), errors.Is(err, scores.ErrBadInput), errors.Is(err, evaluate.ErrBadInput),
-		errors.Is(err, store.ErrUnknownMetric), errors.Is(err, compare.ErrInvalid), errors.Is(err, compare.ErrNothingShared),
+		errors.Is(err, store.ErrUnknownMetric), errors.Is(err, store.ErrNoUnits), errors.Is(err, compare.ErrInvalid), errors.Is(err, compare.ErrNothingShared),
 		errors.Is(err, compare.ErrNotApplicable), errors.Is(err, compare.ErrNoEvaluations), errors.Is(err, scores.ErrUnknownFormat):
 		return &httpError{status: http.StatusUnprocessableEntity, code: "invalid_input", msg: err.Error()}
 	case errors.Is(err, store.ErrSchemaTooNew):

@@ -29,6 +29,11 @@ var (
 	// lacks the metric; the message lists the metrics it has.
 	ErrUnknownMetric = errors.New("unknown metric")
 
+	// ErrNoUnits is returned by Pair, UnitMatrix and the other readers of
+	// per-unit values for an evaluation logged with its aggregates only, and
+	// for a whole-set metric: there is no per-unit value to pair.
+	ErrNoUnits = errors.New("no per-unit values")
+
 	// ErrSeveralEvalSets is returned by LatestEvaluation when a run has
 	// evaluations on several evaluation sets and none was named; the message
 	// lists them.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -35,6 +37,25 @@ type Evaluation struct {
 	// Predictions describes an evaluation of a classifier's predictions
 	// (LogPredictions); nil for one of per-unit values.
 	Predictions *PredictionInfo
+
+	// AggregatesOnly marks an evaluation logged without its per-unit
+	// values (NewEvaluation.AggregatesOnly, LogAggregates): it has means
+	// and counts, and nothing to pair.
+	AggregatesOnly bool
+}
+
+// WholeSet lists the keys of the evaluation's aggregates that are not
+// per-unit metrics: whole-set metrics such as catalogue coverage, which
+// have a value for the evaluation and none per unit. An evaluation logged
+// with AggregatesOnly lists its metrics in Metrics, not here.
+func (e *Evaluation) WholeSet() []string {
+	var keys []string
+	for _, k := range slices.Sorted(maps.Keys(e.Aggregates)) {
+		if !slices.Contains(e.Metrics, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
 
 // Logged is the outcome of LogEvaluation.
@@ -55,7 +76,7 @@ const evaluationColumns = `
 	coalesce(e.required_k, 0), coalesce(e.eval_draws, 0), coalesce(e.folds, 0), coalesce(e.repeats, 0),
 	coalesce(e.n_train, 0), coalesce(e.n_test, 0),
 	e.metadata, coalesce(e.idempotency_key, ''), e.software_version, e.created_at,
-	e.task, e.classes, e.threshold, e.ece_bins`
+	e.task, e.classes, e.threshold, e.ece_bins, e.aggregates_only`
 
 const evaluationFrom = `
 	FROM evaluations e
@@ -76,7 +97,7 @@ func scanEvaluation(row pgx.Row) (*Evaluation, error) {
 		&e.Rows, &e.ScoredRows, &e.Units, &e.Protocol.Name, &cutoffs,
 		&requiredK, &draws, &folds, &repeats, &e.Protocol.NTrain, &e.Protocol.NTest,
 		&e.Metadata, &e.IdempotencyKey, &e.SoftwareVersion, &e.CreatedAt,
-		&task, &classes, &threshold, &bins)
+		&task, &classes, &threshold, &bins, &e.AggregatesOnly)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -264,15 +285,15 @@ func (s *Store) insertEvaluation(ctx context.Context, tx pgx.Tx, ev NewEvaluatio
 			n_rows, n_scored_rows, n_units, required_k, protocol, cutoffs,
 			eval_draws, folds, repeats, n_train, n_test, metadata,
 			content_sha256, idempotency_key, software_version,
-			task, classes, threshold, ece_bins)
+			task, classes, threshold, ece_bins, aggregates_only)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-			coalesce($18::jsonb, '{}'), $19, nullif($20, ''), $21, $22, $23, $24, $25)`,
+			coalesce($18::jsonb, '{}'), $19, nullif($20, ''), $21, $22, $23, $24, $25, $26)`,
 		l.id, res.RunID, res.EvalSetID, res.Metrics, lower, res.Aggregates,
 		res.Rows, res.ScoredRows, res.Units, positive(int64(p.RequiredK)), name, cutoffs,
 		positive(int64(p.EvalDraws)), positive(int64(p.Folds)), positive(int64(p.Repeats)),
 		positive(p.NTrain), positive(p.NTest), ev.Metadata,
 		content, ev.IdempotencyKey, Version(),
-		task, classes, threshold, bins)
+		task, classes, threshold, bins, res.AggregatesOnly)
 	if isUniqueViolation(err) {
 		return errConcurrentDuplicate
 	}
@@ -386,6 +407,10 @@ type RunMean struct {
 	// Predictions reports an evaluation of predictions, whose Mean is the
 	// metric over all samples rather than a mean of per-unit values.
 	Predictions bool
+	// NoUnits reports an evaluation without per-unit values of the metric:
+	// logged with its aggregates only, or the metric is a whole-set one.
+	// MetricIndex is then 0.
+	NoUnits bool
 }
 
 // LatestMeans returns, for each run of experiment, its newest evaluation
@@ -395,15 +420,16 @@ func (s *Store) LatestMeans(ctx context.Context, experiment, evalSet, metric str
 	// One index probe per run (evaluations_run_newest_idx) finds its newest
 	// evaluation with the metric.
 	rows, err := s.pool.Query(ctx, `
-		SELECT e.id, r.name, s.name, s.id, e.mean, e.lower, e.n_units, e.n_scored_rows, e.metric_index, e.created_at, e.task IS NOT NULL
+		SELECT e.id, r.name, s.name, s.id, e.mean, e.lower, e.n_units, e.n_scored_rows, coalesce(e.metric_index, 0), e.created_at, e.task IS NOT NULL,
+		       e.aggregates_only OR e.metric_index IS NULL
 		FROM runs r
 		JOIN experiments x ON x.id = r.experiment_id
 		CROSS JOIN LATERAL (
 			SELECT e.id, e.evaluation_set_id, (e.aggregates ->> $3)::double precision AS mean,
 			       $3 = ANY (e.lower_is_better) AS lower, e.n_units, e.n_scored_rows,
-			       array_position(e.metrics, $3) AS metric_index, e.created_at, e.task
+			       array_position(e.metrics, $3) AS metric_index, e.created_at, e.task, e.aggregates_only
 			FROM evaluations e
-			WHERE e.run_id = r.id AND $3 = ANY (e.metrics)
+			WHERE e.run_id = r.id AND e.aggregates ? $3
 			  AND ($2 = '' OR e.evaluation_set_id IN (SELECT id FROM evaluation_sets WHERE name = $2))
 			ORDER BY e.created_at DESC, e.id DESC
 			LIMIT 1) e
@@ -417,7 +443,7 @@ func (s *Store) LatestMeans(ctx context.Context, experiment, evalSet, metric str
 	var out []RunMean
 	for rows.Next() {
 		var m RunMean
-		if err := rows.Scan(&m.EvaluationID, &m.Run, &m.EvalSet, &m.EvalSetID, &m.Mean, &m.LowerIsBetter, &m.Units, &m.Rows, &m.MetricIndex, &m.CreatedAt, &m.Predictions); err != nil {
+		if err := rows.Scan(&m.EvaluationID, &m.Run, &m.EvalSet, &m.EvalSetID, &m.Mean, &m.LowerIsBetter, &m.Units, &m.Rows, &m.MetricIndex, &m.CreatedAt, &m.Predictions, &m.NoUnits); err != nil {
 			return nil, fmt.Errorf("latest means: %w", err)
 		}
 		out = append(out, m)

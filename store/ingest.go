@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -64,6 +65,24 @@ type NewEvaluation struct {
 	// recorded for a sample must agree.
 	Labels []Label
 
+	// AggregatesOnly logs the evaluation's means and counts without its
+	// per-unit values. The rows are read, checked and counted as for any
+	// log, in a table of the logging transaction that is dropped before it
+	// commits; the evaluation then cannot be paired with another.
+	AggregatesOnly bool
+
+	// WholeSet holds the values of whole-set metrics (catalogue coverage,
+	// say): computed over the whole evaluation, with no per-unit value.
+	// They are stored with the evaluation's aggregates, and their keys
+	// must not be metrics of the rows.
+	WholeSet map[string]float64
+
+	// Debug, when set, is called once the last row has been read, inside
+	// the logging transaction; the JSON array it returns is stored with
+	// the evaluation (DebugRows reads it back). More than MaxDebugBytes is
+	// an error wrapping ErrBadInput.
+	Debug func() json.RawMessage
+
 	// Connections is how many database connections load a wide input at
 	// once. Above 1 the values are split among that many hash partitions of
 	// the evaluation's partition while streaming, and each is loaded and
@@ -110,11 +129,14 @@ const maxMetrics = 1000
 // set.
 func (s *Store) LogEvaluation(ctx context.Context, ev NewEvaluation, rows Rows) (*Logged, error) {
 	metrics := rows.Metrics()
-	if err := checkMetricNames(metrics, ev.LowerIsBetter); err != nil {
+	if err := checkMetricNames(append(slices.Clone(metrics), slices.Sorted(maps.Keys(ev.WholeSet))...), ev.LowerIsBetter); err != nil {
 		return nil, err
 	}
 	// One connection logs; the others, up to the pool's size, load.
 	buckets := min(max(ev.Connections, 1), maxConnections, int(s.pool.Config().MaxConns)-1)
+	if ev.AggregatesOnly {
+		buckets = 1 // the rows are dropped: nothing to gain from loading them in parallel
+	}
 	if buckets > 1 {
 		// On a distributed database one part: Citus already writes the
 		// shards in parallel, and distributes one level of partitions only.
@@ -267,6 +289,13 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, ha
 		for i, m := range l.metrics {
 			res.Aggregates[m] = l.sums[i].sum() / float64(l.rows)
 		}
+		if err := addWholeSet(res, ev.WholeSet, &l.content); err != nil {
+			return err
+		}
+		if ev.AggregatesOnly {
+			res.AggregatesOnly = true
+			l.content.aggregatesOnly()
+		}
 		// out is set before the insert: when a concurrent log of the same
 		// evaluation wins, res holds what finds the winner.
 		out = res
@@ -275,6 +304,15 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, ha
 		}
 		if res.Existing {
 			return errRollback
+		}
+		if err := insertDebugRows(ctx, tx, l.id, ev.Debug); err != nil {
+			return err
+		}
+		if ev.AggregatesOnly {
+			if _, err := tx.Exec(ctx, `DROP TABLE `+l.table); err != nil {
+				return fmt.Errorf("drop the per-unit values of an aggregates-only evaluation: %w", err)
+			}
+			return nil
 		}
 		if _, err := tx.Exec(ctx, `SELECT verdict_units.attach_values($1)`, l.id); err != nil {
 			return fmt.Errorf("attach per-unit values: %w", err)

@@ -20,9 +20,9 @@ func (s *Store) UnitMatrix(ctx context.Context, evals []*Evaluation, metric stri
 		if err := perUnit(e); err != nil {
 			return nil, nil, err
 		}
-		k := slices.Index(e.Metrics, metric)
-		if k < 0 {
-			return nil, nil, fmt.Errorf("%w: evaluation %d has no %q (it has %s)", ErrUnknownMetric, e.ID, metric, strings.Join(e.Metrics, ", "))
+		k, err := metricIndex(e, metric)
+		if err != nil {
+			return nil, nil, err
 		}
 		idx[i] = int32(k + 1)
 	}

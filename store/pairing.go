@@ -5,8 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"slices"
-	"strings"
 	"unsafe"
 
 	"github.com/jackc/pgx/v5"
@@ -180,12 +178,11 @@ func pairable(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metric stri
 		return nil, nil, 0, 0, fmt.Errorf("%w: evaluation %d (%s) and evaluation %d (%s) were scored on different evaluation sets or targets",
 			ErrNotComparable, left.ID, describeSet(left), right.ID, describeSet(right))
 	}
-	li, ri = slices.Index(left.Metrics, metric), slices.Index(right.Metrics, metric)
-	switch {
-	case li < 0:
-		return nil, nil, 0, 0, fmt.Errorf("%w: evaluation %d has no %q (it has %s)", ErrUnknownMetric, left.ID, metric, strings.Join(left.Metrics, ", "))
-	case ri < 0:
-		return nil, nil, 0, 0, fmt.Errorf("%w: evaluation %d has no %q (it has %s)", ErrUnknownMetric, right.ID, metric, strings.Join(right.Metrics, ", "))
+	if li, err = metricIndex(left, metric); err != nil {
+		return nil, nil, 0, 0, err
+	}
+	if ri, err = metricIndex(right, metric); err != nil {
+		return nil, nil, 0, 0, err
 	}
 	return left, right, li, ri, nil
 }

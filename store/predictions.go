@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -322,7 +323,23 @@ func perUnit(e *Evaluation) error {
 		return fmt.Errorf("%w: evaluation %d (%s) holds a classifier's predictions, whose metrics are computed over the whole set; compare it with another evaluation of predictions",
 			ErrPredictions, e.ID, describeSet(e))
 	}
+	if e.AggregatesOnly {
+		return fmt.Errorf("%w: evaluation %d (%s) was logged with its aggregates only (means and counts), so it has no units to pair; log it with its per-unit values to compare it",
+			ErrNoUnits, e.ID, describeSet(e))
+	}
 	return nil
+}
+
+// metricIndex is the 0-based column of metric among e's per-unit values.
+func metricIndex(e *Evaluation, metric string) (int, error) {
+	if i := slices.Index(e.Metrics, metric); i >= 0 {
+		return i, nil
+	}
+	if _, ok := e.Aggregates[metric]; ok {
+		return 0, fmt.Errorf("%w: %q of evaluation %d is a whole-set metric, with one value for the whole evaluation and none per unit, so it cannot be paired unit by unit (compare it with a bootstrap that recomputes it on resampled users)",
+			ErrNoUnits, metric, e.ID)
+	}
+	return 0, fmt.Errorf("%w: evaluation %d has no %q (it has %s)", ErrUnknownMetric, e.ID, metric, strings.Join(e.Metrics, ", "))
 }
 
 func pairPredictions(ctx context.Context, tx pgx.Tx, leftID, rightID int64, intersect bool) (*PredictionPairs, error) {

@@ -116,7 +116,7 @@ func (s *Store) CreateRole(ctx context.Context, name string, kind RoleKind, pass
 			`ALTER DEFAULT PRIVILEGES FOR ROLE `+funcOwner+` IN SCHEMA verdict_units GRANT SELECT ON TABLES TO `+role)
 		if kind == Writer {
 			stmts = append(stmts,
-				`GRANT INSERT ON experiments, runs, evaluation_sets, evaluations, sample_labels, comparisons TO `+role,
+				`GRANT INSERT ON experiments, runs, evaluation_sets, evaluations, evaluation_debug_rows, sample_labels, comparisons TO `+role,
 				// A run logged again merges its params, tags and commit.
 				`GRANT UPDATE (params, tags, git_commit) ON runs TO `+role,
 				// A comparison under an online FDR procedure spends from

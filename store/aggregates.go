@@ -1,0 +1,217 @@
+package store
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/verdict-ml/verdict/fingerprint"
+)
+
+// MaxDebugBytes bounds the debug rows stored with one evaluation.
+const MaxDebugBytes = 1 << 20
+
+// Aggregates are the means and counts of an evaluation computed elsewhere,
+// logged without per-unit values by LogAggregates.
+type Aggregates struct {
+	// Metrics are the per-unit metrics, in order, and Means their mean over
+	// the scored rows: one finite value for each.
+	Metrics []string
+	Means   map[string]float64
+	// Rows, ScoredRows and Units are n_rows, n_scored_rows and n_units.
+	Rows, ScoredRows, Units int64
+}
+
+// LogAggregates stores an evaluation of which only the means and counts are
+// known: the evaluation of `verdict evaluate --no-per-user`, which scored
+// every row itself and keeps none. It has no per-unit values, so it cannot
+// be paired; Evaluation.AggregatesOnly marks it. ev must carry the target
+// fingerprint, since no sample IDs come to derive one from; its
+// AggregatesOnly is implied, and its WholeSet and Debug are stored as for
+// LogEvaluation. A second log of the same aggregates for the same run and
+// evaluation set, or with the same idempotency key, returns the first.
+//
+// Problems with the input wrap ErrBadInput and leave the database
+// unchanged.
+func (s *Store) LogAggregates(ctx context.Context, ev NewEvaluation, agg Aggregates) (*Logged, error) {
+	start := time.Now()
+	ev.AggregatesOnly = true
+	if err := checkAggregates(ev, agg); err != nil {
+		return nil, err
+	}
+	if found, err := s.startLog(ctx, &ev); found != nil || err != nil {
+		return found, err
+	}
+	if ev.Protocol.EvalDraws <= 0 && agg.Units == agg.ScoredRows {
+		ev.Protocol.EvalDraws = 1
+	}
+	l := &load{content: newContentHash(), buckets: 1}
+	l.content.metrics(agg.Metrics)
+	l.content.means(agg.Metrics, agg.Means)
+	l.content.counts(agg.Rows, agg.ScoredRows, agg.Units)
+	l.content.aggregatesOnly()
+	res := &Logged{Evaluation: Evaluation{
+		Experiment:      ev.Experiment,
+		Run:             ev.Run,
+		EvalSet:         ev.EvalSet,
+		Fingerprint:     ev.TargetFingerprint,
+		FingerprintKind: fingerprint.KindTargets,
+		Metrics:         slices.Clone(agg.Metrics),
+		LowerIsBetter:   ev.LowerIsBetter,
+		Aggregates:      maps.Clone(agg.Means),
+		Rows:            agg.Rows,
+		ScoredRows:      agg.ScoredRows,
+		Units:           agg.Units,
+		Protocol:        ev.Protocol,
+		Metadata:        ev.Metadata,
+		IdempotencyKey:  ev.IdempotencyKey,
+		SoftwareVersion: Version(),
+		AggregatesOnly:  true,
+	}}
+	if err := addWholeSet(res, ev.WholeSet, &l.content); err != nil {
+		return nil, err
+	}
+	err := s.transact(ctx, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `SELECT nextval(pg_get_serial_sequence('evaluations', 'id'))`).Scan(&l.id); err != nil {
+			return fmt.Errorf("allocate evaluation ID: %w", err)
+		}
+		res.ID = l.id
+		if err := s.insertEvaluation(ctx, tx, ev, l, res); err != nil {
+			return err
+		}
+		if res.Existing {
+			return errRollback
+		}
+		return insertDebugRows(ctx, tx, l.id, ev.Debug)
+	})
+	return s.settleLog(ctx, ev, res, err, start)
+}
+
+// checkAggregates checks what LogAggregates is given.
+func checkAggregates(ev NewEvaluation, agg Aggregates) error {
+	if ev.TargetFingerprint == "" {
+		return fmt.Errorf("%w: an evaluation logged from its aggregates needs the fingerprint of its targets", ErrBadInput)
+	}
+	if len(ev.Labels) > 0 {
+		return fmt.Errorf("%w: labels are recorded for the samples of an evaluation's per-unit values, and this one has none", ErrBadInput)
+	}
+	if err := checkMetricNames(append(slices.Clone(agg.Metrics), slices.Sorted(maps.Keys(ev.WholeSet))...), ev.LowerIsBetter); err != nil {
+		return err
+	}
+	for _, m := range agg.Metrics {
+		v, ok := agg.Means[m]
+		if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+			return &InputError{Column: m, Problem: fmt.Sprintf("the mean must be a finite number, got %v", meanText(v, ok))}
+		}
+	}
+	if len(agg.Means) != len(agg.Metrics) {
+		return fmt.Errorf("%w: %d means for %d metrics", ErrBadInput, len(agg.Means), len(agg.Metrics))
+	}
+	if !(agg.ScoredRows > 0 && agg.Rows >= agg.ScoredRows && agg.Units > 0 && agg.Units <= agg.ScoredRows) {
+		return fmt.Errorf("%w: counts %d rows, %d scored rows and %d units: want 0 < units ≤ scored rows ≤ rows",
+			ErrBadInput, agg.Rows, agg.ScoredRows, agg.Units)
+	}
+	return nil
+}
+
+func meanText(v float64, ok bool) string {
+	if !ok {
+		return "none"
+	}
+	return fmt.Sprint(v)
+}
+
+// addWholeSet adds the values of whole-set metrics to res's aggregates and
+// to the content digest.
+func addWholeSet(res *Logged, wholeSet map[string]float64, c *contentHash) error {
+	keys := slices.Sorted(maps.Keys(wholeSet))
+	for _, k := range keys {
+		v := wholeSet[k]
+		if _, dup := res.Aggregates[k]; dup {
+			return &InputError{Column: k, Problem: "a whole-set metric has the name of a per-unit metric"}
+		}
+		if err := checkName("metric name", k); err != nil {
+			return &InputError{Problem: err.Error()}
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return &InputError{Column: k, Problem: fmt.Sprintf("the whole-set value must be a finite number, got %v", v)}
+		}
+		res.Aggregates[k] = v
+	}
+	if len(keys) > 0 {
+		c.metrics(keys)
+		c.means(keys, wholeSet)
+	}
+	return nil
+}
+
+// insertDebugRows stores the JSON array debug returns, if any, with the
+// evaluation id.
+func insertDebugRows(ctx context.Context, tx pgx.Tx, id int64, debug func() json.RawMessage) error {
+	if debug == nil {
+		return nil
+	}
+	rows := debug()
+	if len(rows) == 0 {
+		return nil
+	}
+	if len(rows) > MaxDebugBytes {
+		return fmt.Errorf("%w: the debug rows take %d bytes; at most %d are stored with an evaluation", ErrBadInput, len(rows), MaxDebugBytes)
+	}
+	var probe []json.RawMessage
+	if err := json.Unmarshal(rows, &probe); err != nil {
+		return fmt.Errorf("%w: the debug rows are not a JSON array: %v", ErrBadInput, err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO evaluation_debug_rows (evaluation_id, rows) VALUES ($1, $2)`, id, string(rows)); err != nil {
+		return fmt.Errorf("store debug rows: %w", err)
+	}
+	return nil
+}
+
+// DebugRows returns the debug rows stored with evaluation id, as the JSON
+// array they were logged as; nil when it has none. An evaluation that does
+// not exist is ErrNotFound.
+func (s *Store) DebugRows(ctx context.Context, id int64) (json.RawMessage, error) {
+	var rows *string
+	err := s.pool.QueryRow(ctx, `
+		SELECT d.rows::text FROM evaluations e
+		LEFT JOIN evaluation_debug_rows d ON d.evaluation_id = e.id
+		WHERE e.id = $1`, id).Scan(&rows)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil || rows == nil {
+		return nil, err
+	}
+	return json.RawMessage(*rows), nil
+}
+
+// means digests the values of keys.
+func (c *contentHash) means(keys []string, vals map[string]float64) {
+	c.buf = c.buf[:0]
+	for _, k := range keys {
+		c.buf = binary.LittleEndian.AppendUint64(c.buf, math.Float64bits(vals[k]))
+	}
+	c.h.Write(c.buf)
+}
+
+// counts digests an evaluation's counts.
+func (c *contentHash) counts(n ...int64) {
+	c.buf = c.buf[:0]
+	for _, v := range n {
+		c.buf = binary.LittleEndian.AppendUint64(c.buf, uint64(v))
+	}
+	c.h.Write(c.buf)
+}
+
+// aggregatesOnly marks the digest of an evaluation stored without per-unit
+// values, so that logging the same rows in full is not mistaken for it.
+func (c *contentHash) aggregatesOnly() { c.h.Write([]byte("aggregates only")) }
