@@ -45,8 +45,12 @@ type Options struct {
 	AllowDifferentTargets bool
 	// Rope, with k-fold evaluations, adds the Bayesian correlated t's
 	// probabilities for a region of practical equivalence of this
-	// half-width.
+	// half-width, and its decision.
 	Rope *float64
+	// DecideAt, with Rope, is the posterior probability in [0.5, 1) a
+	// decision of the Bayesian correlated t must exceed; zero means
+	// stats.DefaultDecideAt (0.95).
+	DecideAt float64
 	// Resampling is how the bootstrap and the sign-flip test draw their
 	// replicates: ResamplingAuto, Multinomial or Poisson.
 	Resampling Resampling
@@ -150,16 +154,46 @@ const (
 	HintTooLarge
 )
 
-// Bayes is the Bayesian correlated t's posterior probabilities, oriented by
-// the metric's direction.
+// Bayes is the Bayesian correlated t's posterior probabilities and its
+// decision, oriented by the metric's direction.
 type Bayes struct {
 	Rope             float64 `json:"rope"`
 	PBaselineBetter  float64 `json:"p_baseline_better"`
 	PEquivalent      float64 `json:"p_equivalent"`
 	PCandidateBetter float64 `json:"p_candidate_better"`
-	DF               int     `json:"df"`
-	Loc              float64 `json:"loc"`
-	Scale            float64 `json:"scale"`
+	// Decision is what the posterior decides at DecideAt: the side, or
+	// practical equivalence, whose probability exceeds it
+	// (stats.BayesResult.Decide), else BayesUndecided.
+	Decision BayesDecision `json:"decision"`
+	DecideAt float64       `json:"decide_at"`
+	DF       int           `json:"df"`
+	Loc      float64       `json:"loc"`
+	Scale    float64       `json:"scale"`
+}
+
+// BayesDecision is what the Bayesian correlated t decides, by the metric's
+// direction: the better side, practical equivalence, or nothing.
+type BayesDecision string
+
+const (
+	BayesUndecided       BayesDecision = "undecided"
+	BayesBaselineBetter  BayesDecision = "baseline_better"
+	BayesEquivalent      BayesDecision = "equivalent"
+	BayesCandidateBetter BayesDecision = "candidate_better"
+)
+
+// P is the posterior probability behind b's decision, or NaN when it is
+// undecided.
+func (b *Bayes) P() float64 {
+	switch b.Decision {
+	case BayesBaselineBetter:
+		return b.PBaselineBetter
+	case BayesEquivalent:
+		return b.PEquivalent
+	case BayesCandidateBetter:
+		return b.PCandidateBetter
+	}
+	return math.NaN()
 }
 
 // MetricResult is the outcome of one metric: the numbers, the decision and
@@ -204,10 +238,16 @@ type MetricResult struct {
 	CandidateWorse  int `json:"candidate_worse"`
 	Same            int `json:"same"`
 	// NRequired is the sample-size hint (see Hint).
-	NRequired    *int   `json:"n_required"`
-	Verdict      string `json:"verdict"`
-	Bayes        *Bayes `json:"bayes,omitempty"`
-	ComparisonID *int64 `json:"comparison_id"`
+	NRequired *int   `json:"n_required"`
+	Verdict   string `json:"verdict"`
+	// Rho is the correlation of the folds the corrected t (and the
+	// Bayesian t) used, n_test/(n_train + n_test); RhoAssumed says it is
+	// 1/K, assumed because the evaluations were logged without the fold
+	// sizes.
+	Rho          float64 `json:"rho,omitempty"`
+	RhoAssumed   bool    `json:"rho_assumed,omitempty"`
+	Bayes        *Bayes  `json:"bayes,omitempty"`
+	ComparisonID *int64  `json:"comparison_id"`
 	// FDR is the metric's test in the experiment's online FDR stream,
 	// with Options.FDR; Alpha is then its level.
 	FDR *FDRResult `json:"fdr,omitempty"`
@@ -228,7 +268,10 @@ type MetricResult struct {
 	Folds     []string                  `json:"-"` // fold IDs of the fold-based tests, in order
 	NTrain    int64                     `json:"-"`
 	NTest     int64                     `json:"-"`
-	AdjustedN int                       `json:"-"` // metrics adjusted across
+	// K is the folds per repetition of two k-fold evaluations: as logged,
+	// else, for plain k-fold, the number of fold units; 0 when unknown.
+	K         int `json:"-"`
+	AdjustedN int `json:"-"` // metrics adjusted across
 }
 
 // Loser is the side that lost, or Neither.
@@ -359,8 +402,10 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 				metric: m,
 				dir:    DirectionOf(m, base.LowerIsBetter, cand.LowerIsBetter),
 				nTrain: base.Protocol.NTrain, nTest: base.Protocol.NTest,
-				folds:   isKFold(base) && isKFold(cand) || base.Protocol.Name == "5x2" && cand.Protocol.Name == "5x2",
-				poisson: opts.Resampling == Poisson,
+				folds:    isKFold(base) && isKFold(cand) || base.Protocol.Name == "5x2" && cand.Protocol.Name == "5x2",
+				kfold:    isKFold(base) && isKFold(cand),
+				protocol: base.Protocol,
+				poisson:  opts.Resampling == Poisson,
 			}
 			if distributed {
 				var err error
@@ -454,6 +499,9 @@ func checkOptions(o Options) error {
 	if o.Rope != nil && !(*o.Rope >= 0) {
 		return invalidf("the ROPE's half-width must be 0 or more, got %g", *o.Rope)
 	}
+	if o.DecideAt != 0 && !(o.DecideAt >= 0.5 && o.DecideAt < 1) {
+		return invalidf("the Bayesian decision's threshold must be in [0.5, 1), got %g", o.DecideAt)
+	}
 	if _, err := ParseAdjustment(string(o.Adjust)); err != nil {
 		return err
 	}
@@ -473,9 +521,27 @@ type pairedInput struct {
 	labels  map[string]int16 // DeLong only
 	dir     Direction
 	// nTrain and nTest are the fold sizes of k-fold evaluations, and
-	// folds says both sides are k-fold evaluations.
+	// folds says both sides are fold-based (k-fold or 5x2) evaluations;
+	// kfold says both are k-fold ones, of the baseline's protocol.
 	nTrain, nTest int64
-	folds         bool
+	folds, kfold  bool
+	protocol      store.Protocol
+}
+
+// foldsPerRepetition is the k of n fold units of k-fold evaluations of
+// protocol p: the folds per repetition as logged; else, for plain k-fold,
+// n, every unit being a fold; else, for repeated k-fold, n over the
+// repetitions when they divide it; else 0.
+func foldsPerRepetition(p store.Protocol, n int) int {
+	switch {
+	case p.Folds > 0:
+		return p.Folds
+	case p.Name == "kfold":
+		return n
+	case p.Repeats > 0 && n%p.Repeats == 0:
+		return n / p.Repeats
+	}
+	return 0
 }
 
 // float32Resolution is the relative precision per-unit values are stored
@@ -528,6 +594,9 @@ func compareMetric(ctx context.Context, c *Comparison, in pairedInput, method Me
 		return nil, fmt.Errorf("%w: the evaluations share no unit", ErrNothingShared)
 	}
 	r.N, r.BaselineOnly, r.CandidateOnly = n, p.LeftOnly, p.RightOnly
+	if in.kfold {
+		r.K = foldsPerRepetition(in.protocol, n)
+	}
 	// The pairs are this comparison's own: values equal within storage
 	// precision are made equal in place.
 	left, right := p.LeftSum, p.RightSum
@@ -754,33 +823,47 @@ func measure(ctx context.Context, r *MetricResult, u stats.PairedUnits, red redu
 }
 
 // correctedT runs the corrected resampled t, and the Bayesian correlated t
-// with a ROPE, on k-fold units.
+// with a ROPE, on k-fold units. Without the fold sizes, k-fold evaluations
+// assume ρ = 1/k, as folds of equal size give: n_test/n_train = 1/(k − 1).
 func correctedT(r *MetricResult, left, right []float64, ids []string, opts Options) error {
+	ctOpts := stats.CorrectedTOptions{NTrain: int(r.NTrain), NTest: int(r.NTest)}
 	if !(r.NTrain > 0 && r.NTest > 0) {
-		return fmt.Errorf("%w: the corrected resampled t needs the training and test sizes of the folds, and the evaluations were logged without them", ErrNotApplicable)
+		if r.K < 2 {
+			return fmt.Errorf("%w: the corrected resampled t needs the training and test sizes of the folds, or k-fold evaluations with their number of folds, and the evaluations were logged without them", ErrNotApplicable)
+		}
+		rho, err := stats.KFoldRho(r.K)
+		if err != nil {
+			return err
+		}
+		ctOpts = stats.CorrectedTOptions{Rho: rho}
+		r.RhoAssumed = true
 	}
-	ct, err := stats.CorrectedResampledT(left, right, stats.CorrectedTOptions{NTrain: int(r.NTrain), NTest: int(r.NTest)})
+	ct, err := stats.CorrectedResampledT(left, right, ctOpts)
 	if err != nil {
 		return err
 	}
 	r.Difference = stats.TInterval(ct.MeanDiff, ct.T, ct.DF, opts.confidence())
-	r.PValue, r.Folds = ct.PValue, ids
+	r.PValue, r.Folds, r.Rho = ct.PValue, ids, ct.Rho
 	r.Statistic = statistic("t", ct.T, float64(ct.DF))
 	if opts.Rope == nil {
 		return nil
 	}
-	b, err := stats.BayesCorrelatedT(left, right, stats.BayesOptions{NTrain: int(r.NTrain), NTest: int(r.NTest), Rope: *opts.Rope})
+	b, err := stats.BayesCorrelatedT(left, right, stats.BayesOptions{
+		Rho: ctOpts.Rho, NTrain: ctOpts.NTrain, NTest: ctOpts.NTest, Rope: *opts.Rope, DecideAt: opts.DecideAt})
 	if err != nil {
 		return err
 	}
 	// The posterior is of baseline − candidate: "left better" means the
 	// baseline's value is higher.
 	higher, lower := b.PLeftBetter, b.PRightBetter
+	decisions := map[stats.BayesDecision]BayesDecision{stats.BayesLeftBetter: BayesBaselineBetter,
+		stats.BayesRightBetter: BayesCandidateBetter, stats.BayesEquivalent: BayesEquivalent, stats.BayesUndecided: BayesUndecided}
 	if r.Direction.Lower() {
 		higher, lower = lower, higher
+		decisions[stats.BayesLeftBetter], decisions[stats.BayesRightBetter] = BayesCandidateBetter, BayesBaselineBetter
 	}
 	r.Bayes = &Bayes{Rope: *opts.Rope, PBaselineBetter: higher, PEquivalent: b.PEquivalent, PCandidateBetter: lower,
-		DF: b.DF, Loc: b.Loc, Scale: b.Scale}
+		Decision: decisions[b.Decision], DecideAt: b.DecideAt, DF: b.DF, Loc: b.Loc, Scale: b.Scale}
 	return nil
 }
 
@@ -922,6 +1005,10 @@ func record(base, cand *store.Evaluation, r *MetricResult, opts Options, method 
 	}
 	if opts.Rope != nil {
 		rec.Parameters["rope"] = *opts.Rope
+		rec.Parameters["decide_at"] = cmp.Or(opts.DecideAt, stats.DefaultDecideAt)
+	}
+	if r.RhoAssumed {
+		rec.Parameters["rho"] = r.Rho
 	}
 	if r.Statistic != nil {
 		v := r.Statistic.Value

@@ -125,9 +125,20 @@ func writeMethod(b *strings.Builder, r *compare.MetricResult) {
 	case r.Method == "paired-t" && st != "":
 		fmt.Fprintf(b, " Paired t: %s.", st)
 	case r.Method == "corrected-t":
-		fmt.Fprintf(b, " Corrected resampled t (Nadeau & Bengio, %d folds, n_train %d, n_test %d)", r.N, r.NTrain, r.NTest)
+		if r.RhoAssumed {
+			fmt.Fprintf(b, " Corrected resampled t (Nadeau & Bengio, %d folds)", r.N)
+		} else {
+			fmt.Fprintf(b, " Corrected resampled t (Nadeau & Bengio, %d folds, n_train %d, n_test %d)", r.N, r.NTrain, r.NTest)
+		}
 		if st != "" {
 			fmt.Fprintf(b, ": %s", st)
+		}
+		if r.RhoAssumed {
+			k := ""
+			if r.K != r.N {
+				k = fmt.Sprintf(" (k = %d folds per repetition)", r.K)
+			}
+			fmt.Fprintf(b, "; ρ = 1/k = %s%s assumed: the fold sizes were not recorded", strconv.FormatFloat(r.Rho, 'g', 4, 64), k)
 		}
 		b.WriteString(".")
 	case strings.HasPrefix(r.Method, "5x2") && len(r.Folds) >= 3:
@@ -140,7 +151,26 @@ func writeMethod(b *strings.Builder, r *compare.MetricResult) {
 	if y := r.Bayes; y != nil {
 		fmt.Fprintf(b, " Bayesian correlated t with a ROPE of %g: P(%s better) = %.3f, P(equivalent) = %.3f, P(%s better) = %.3f.",
 			y.Rope, r.Baseline, y.PBaselineBetter, y.PEquivalent, r.Candidate, y.PCandidateBetter)
+		decided := map[compare.BayesDecision]string{compare.BayesBaselineBetter: r.Baseline + " better",
+			compare.BayesCandidateBetter: r.Candidate + " better", compare.BayesEquivalent: "practically equivalent"}[y.Decision]
+		if decided == "" {
+			fmt.Fprintf(b, " With a ROPE of %g, the posterior is undecided: no probability exceeds %g.", y.Rope, y.DecideAt)
+		} else {
+			fmt.Fprintf(b, " With a ROPE of %g, the posterior decides: %s (P = %s > %g).", y.Rope, decided, aboveText(y.P(), y.DecideAt), y.DecideAt)
+		}
 	}
+}
+
+// aboveText formats a probability p above the threshold at with three
+// decimals, and more where three would print it at or below at.
+func aboveText(p, at float64) string {
+	d := 3
+	for ; d < 17; d++ {
+		if v, _ := strconv.ParseFloat(strconv.FormatFloat(p, 'f', d, 64), 64); v > at {
+			break
+		}
+	}
+	return strconv.FormatFloat(p, 'f', d, 64)
 }
 
 // RankVerdict says one of a ranking's Holm comparisons, of the control with

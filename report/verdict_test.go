@@ -17,6 +17,7 @@ import (
 func TestVerdictBranches(t *testing.T) {
 	t.Parallel()
 	n := 4100
+	df4 := 4.0
 	tests := []struct {
 		name string
 		r    compare.MetricResult
@@ -55,6 +56,45 @@ func TestVerdictBranches(t *testing.T) {
 				CandidateBetter: 40000, CandidateWorse: 41000, Same: 19000},
 			want: "main beats pr-1 on logloss by 0.00120 (lower is better; 95% CI 0.00040 to 0.00190, p < 0.001 after Holm adjustment across 2 metrics, n = 100,000): " +
 				"the interval excludes zero and p is below alpha 0.05. main is better for 41,000 units, worse for 40,000 and the same for 19,000.",
+		},
+		{
+			name: "corrected t with rho assumed, the posterior decides equivalence",
+			r: compare.MetricResult{Metric: "accuracy", Method: "corrected-t", Baseline: "a", Candidate: "b", N: 5, K: 5, Alpha: 0.05,
+				Difference: stats.Interval{Estimate: 0.002, Low: -0.004, High: 0.008, Confidence: 0.95},
+				PValue:     0.4, PAdjusted: 0.4, Statistic: &compare.Statistic{Name: "t", Value: 0.93, DF: &df4}, Rho: 0.2, RhoAssumed: true,
+				Bayes: &compare.Bayes{Rope: 0.01, PBaselineBetter: 0.02, PEquivalent: 0.97, PCandidateBetter: 0.01,
+					Decision: compare.BayesEquivalent, DecideAt: 0.95}},
+			want: "a and b are not distinguishable on accuracy (n = 5): the difference a − b is +0.00200, with a 95% CI of -0.00400 to +0.00800, " +
+				"which includes zero, and p = 0.400 is not below alpha 0.05. " +
+				"Corrected resampled t (Nadeau & Bengio, 5 folds): t = 0.9300 (df 4); ρ = 1/k = 0.2 assumed: the fold sizes were not recorded. " +
+				"Bayesian correlated t with a ROPE of 0.01: P(a better) = 0.020, P(equivalent) = 0.970, P(b better) = 0.010. " +
+				"With a ROPE of 0.01, the posterior decides: practically equivalent (P = 0.970 > 0.95).",
+		},
+		{
+			name: "repeated k-fold, undecided",
+			r: compare.MetricResult{Metric: "accuracy", Method: "corrected-t", Baseline: "a", Candidate: "b", N: 20, K: 10, Alpha: 0.05,
+				Difference: stats.Interval{Estimate: 0.002, Low: -0.004, High: 0.008, Confidence: 0.95},
+				PValue:     0.4, PAdjusted: 0.4, Rho: 0.1, RhoAssumed: true,
+				Bayes: &compare.Bayes{Rope: 0.001, PBaselineBetter: 0.6, PEquivalent: 0.2, PCandidateBetter: 0.2,
+					Decision: compare.BayesUndecided, DecideAt: 0.95}},
+			want: "a and b are not distinguishable on accuracy (n = 20): the difference a − b is +0.00200, with a 95% CI of -0.00400 to +0.00800, " +
+				"which includes zero, and p = 0.400 is not below alpha 0.05. " +
+				"Corrected resampled t (Nadeau & Bengio, 20 folds); ρ = 1/k = 0.1 (k = 10 folds per repetition) assumed: the fold sizes were not recorded. " +
+				"Bayesian correlated t with a ROPE of 0.001: P(a better) = 0.600, P(equivalent) = 0.200, P(b better) = 0.200. " +
+				"With a ROPE of 0.001, the posterior is undecided: no probability exceeds 0.95.",
+		},
+		{
+			name: "a decision just above its threshold prints the digits that show it",
+			r: compare.MetricResult{Metric: "accuracy", Method: "corrected-t", Baseline: "a", Candidate: "b", N: 10, NTrain: 900, NTest: 100, Alpha: 0.05,
+				Difference: stats.Interval{Estimate: 0.002, Low: -0.004, High: 0.008, Confidence: 0.95},
+				PValue:     0.4, PAdjusted: 0.4, Rho: 0.1,
+				Bayes: &compare.Bayes{Rope: 0, PBaselineBetter: 0.04996, PCandidateBetter: 0.95004,
+					Decision: compare.BayesCandidateBetter, DecideAt: 0.95}},
+			want: "a and b are not distinguishable on accuracy (n = 10): the difference a − b is +0.00200, with a 95% CI of -0.00400 to +0.00800, " +
+				"which includes zero, and p = 0.400 is not below alpha 0.05. " +
+				"Corrected resampled t (Nadeau & Bengio, 10 folds, n_train 900, n_test 100). " +
+				"Bayesian correlated t with a ROPE of 0: P(a better) = 0.050, P(equivalent) = 0.000, P(b better) = 0.950. " +
+				"With a ROPE of 0, the posterior decides: b better (P = 0.95004 > 0.95).",
 		},
 	}
 	for _, tt := range tests {
