@@ -831,12 +831,7 @@ func correctedT(r *MetricResult, left, right []float64, ids []string, opts Optio
 		if r.K < 2 {
 			return fmt.Errorf("%w: the corrected resampled t needs the training and test sizes of the folds, or k-fold evaluations with their number of folds, and the evaluations were logged without them", ErrNotApplicable)
 		}
-		rho, err := stats.KFoldRho(r.K)
-		if err != nil {
-			return err
-		}
-		ctOpts = stats.CorrectedTOptions{Rho: rho}
-		r.RhoAssumed = true
+		ctOpts, r.RhoAssumed = stats.CorrectedTOptions{Folds: r.K}, true
 	}
 	ct, err := stats.CorrectedResampledT(left, right, ctOpts)
 	if err != nil {
@@ -849,7 +844,7 @@ func correctedT(r *MetricResult, left, right []float64, ids []string, opts Optio
 		return nil
 	}
 	b, err := stats.BayesCorrelatedT(left, right, stats.BayesOptions{
-		Rho: ctOpts.Rho, NTrain: ctOpts.NTrain, NTest: ctOpts.NTest, Rope: *opts.Rope, DecideAt: opts.DecideAt})
+		Folds: ctOpts.Folds, NTrain: ctOpts.NTrain, NTest: ctOpts.NTest, Rope: *opts.Rope, DecideAt: opts.DecideAt})
 	if err != nil {
 		return err
 	}

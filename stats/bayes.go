@@ -18,6 +18,10 @@ type BayesOptions struct {
 	// in [0, 1). Corani and Benavoli set it to n_test / (n_train + n_test),
 	// which is 1/k for k-fold cross-validation (KFoldRho).
 	Rho float64
+	// Folds k ≥ 2, when set, is the number of folds of a k-fold
+	// cross-validation whose sizes were not recorded: it sets ρ = 1/k,
+	// with which Rho and the sizes, if set, must agree.
+	Folds int
 	// NTrain and NTest are the training and test sizes of one fold; when
 	// both are set, Rho defaults to NTest / (NTrain + NTest).
 	NTrain int
@@ -122,10 +126,10 @@ func BayesCorrelatedT(left, right []float64, opts BayesOptions) (BayesResult, er
 // The result decides when one of the three exceeds DecideAt (0.95 by
 // default): see BayesResult.Decide.
 //
-// Rho is taken from NTrain and NTest when both are given (and must then
-// agree with a non-zero Rho); with neither, Rho = 0 treats the differences
-// as independent, with a note, since cross-validated differences rarely
-// are.
+// Rho is taken from NTrain and NTest when both are given, or from Folds
+// as 1/k, and a non-zero Rho must then agree; with none of them, Rho = 0
+// treats the differences as independent, with a note, since
+// cross-validated differences rarely are.
 //
 // Edge cases:
 //   - Fewer than 2 differences returns ErrTooFew.
@@ -135,9 +139,10 @@ func BayesCorrelatedT(left, right []float64, opts BayesOptions) (BayesResult, er
 //     c < −r, equivalent otherwise (so c = 0 with r = 0 is equivalent). A
 //     note says so, where a Student-t of scale 0 would be 0/0.
 //
-// Rho outside [0, 1), a negative or non-finite Rope, DecideAt outside
-// [0.5, 1) (other than zero), negative sizes, only one of NTrain and
-// NTest, or a Rho that disagrees with them returns ErrBadParameter; NaN or ±Inf data ErrNotFinite.
+// Rho outside [0, 1), Folds other than 0 below 2, a negative or
+// non-finite Rope, DecideAt outside [0.5, 1) (other than zero), negative
+// sizes, only one of NTrain and NTest, or a Rho, Folds and sizes that
+// disagree return ErrBadParameter; NaN or ±Inf data ErrNotFinite.
 func BayesCorrelatedTDiffs(diffs []float64, opts BayesOptions) (BayesResult, error) {
 	rho, notes, err := bayesRho(opts)
 	if err != nil {
@@ -194,7 +199,7 @@ func BayesCorrelatedTDiffs(diffs []float64, opts BayesOptions) (BayesResult, err
 // bayesRho resolves the correlation of BayesOptions. Neither Rho nor the
 // sizes gives ρ = 0, with a note.
 func bayesRho(opts BayesOptions) (float64, []Note, error) {
-	rho, _, err := foldCorrelation(opts.Rho, opts.NTrain, opts.NTest)
+	rho, _, err := foldCorrelation(opts.Rho, opts.Folds, opts.NTrain, opts.NTest)
 	if err != nil {
 		return 0, nil, err
 	}

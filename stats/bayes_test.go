@@ -68,6 +68,8 @@ func TestBayesCorrelatedTEdgeCases(t *testing.T) {
 		{name: "n_train alone", diffs: []float64{0.1, 0.2}, opts: BayesOptions{NTrain: 90}, wantErr: ErrBadParameter},
 		{name: "rho disagrees with sizes", diffs: []float64{0.1, 0.2}, opts: BayesOptions{Rho: 0.5, NTrain: 90, NTest: 10}, wantErr: ErrBadParameter},
 		{name: "negative rope", diffs: []float64{0.1, 0.2}, opts: BayesOptions{Rope: -1}, wantErr: ErrBadParameter},
+		{name: "one fold", diffs: []float64{0.1, 0.2}, opts: BayesOptions{Folds: 1}, wantErr: ErrBadParameter},
+		{name: "folds disagree with sizes", diffs: []float64{0.1, 0.2}, opts: BayesOptions{Folds: 5, NTrain: 90, NTest: 10}, wantErr: ErrBadParameter},
 		{name: "Inf", diffs: []float64{0.1, math.Inf(1)}, opts: BayesOptions{Rho: 0.1}, wantErr: ErrNotFinite},
 	}
 	for _, tt := range tests {
@@ -202,6 +204,9 @@ func TestBayesCorrelatedTKFoldRho(t *testing.T) {
 		require.InDelta(t, bySizes.Scale, byRho.Scale, 1e-12)
 		require.InDelta(t, bySizes.PLeftBetter, byRho.PLeftBetter, 1e-12)
 		require.InDelta(t, bySizes.PEquivalent, byRho.PEquivalent, 1e-12)
+		byFolds, err := BayesCorrelatedTDiffs(d, BayesOptions{Folds: k, Rope: 0.01})
+		require.NoError(t, err)
+		require.Equal(t, byRho, byFolds)
 	}
 }
 

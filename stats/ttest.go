@@ -95,6 +95,10 @@ type CorrectedTOptions struct {
 	// cross-validation with folds of equal size ρ = 1/k (KFoldRho). With
 	// both sizes set, Rho must be zero or agree with them.
 	Rho float64
+	// Folds k ≥ 2, when set, is the number of folds of a k-fold
+	// cross-validation whose sizes were not recorded: it sets ρ = 1/k
+	// (KFoldRho), with which Rho and the sizes, if set, must agree.
+	Folds int
 }
 
 // CorrectedTResult is the outcome of CorrectedResampledT. Rho is the
@@ -136,17 +140,17 @@ func CorrectedResampledT(left, right []float64, opts CorrectedTOptions) (Correct
 //
 // Edge cases match PairedT: fewer than 2 differences returns ErrTooFew;
 // all differences zero gives t = 0, p = 1; all equal to c ≠ 0 gives
-// t = ±Inf, p = 0, each with a note. Neither the sizes nor Rho, NTrain or
-// NTest below 1, only one of them, Rho outside (0, 1) or a Rho that
-// disagrees with the sizes returns ErrBadParameter; NaN or ±Inf
-// ErrNotFinite.
+// t = ±Inf, p = 0, each with a note. None of the sizes, Folds and Rho,
+// NTrain or NTest below 1, only one of them, Folds below 2, Rho outside
+// (0, 1), or a Rho, Folds and sizes that disagree return ErrBadParameter;
+// NaN or ±Inf ErrNotFinite.
 func CorrectedResampledTDiffs(diffs []float64, opts CorrectedTOptions) (CorrectedTResult, error) {
-	rho, ratio, err := foldCorrelation(opts.Rho, opts.NTrain, opts.NTest)
+	rho, ratio, err := foldCorrelation(opts.Rho, opts.Folds, opts.NTrain, opts.NTest)
 	if err != nil {
 		return CorrectedTResult{}, err
 	}
 	if rho == 0 {
-		return CorrectedTResult{}, fmt.Errorf("%w: the corrected resampled t-test needs n_train and n_test of at least 1, or the folds' correlation rho, got %d, %d and %g",
+		return CorrectedTResult{}, fmt.Errorf("%w: the corrected resampled t-test needs n_train and n_test of at least 1, the number of folds, or the folds' correlation rho, got %d, %d and %g",
 			ErrBadParameter, opts.NTrain, opts.NTest, opts.Rho)
 	}
 	if err := checkFiniteInput("diffs", diffs); err != nil {
@@ -181,12 +185,23 @@ func KFoldRho(k int) (float64, error) {
 }
 
 // foldCorrelation resolves the correlation ρ of overlapping folds from
-// rho or from the fold sizes, and returns it with the variance inflation
-// ρ/(1 − ρ) = n_test/n_train, which is computed from the sizes when they
-// are given. It returns rho = 0 when neither is given. Negative sizes,
-// only one of them, rho outside [0, 1), or a nonzero rho that disagrees
-// with the sizes returns ErrBadParameter.
-func foldCorrelation(rho float64, nTrain, nTest int) (r, ratio float64, err error) {
+// rho, from the number of folds k (ρ = 1/k) or from the fold sizes, and
+// returns it with the variance inflation ρ/(1 − ρ) = n_test/n_train,
+// which is computed from the sizes when they are given. It returns
+// rho = 0 when none is given. Negative sizes, only one of them, folds
+// other than 0 below 2, rho outside [0, 1), or a nonzero rho, folds and
+// sizes that disagree return ErrBadParameter.
+func foldCorrelation(rho float64, folds, nTrain, nTest int) (r, ratio float64, err error) {
+	if folds != 0 {
+		k, err := KFoldRho(folds)
+		if err != nil {
+			return 0, 0, err
+		}
+		if rho != 0 && math.Abs(rho-k) > 1e-12 {
+			return 0, 0, fmt.Errorf("%w: rho %g disagrees with 1/k = %g of %d folds", ErrBadParameter, rho, k, folds)
+		}
+		rho = k
+	}
 	if nTrain < 0 || nTest < 0 {
 		return 0, 0, fmt.Errorf("%w: n_train and n_test must not be negative, got %d and %d", ErrBadParameter, nTrain, nTest)
 	}

@@ -184,6 +184,9 @@ func TestCorrectedResampledTEdgeCases(t *testing.T) {
 		{name: "negative rho", diffs: []float64{0.01, 0.02}, opts: CorrectedTOptions{Rho: -0.1}, wantErr: ErrBadParameter},
 		{name: "rho disagrees with sizes", diffs: []float64{0.01, 0.02}, opts: CorrectedTOptions{NTrain: 900, NTest: 100, Rho: 0.2}, wantErr: ErrBadParameter},
 		{name: "n_test alone", diffs: []float64{0.01, 0.02}, opts: CorrectedTOptions{NTest: 100, Rho: 0.1}, wantErr: ErrBadParameter},
+		{name: "one fold", diffs: []float64{0.01, 0.02}, opts: CorrectedTOptions{Folds: 1}, wantErr: ErrBadParameter},
+		{name: "folds disagree with sizes", diffs: []float64{0.01, 0.02}, opts: CorrectedTOptions{Folds: 5, NTrain: 900, NTest: 100}, wantErr: ErrBadParameter},
+		{name: "folds disagree with rho", diffs: []float64{0.01, 0.02}, opts: CorrectedTOptions{Folds: 5, Rho: 0.1}, wantErr: ErrBadParameter},
 		{name: "negative test size", diffs: []float64{0.01, 0.02}, opts: CorrectedTOptions{NTrain: 10, NTest: -1}, wantErr: ErrBadParameter},
 		{name: "NaN", diffs: []float64{0.01, math.NaN()}, opts: tenFold, wantErr: ErrNotFinite},
 	}
@@ -222,6 +225,9 @@ func TestCorrectedResampledTKFoldRho(t *testing.T) {
 		require.InDelta(t, bySizes.T, byRho.T, tol, "k = %d", k)
 		require.InDelta(t, bySizes.PValue, byRho.PValue, tol, "k = %d", k)
 		require.InDelta(t, bySizes.Rho, byRho.Rho, tol, "k = %d", k)
+		byFolds, err := CorrectedResampledTDiffs(d, CorrectedTOptions{Folds: k})
+		require.NoError(t, err)
+		require.Equal(t, byRho, byFolds)
 		// Agreeing sizes and rho are accepted together.
 		both, err := CorrectedResampledTDiffs(d, CorrectedTOptions{NTrain: 100 * (k - 1), NTest: 100, Rho: rho})
 		require.NoError(t, err)

@@ -23,7 +23,8 @@ func compareCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "metric", Aliases: []string{"m"}, Usage: "`METRIC` to compare (repeatable; default: every metric both share)"},
 			&cli.StringFlag{Name: "method", Usage: "`TEST`: " + compare.MethodNames() + " (default: from the evaluations' protocols)"},
 			&cli.BoolFlag{Name: "no-stratify", Usage: "with evaluations of predictions, draw each bootstrap replicate from all samples rather than each class from its own"},
-			&cli.Float64Flag{Name: "rope", Usage: "with k-fold evaluations, add the Bayesian correlated t's probabilities for a region of practical equivalence of half-width `R`"},
+			&cli.Float64Flag{Name: "rope", Usage: "with k-fold evaluations, add the Bayesian correlated t's probabilities for a region of practical equivalence of half-width `R`, and its decision"},
+			decideAtFlag(),
 			alphaFlag(), confidenceFlag(), resamplesFlag(), seedFlag(),
 			&cli.StringFlag{Name: "resampling", Value: "auto", Usage: "`HOW` the bootstrap and sign flips draw: auto, multinomial or poisson"},
 			&cli.StringFlag{Name: "adjust", Usage: "multiplicity `ADJUSTMENT`: holm, bonferroni, bh, by or none (default: holm with several metrics)"},
@@ -69,7 +70,7 @@ func runCompare(c *cli.Context) error {
 	}
 	if c.IsSet("rope") {
 		rope := c.Float64("rope")
-		opts.Rope = &rope
+		opts.Rope, opts.DecideAt = &rope, c.Float64("decide-at")
 	}
 	format, st, err := prepare(c)
 	if err != nil {

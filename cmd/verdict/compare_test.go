@@ -393,6 +393,51 @@ func testCorrectedT(t *testing.T, protocol string) {
 	require.InDelta(t, 1, r.Bayes.PBaselineBetter+r.Bayes.PEquivalent+r.Bayes.PCandidateBetter, 1e-9)
 }
 
+// TestCompareKFoldWithoutSizes logs 5-fold scores of a loss without the
+// fold sizes: compare assumes ρ = 1/5, says so, and with --rope decides
+// for the run with the LOWER loss, in the JSON, in the sentence and in the
+// recorded parameters.
+func TestCompareKFoldWithoutSizes(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	// The candidate's loss is 0.03 to 0.05 lower in every fold.
+	base := []float64{0.41, 0.39, 0.43, 0.40, 0.42}
+	gap := []float64{0.03, 0.05, 0.04, 0.045, 0.035}
+	for name, shift := range map[string]float64{"base": 0, "cand": 1} {
+		var b strings.Builder
+		b.WriteString("sample_id,logloss\n")
+		for i, v := range base {
+			fmt.Fprintf(&b, "fold-%d,%g\n", i, v-shift*gap[i])
+		}
+		path := filepath.Join(t.TempDir(), name+".csv")
+		require.NoError(t, writeFileErr(path, b.String()))
+		res := runVerdict(t, url, "log", "-e", "cv", "-r", name, "-s", "folds", "--protocol", "kfold", "--lower-is-better", "logloss", path)
+		require.Equal(t, 0, res.code, res.stderr)
+	}
+	res := runVerdict(t, url, "compare", "-e", "cv", "--rope", "0.01", "--decide-at", "0.9", "--format", "json", "base", "cand")
+	require.Equal(t, 0, res.code, res.stderr)
+	var out []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	r := out[0]
+	require.Equal(t, "corrected-t", r["method"])
+	require.Equal(t, true, r["rho_assumed"])
+	require.InDelta(t, 0.2, r["rho"], 1e-15)
+	bayes := r["bayes"].(map[string]any)
+	require.Equal(t, "candidate_better", bayes["decision"])
+	require.Equal(t, 0.9, bayes["decide_at"])
+	require.Greater(t, bayes["p_candidate_better"], 0.9)
+	verdict := r["verdict"].(string)
+	require.Contains(t, verdict, "ρ = 1/k = 0.2 assumed: the fold sizes were not recorded")
+	require.Contains(t, verdict, "With a ROPE of 0.01, the posterior decides: cand better (P = ")
+	require.Equal(t, 1, queryInt(t, url, `SELECT count(*) FROM comparisons
+		WHERE (parameters->>'decide_at')::float8 = 0.9 AND (parameters->>'rope')::float8 = 0.01 AND (parameters->>'rho')::float8 = 0.2`))
+
+	// The table reads the same sentence.
+	res = runVerdict(t, url, "compare", "-e", "cv", "--rope", "0.01", "--no-record", "base", "cand")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "the posterior decides: cand better")
+}
+
 func TestCompareMcNemar(t *testing.T) {
 	t.Parallel()
 	url := storetest.NewDatabase(t)

@@ -28,12 +28,12 @@ func statsMethods() []statsMethod {
 		},
 		{
 			name: "corrected-t", usage: "corrected resampled t-test (Nadeau & Bengio) for k-fold or r x k-fold scores",
-			inputs: "left, right (one score per fold), or diffs", flags: []cli.Flag{nTrainFlag(), nTestFlag()},
+			inputs: "left, right (one score per fold), or diffs", flags: []cli.Flag{nTrainFlag(), nTestFlag(), kFoldsFlag()},
 			run: func(c *cli.Context, in *columns.Columns) (any, error) {
-				if !c.IsSet("n-train") || !c.IsSet("n-test") {
-					return nil, userError("corrected-t needs --n-train and --n-test")
+				if !c.IsSet("folds") && (!c.IsSet("n-train") || !c.IsSet("n-test")) {
+					return nil, userError("corrected-t needs --n-train and --n-test, or --folds")
 				}
-				opts := stats.CorrectedTOptions{NTrain: c.Int("n-train"), NTest: c.Int("n-test")}
+				opts := stats.CorrectedTOptions{NTrain: c.Int("n-train"), NTest: c.Int("n-test"), Folds: c.Int("folds")}
 				diffs, left, right, err := in.DiffsOrPair()
 				if err != nil {
 					return nil, err
@@ -91,15 +91,15 @@ func statsMethods() []statsMethod {
 			name: "bayes-t", usage: "Bayesian correlated t-test (Corani & Benavoli) with a region of practical equivalence",
 			inputs: "left, right, or diffs",
 			flags: []cli.Flag{
-				&cli.Float64Flag{Name: "rho", Usage: "correlation `RHO` of the folds (default: n-test / (n-train + n-test))"},
-				nTrainFlag(), nTestFlag(),
-				&cli.Float64Flag{Name: "rope", Value: 0, Usage: "half-width `R` of the region of practical equivalence"},
+				&cli.Float64Flag{Name: "rho", Usage: "correlation `RHO` of the folds (default: n-test / (n-train + n-test), or 1/K with --folds)"},
+				nTrainFlag(), nTestFlag(), kFoldsFlag(),
+				&cli.Float64Flag{Name: "rope", Value: 0, Usage: "half-width `R` of the region of practical equivalence"}, decideAtFlag(),
 			},
 			run: func(c *cli.Context, in *columns.Columns) (any, error) {
-				if !c.IsSet("rho") && (!c.IsSet("n-train") || !c.IsSet("n-test")) {
-					return nil, userError("bayes-t needs --rho, or --n-train and --n-test")
+				if !c.IsSet("rho") && !c.IsSet("folds") && (!c.IsSet("n-train") || !c.IsSet("n-test")) {
+					return nil, userError("bayes-t needs --rho, --folds, or --n-train and --n-test")
 				}
-				opts := stats.BayesOptions{Rho: c.Float64("rho"), NTrain: c.Int("n-train"), NTest: c.Int("n-test"), Rope: c.Float64("rope")}
+				opts := stats.BayesOptions{Rho: c.Float64("rho"), Folds: c.Int("folds"), NTrain: c.Int("n-train"), NTest: c.Int("n-test"), Rope: c.Float64("rope"), DecideAt: c.Float64("decide-at")}
 				diffs, left, right, err := in.DiffsOrPair()
 				if err != nil {
 					return nil, err
@@ -272,6 +272,13 @@ func statsMethods() []statsMethod {
 			},
 		},
 	}
+}
+
+func kFoldsFlag() cli.Flag {
+	return &cli.IntFlag{Name: "folds", Usage: "`K` folds of a k-fold cross-validation whose fold sizes were not recorded: rho = 1/K"}
+}
+func decideAtFlag() cli.Flag {
+	return &cli.Float64Flag{Name: "decide-at", Value: stats.DefaultDecideAt, Usage: "decide when a posterior probability exceeds `P` (strictly; from 0.5 to below 1)"}
 }
 
 func varianceFlag() cli.Flag {

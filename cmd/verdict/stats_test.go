@@ -91,7 +91,9 @@ func TestStatsErrorsExitTwo(t *testing.T) {
 		{name: "NaN", input: `{"left": [1, "NaN", 3], "right": [1, 2, 2]}`, args: []string{"paired-t"}, want: "not finite"},
 		{name: "missing column", input: `{"left": [1, 2, 3]}`, args: []string{"paired-t"}, want: `no "right" array in the JSON object`},
 		{name: "labels not 0/1", input: `{"labels": [0, 1, 2], "left": [0.1, 0.2, 0.3], "right": [0.3, 0.2, 0.1]}`, args: []string{"delong"}, want: "0 or 1"},
-		{name: "missing flag", input: `{"left": [1, 2], "right": [2, 1]}`, args: []string{"corrected-t"}, want: "corrected-t needs --n-train and --n-test"},
+		{name: "missing flag", input: `{"left": [1, 2], "right": [2, 1]}`, args: []string{"corrected-t"}, want: "corrected-t needs --n-train and --n-test, or --folds"},
+		{name: "one fold", input: `{"left": [1, 2], "right": [2, 1]}`, args: []string{"corrected-t", "--folds", "1"}, want: "at least 2 folds"},
+		{name: "decide-at 1", input: `{"left": [1, 2], "right": [2, 1]}`, args: []string{"bayes-t", "--folds", "5", "--decide-at", "1"}, want: "must be in [0.5, 1)"},
 		{name: "no overlap", input: `{"left": {"a": 1}, "right": {"b": 2}}`, args: []string{"compare"}, want: "none shared"},
 		{name: "not JSON", input: `{"left": [1,`, args: []string{"paired-t"}, want: "not a JSON object of arrays"},
 		{name: "classifier flag without --metric", input: `{"left": [1, 2], "right": [2, 1]}`, args: []string{"paired-bootstrap", "--threshold", "0.3"}, want: "--threshold is for a classifier metric: it needs --metric"},
@@ -178,4 +180,55 @@ func TestStatsPairedBootstrapMetric(t *testing.T) {
 	for _, field := range []string{"metric               roc_auc", "stratified           true", "p_value", "undefined_resamples  0"} {
 		require.Contains(t, res.stdout, field)
 	}
+}
+
+// TestStatsBayesDecision runs bayes-t and corrected-t with --folds: ρ = 1/K
+// must give the numbers of --n-train K−1 --n-test 1, and bayes-t prints its
+// decision at --decide-at in both formats. The posterior of these 10-fold
+// differences has P(left better) = 0.9935 with a ROPE of 0.005
+// (stats.ExampleBayesCorrelatedTDiffs).
+func TestStatsBayesDecision(t *testing.T) {
+	t.Parallel()
+	input := `{"diffs": [0.012, 0.02, 0.004, 0.015, 0.009, 0.011, 0.018, 0.007, 0.013, 0.01]}`
+	type bayes struct {
+		Rho          float64 `json:"rho"`
+		PLeftBetter  float64 `json:"p_left_better"`
+		PEquivalent  float64 `json:"p_equivalent"`
+		PRightBetter float64 `json:"p_right_better"`
+		DecideAt     float64 `json:"decide_at"`
+		Decision     string  `json:"decision"`
+	}
+	run := func(args ...string) bayes {
+		t.Helper()
+		res := runStats(t, input, append(args, "--format", "json")...)
+		require.Equal(t, 0, res.code, res.stderr)
+		var b bayes
+		require.NoError(t, json.Unmarshal([]byte(res.stdout), &b))
+		return b
+	}
+	byFolds := run("bayes-t", "--folds", "10", "--rope", "0.005")
+	bySizes := run("bayes-t", "--n-train", "9", "--n-test", "1", "--rope", "0.005")
+	require.InDelta(t, 0.1, byFolds.Rho, 1e-15)
+	require.InDelta(t, bySizes.PLeftBetter, byFolds.PLeftBetter, 1e-12)
+	require.InDelta(t, 0.9935, byFolds.PLeftBetter, 5e-5)
+	require.Equal(t, bayes{Rho: byFolds.Rho, PLeftBetter: byFolds.PLeftBetter, PEquivalent: byFolds.PEquivalent, PRightBetter: byFolds.PRightBetter,
+		DecideAt: 0.95, Decision: "left_better"}, byFolds)
+	require.Equal(t, "undecided", run("bayes-t", "--folds", "10", "--rope", "0.005", "--decide-at", "0.995").Decision)
+
+	res := runStats(t, input, "bayes-t", "--folds", "10", "--rope", "0.005", "--decide-at", "0.99")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Regexp(t, `(?m)^decide_at +0\.99$`, res.stdout)
+	require.Regexp(t, `(?m)^decision +left_better$`, res.stdout)
+
+	var ct [2]struct {
+		T   float64 `json:"t"`
+		Rho float64 `json:"rho"`
+	}
+	for i, args := range [][]string{{"--folds", "10"}, {"--n-train", "9", "--n-test", "1"}} {
+		res := runStats(t, input, append([]string{"corrected-t", "--format", "json"}, args...)...)
+		require.Equal(t, 0, res.code, res.stderr)
+		require.NoError(t, json.Unmarshal([]byte(res.stdout), &ct[i]))
+	}
+	require.InDelta(t, ct[1].T, ct[0].T, 1e-12)
+	require.InDelta(t, 0.1, ct[0].Rho, 1e-15)
 }
