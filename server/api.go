@@ -118,7 +118,8 @@ func compareParams() []param {
 	return append([]param{pExperiment, pEvalSet, pBaseline, pCandidate,
 		{name: "metric", kind: "string", repeat: true, doc: "metric to compare (default: every metric both share)"},
 		{name: "method", kind: "string", doc: "test: " + compare.MethodNames() + " (default: from the protocols)"},
-		{name: "rope", kind: "number", doc: "k-fold: half-width of a region of practical equivalence for the Bayesian correlated t"},
+		{name: "rope", kind: "number", doc: "k-fold: half-width of a region of practical equivalence for the Bayesian correlated t, which then decides"},
+		{name: "decide_at", kind: "number", doc: "with rope: the posterior probability, in [0.5, 1), a decision must exceed (default 0.95)"},
 		{name: "adjust", kind: "string", doc: "holm, bonferroni, bh, by or none (default: holm with several metrics)"}, pAllowDiff}, statsParams...)
 }
 
@@ -503,7 +504,7 @@ func (s *Server) compare(record bool) func(http.ResponseWriter, *http.Request, *
 		opts.AllowDifferentTargets, opts.Record, opts.Sentence = q.bool("allow_different_targets"), record, report.Verdict
 		if q.has("rope") {
 			rope := q.float("rope", 0)
-			opts.Rope = &rope
+			opts.Rope, opts.DecideAt = &rope, q.float("decide_at", 0)
 		}
 		if q.err != nil {
 			return q.err
