@@ -88,7 +88,7 @@ func statsMethods() []statsMethod {
 			},
 		},
 		{
-			name: "bayes-t", usage: "Bayesian correlated t-test (Corani & Benavoli) with a region of practical equivalence",
+			name: "bayes-t", usage: "Bayesian correlated t-test (Corani & Benavoli) with a region of practical equivalence, and its decision",
 			inputs: "left, right, or diffs",
 			flags: []cli.Flag{
 				&cli.Float64Flag{Name: "rho", Usage: "correlation `RHO` of the folds (default: n-test / (n-train + n-test), or 1/K with --folds)"},
@@ -278,7 +278,7 @@ func kFoldsFlag() cli.Flag {
 	return &cli.IntFlag{Name: "folds", Usage: "`K` folds of a k-fold cross-validation whose fold sizes were not recorded: rho = 1/K"}
 }
 func decideAtFlag() cli.Flag {
-	return &cli.Float64Flag{Name: "decide-at", Value: stats.DefaultDecideAt, Usage: "decide when a posterior probability exceeds `P` (strictly; from 0.5 to below 1)"}
+	return &cli.Float64Flag{Name: "decide-at", Value: stats.DefaultDecideAt, Usage: "the Bayesian t decides when a posterior probability exceeds `P` (strictly; from 0.5 to below 1)"}
 }
 
 func varianceFlag() cli.Flag {
