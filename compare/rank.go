@@ -75,6 +75,9 @@ func Rank(ctx context.Context, st *store.Store, q RankQuery) (*Ranking, error) {
 	evals := q.Evaluations
 	var names []string
 	for _, e := range evals {
+		if err := e.Pairable(); err != nil {
+			return nil, err
+		}
 		if e.EvalSetID != evals[0].EvalSetID {
 			return nil, fmt.Errorf("%w: evaluations %d and %d were scored on different evaluation sets or targets; a ranking needs one", store.ErrNotComparable, evals[0].ID, e.ID)
 		}

@@ -24,6 +24,7 @@ type loggedJSON struct {
 	Fingerprint     string             `json:"fingerprint"`
 	FingerprintKind string             `json:"fingerprint_kind"`
 	Seconds         float64            `json:"seconds"`
+	AggregatesOnly  bool               `json:"aggregates_only,omitempty"`
 	// An evaluation of predictions' task, classes and parameters.
 	Task      string   `json:"task,omitempty"`
 	Classes   []string `json:"classes,omitempty"`
@@ -49,7 +50,7 @@ func Logged(w io.Writer, format string, l *store.Logged) error {
 		err = WriteJSON(w, loggedJSON{
 			EvaluationID: l.ID, Existing: l.Existing, Experiment: l.Experiment, Run: l.Run, EvalSet: l.EvalSet,
 			Rows: l.Rows, ScoredRows: l.ScoredRows, Units: l.Units, Metrics: l.Metrics, Aggregates: l.Aggregates,
-			Fingerprint: l.Fingerprint, FingerprintKind: l.FingerprintKind, Seconds: l.Elapsed.Seconds(),
+			Fingerprint: l.Fingerprint, FingerprintKind: l.FingerprintKind, Seconds: l.Elapsed.Seconds(), AggregatesOnly: l.AggregatesOnly,
 		}.withPredictions(l.Predictions))
 	case l.Existing:
 		_, err = fmt.Fprintf(w, "evaluation %d: already logged for %s/%s on %s (same content or idempotency key); nothing written\n",
@@ -70,8 +71,12 @@ func Logged(w io.Writer, format string, l *store.Logged) error {
 			}
 		}
 	default:
-		_, err = fmt.Fprintf(w, "evaluation %d: %s/%s on %s: %s, %s, %s in %.2f s\n", l.ID, Printable(l.Experiment), Printable(l.Run), Printable(l.EvalSet),
-			plural(int(l.Rows), "row"), plural(int(l.Units), "unit"), plural(len(l.Metrics), "metric"), l.Elapsed.Seconds())
+		kept := ""
+		if l.AggregatesOnly {
+			kept = " (aggregates only: no per-unit values kept)"
+		}
+		_, err = fmt.Fprintf(w, "evaluation %d: %s/%s on %s: %s, %s, %s in %.2f s%s\n", l.ID, Printable(l.Experiment), Printable(l.Run), Printable(l.EvalSet),
+			plural(int(l.Rows), "row"), plural(int(l.Units), "unit"), plural(len(l.Metrics), "metric"), l.Elapsed.Seconds(), kept)
 	}
 	return err
 }
@@ -98,6 +103,10 @@ type storedJSON struct {
 	Metadata        map[string]any     `json:"metadata"`
 	IdempotencyKey  string             `json:"idempotency_key,omitempty"`
 	SoftwareVersion string             `json:"software_version"`
+	// AggregatesOnly: logged without per-unit values. WholeSet: the keys of
+	// aggregates that are whole-set metrics, with no per-unit values.
+	AggregatesOnly bool     `json:"aggregates_only"`
+	WholeSet       []string `json:"whole_set_metrics"`
 }
 
 type protocolJSON struct {
@@ -132,6 +141,7 @@ func stored(e *store.Evaluation) storedJSON {
 		Protocol: protocolJSON{Name: p.Name, Cutoffs: p.Cutoffs, RequiredK: p.RequiredK, EvalDraws: p.EvalDraws,
 			Folds: p.Folds, Repeats: p.Repeats, NTrain: p.NTrain, NTest: p.NTest},
 		Metadata: e.Metadata, IdempotencyKey: e.IdempotencyKey, SoftwareVersion: e.SoftwareVersion,
+		AggregatesOnly: e.AggregatesOnly, WholeSet: nonNil(e.WholeSet()),
 	}
 }
 

@@ -37,7 +37,11 @@ func RunsTable(runs []store.Run) *Table {
 		if len(commit) > 12 {
 			commit = commit[:12]
 		}
-		t.Add(r.Experiment, r.Name, r.CreatedAt.Local().Format("2006-01-02 15:04"), fmt.Sprint(r.Evaluations), commit,
+		evals := fmt.Sprint(r.Evaluations)
+		if r.AggregatesOnly > 0 {
+			evals += fmt.Sprintf(" (%d aggregates only)", r.AggregatesOnly)
+		}
+		t.Add(r.Experiment, r.Name, r.CreatedAt.Local().Format("2006-01-02 15:04"), evals, commit,
 			strings.Join(r.Tags, ","), paramsText(r.Params))
 	}
 	return t
@@ -63,7 +67,7 @@ func paramsText(params map[string]any) string {
 }
 
 func runsCSV(runs []store.Run) *Table {
-	t := &Table{Header: []string{"run_id", "experiment", "run", "created_at", "last_logged", "evaluations", "git_commit", "tags", "params"}}
+	t := &Table{Header: []string{"run_id", "experiment", "run", "created_at", "last_logged", "evaluations", "git_commit", "tags", "params", "aggregates_only_evaluations"}}
 	for _, r := range runs {
 		params := "{}"
 		if len(r.Params) > 0 {
@@ -74,7 +78,7 @@ func runsCSV(runs []store.Run) *Table {
 			}
 		}
 		t.Add(strconv.FormatInt(r.ID, 10), r.Experiment, r.Name, CSVTime(r.CreatedAt), CSVTime(r.LastLogged),
-			strconv.FormatInt(r.Evaluations, 10), r.GitCommit, strings.Join(r.Tags, ","), params)
+			strconv.FormatInt(r.Evaluations, 10), r.GitCommit, strings.Join(r.Tags, ","), params, strconv.FormatInt(r.AggregatesOnly, 10))
 	}
 	return t
 }

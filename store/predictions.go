@@ -318,7 +318,12 @@ var ErrNotPredictions = errors.New("not an evaluation of predictions")
 var ErrPredictions = errors.New("an evaluation of predictions has no per-unit values")
 
 // perUnit returns ErrPredictions for an evaluation of predictions.
-func perUnit(e *Evaluation) error {
+func perUnit(e *Evaluation) error { return e.Pairable() }
+
+// Pairable returns nil when e has per-unit values to pair: an error
+// wrapping ErrPredictions for an evaluation of predictions, and ErrNoUnits
+// for one logged with its aggregates only, each saying why.
+func (e *Evaluation) Pairable() error {
 	if e.Predictions != nil {
 		return fmt.Errorf("%w: evaluation %d (%s) holds a classifier's predictions, whose metrics are computed over the whole set; compare it with another evaluation of predictions",
 			ErrPredictions, e.ID, describeSet(e))

@@ -19,17 +19,21 @@ type Run struct {
 	GitCommit   string         `json:"git_commit"`
 	CreatedAt   time.Time      `json:"created_at"`
 	Evaluations int64          `json:"evaluations"` // how many evaluations it has
-	LastLogged  time.Time      `json:"last_logged"` // when its newest evaluation was logged
+	// AggregatesOnly is how many of them were logged with their aggregates
+	// only: they chart and rank by their means, but cannot be paired.
+	AggregatesOnly int64     `json:"aggregates_only_evaluations"`
+	LastLogged     time.Time `json:"last_logged"` // when its newest evaluation was logged
 }
 
 const runColumns = `
 	r.id, x.name, r.name, r.params, r.tags, coalesce(r.git_commit, ''), r.created_at,
 	(SELECT count(*) FROM evaluations e WHERE e.run_id = r.id),
+	(SELECT count(*) FROM evaluations e WHERE e.run_id = r.id AND e.aggregates_only),
 	coalesce((SELECT max(e.created_at) FROM evaluations e WHERE e.run_id = r.id), r.created_at)`
 
 func scanRun(row pgx.Row) (*Run, error) {
 	var r Run
-	err := row.Scan(&r.ID, &r.Experiment, &r.Name, &r.Params, &r.Tags, &r.GitCommit, &r.CreatedAt, &r.Evaluations, &r.LastLogged)
+	err := row.Scan(&r.ID, &r.Experiment, &r.Name, &r.Params, &r.Tags, &r.GitCommit, &r.CreatedAt, &r.Evaluations, &r.AggregatesOnly, &r.LastLogged)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}

@@ -32,6 +32,7 @@ func logCommand() *cli.Command {
 			&cli.Int64Flag{Name: "n-test", Usage: "test set size `N` (k-fold protocols)"},
 			&cli.IntFlag{Name: "required-k", Usage: "largest cutoff `K` the metrics look at, recorded with the protocol"},
 			connectionsFlag(),
+			&cli.BoolFlag{Name: "aggregates-only", Usage: "store the means and counts but not the per-unit values, for monitoring that only charts means (such an evaluation cannot be compared)"},
 			&cli.StringFlag{Name: "labels", Usage: "CSV `FILE` of sample_id,label (0/1) recorded with the evaluation set, for 'verdict compare --method delong'"},
 			&cli.StringFlag{Name: "predictions", Usage: "`FILE` of a classifier's predictions: sample_id,label,score (binary) or sample_id,label,p_<class>... (multi-class); verdict computes and stores the metrics"},
 			&cli.Float64Flag{Name: "threshold", Value: classify.DefaultThreshold, Usage: "with --predictions: the score `T` at or above which a binary prediction is positive (accuracy, precision, recall, f1)"},
@@ -45,7 +46,7 @@ func logCommand() *cli.Command {
 
 func runLog(c *cli.Context) error {
 	predictions := c.String("predictions")
-	for _, f := range []string{"threshold", "bins", "labels", "target-fingerprint", "lower-is-better"} {
+	for _, f := range []string{"threshold", "bins", "labels", "target-fingerprint", "lower-is-better", "aggregates-only"} {
 		if forPredictions := f == "threshold" || f == "bins"; c.IsSet(f) && forPredictions != (predictions != "") {
 			return userError("--%s does not apply %s --predictions (see 'verdict log --help')", f, map[bool]string{true: "without", false: "with"}[forPredictions])
 		}
@@ -64,6 +65,7 @@ func runLog(c *cli.Context) error {
 	if predictions != "" {
 		return logPredictions(c, ev, predictions, inFormat, outFormat)
 	}
+	ev.AggregatesOnly = c.Bool("aggregates-only")
 	if f := c.String("labels"); f != "" {
 		if ev.Labels, err = scores.ReadLabels(f); err != nil {
 			return userError("--labels: %v", err)
