@@ -1,6 +1,9 @@
-// Package progress shows how far a command has read its input: a bar on a
-// terminal, a plain line every few seconds for a log, or nothing. It polls
-// the reader's byte count, so reading is never slowed by drawing.
+// Package progress shows how far a command has got: a bar on a terminal, a
+// plain line every few seconds for a log, a structured service log through
+// log/slog (Begin), or nothing. The bar and the plain lines poll the
+// reader's byte count, so reading is never slowed by drawing; the service
+// log counts the batches its caller reports, and a log writer that fails is
+// dropped, never failing or slowing the command.
 //
 // It does not know what is read: any reader that counts its bytes will do.
 package progress
