@@ -30,13 +30,10 @@ func dbCommand() *cli.Command {
 					if url, src := store.ResolveURL(c.String("database-url")); url != "" {
 						return userError("verdict uses %s (from %s); there is no embedded cluster to start", store.Redact(url), src)
 					}
-					st, err := openStore(c)
-					if err != nil {
+					return withStore(c, func(*store.Store) error {
+						_, err := fmt.Fprintf(c.App.Writer, "embedded cluster running in %s\n", localpg.DefaultHome())
 						return err
-					}
-					st.Close()
-					fmt.Fprintf(c.App.Writer, "embedded cluster running in %s\n", localpg.DefaultHome())
-					return nil
+					})
 				},
 			},
 			{
@@ -89,16 +86,13 @@ func dbCommand() *cli.Command {
 				Description: help("db-distribute"),
 				Flags:       []cli.Flag{&cli.IntFlag{Name: "shards", Usage: "split the per-unit values into `N` shards", DefaultText: "Citus's, 32"}},
 				Action: func(c *cli.Context) error {
-					st, err := openStore(c)
-					if err != nil {
+					return withStore(c, func(st *store.Store) error {
+						rep, err := st.Distribute(c.Context, store.DistributeOptions{ShardCount: c.Int("shards")})
+						if err == nil {
+							fmt.Fprintln(c.App.Writer, rep)
+						}
 						return err
-					}
-					defer st.Close()
-					rep, err := st.Distribute(c.Context, store.DistributeOptions{ShardCount: c.Int("shards")})
-					if err == nil {
-						fmt.Fprintln(c.App.Writer, rep)
-					}
-					return err
+					})
 				},
 			},
 			{
@@ -136,17 +130,13 @@ func dbRoleCreate(c *cli.Context) error {
 			return userError("--password-stdin: the first line of standard input is empty")
 		}
 	}
-	st, err := openStore(c)
-	if err != nil {
+	return withStore(c, func(st *store.Store) error {
+		res, err := st.CreateRole(c.Context, c.Args().First(), kind, password)
+		if err == nil {
+			report.Role(c.App.Writer, res)
+		}
 		return err
-	}
-	defer st.Close()
-	res, err := st.CreateRole(c.Context, c.Args().First(), kind, password)
-	if err != nil {
-		return err
-	}
-	report.Role(c.App.Writer, res)
-	return nil
+	})
 }
 
 func dbStatus(c *cli.Context) error {

@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/verdict-ml/verdict/demo"
+	"github.com/verdict-ml/verdict/store"
 )
 
 func demoCommand() *cli.Command {
@@ -15,12 +16,7 @@ func demoCommand() *cli.Command {
 			if err := noArgs(c, "demo takes no arguments"); err != nil {
 				return err
 			}
-			st, err := openStore(c)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			return demo.Tell(c.Context, st, c.App.Writer)
+			return withStore(c, func(st *store.Store) error { return demo.Tell(c.Context, st, c.App.Writer) })
 		},
 	}
 }

@@ -81,6 +81,16 @@ func prepare(c *cli.Context) (format string, st *store.Store, err error) {
 	return format, st, err
 }
 
+// withStore runs fn on the store the flags name, and closes it.
+func withStore(c *cli.Context, fn func(*store.Store) error) error {
+	st, err := openStore(c)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return fn(st)
+}
+
 // plotFlag is --plot FILE.svg|FILE.png; what says what the plot shows.
 func plotFlag(what string) cli.Flag {
 	return &cli.StringFlag{Name: "plot", Usage: "also draw " + what + " to `FILE` (.svg or .png)"}

@@ -72,17 +72,13 @@ func tokenCommand() *cli.Command {
 					if err != nil {
 						return userError("--role: %v", err)
 					}
-					st, err := openStore(c)
-					if err != nil {
+					return withStore(c, func(st *store.Store) error {
+						t, secret, err := st.CreateToken(c.Context, c.String("name"), role, c.String("experiment"))
+						if err == nil {
+							report.TokenCreated(c.App.Writer, c.App.ErrWriter, t, secret)
+						}
 						return err
-					}
-					defer st.Close()
-					t, secret, err := st.CreateToken(c.Context, c.String("name"), role, c.String("experiment"))
-					if err != nil {
-						return err
-					}
-					report.TokenCreated(c.App.Writer, c.App.ErrWriter, t, secret)
-					return nil
+					})
 				},
 			},
 			{
@@ -107,16 +103,13 @@ func tokenCommand() *cli.Command {
 					if c.NArg() != 1 || err != nil {
 						return userError("usage: verdict token revoke ID (the ID that 'verdict token list' shows)")
 					}
-					st, err := openStore(c)
-					if err != nil {
-						return err
-					}
-					defer st.Close()
-					t, err := st.RevokeToken(c.Context, id)
-					if err != nil {
-						return err
-					}
-					return report.Tokens(c.App.Writer, "table", []store.Token{*t})
+					return withStore(c, func(st *store.Store) error {
+						t, err := st.RevokeToken(c.Context, id)
+						if err != nil {
+							return err
+						}
+						return report.Tokens(c.App.Writer, "table", []store.Token{*t})
+					})
 				},
 			},
 		},
