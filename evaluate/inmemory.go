@@ -63,6 +63,7 @@ func (m *InMemoryRankings) Next() (*Batch, error) {
 	b.Hits = slices.Grow(b.Hits[:0], (end-m.next)*m.width)[:(end-m.next)*m.width]
 	clear(b.Hits)
 	b.Relevant = b.Relevant[:0]
+	b.resetItems()
 	for r := m.next; r < end; r++ {
 		clear(m.set)
 		m.text = m.text[:0]
@@ -77,9 +78,13 @@ func (m *InMemoryRankings) Next() (*Batch, error) {
 			m.fp.AddTargets([]byte(m.ids[r]), m.text)
 		}
 		hits := b.Row(r - m.next)
-		for i, it := range m.ranked[r][:min(len(m.ranked[r]), m.width)] {
+		ranked := m.ranked[r][:min(len(m.ranked[r]), m.width)]
+		for i, it := range ranked {
 			hits[i] = m.set[it]
 		}
+		b.items.nums = append(b.items.nums, ranked...)
+		b.items.nums = append(b.items.nums, make([]int64, m.width-len(ranked))...)
+		b.items.ranked = append(b.items.ranked, int32(len(ranked)))
 	}
 	m.next = end
 	return b, nil

@@ -1,6 +1,7 @@
 package evaluate_test
 
 import (
+	"archive/zip"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/verdict-ml/verdict/demo"
+	"github.com/verdict-ml/verdict/internal/input/inputtest"
 )
 
 // The MovieLens "latest-small" ratings split as `verdict demo` splits them:
@@ -75,4 +77,69 @@ func movieLensTables(t testing.TB, ids []string, ranked, targets [][]int64, with
 	require.NoError(t, os.WriteFile(predictions, []byte(p.String()), 0o644))
 	require.NoError(t, os.WriteFile(targetsPath, []byte(g.String()), 0o644))
 	return predictions, targetsPath
+}
+
+// movieLensNumPy writes rankings and targets as NumPy files, the way a
+// Python job would save them: items.npy (movie IDs as int64 column
+// indices), scores.npy (float32, movieLensScore), targets.npz (a CSR matrix
+// with a column for every movie ID up to the largest) and ids.npy (the
+// sample IDs). Every ranking must have the same length.
+func movieLensNumPy(t testing.TB, ids []string, ranked, targets [][]int64) (items, scores, targetsPath, idsPath string) {
+	t.Helper()
+	dir := t.TempDir()
+	k := len(ranked[0])
+	var (
+		itemVals  []int64
+		scoreVals []float32
+		indptr    = []int64{0}
+		indices   []int32
+		data      []float32
+		cols      int64
+		width     int
+	)
+	for r := range ids {
+		require.Len(t, ranked[r], k)
+		for i, it := range ranked[r] {
+			itemVals = append(itemVals, it)
+			scoreVals = append(scoreVals, float32(movieLensScore(i)))
+			cols = max(cols, it+1)
+		}
+		for _, it := range targets[r] {
+			indices = append(indices, int32(it))
+			data = append(data, 1)
+			cols = max(cols, it+1)
+		}
+		indptr = append(indptr, int64(len(indices)))
+		width = max(width, len(ids[r]))
+	}
+	shape := fmt.Sprintf("(%d, %d)", len(ids), k)
+	items, scores = filepath.Join(dir, "items.npy"), filepath.Join(dir, "scores.npy")
+	targetsPath, idsPath = filepath.Join(dir, "targets.npz"), filepath.Join(dir, "ids.npy")
+	require.NoError(t, os.WriteFile(items, npyArr{"'<i8'", shape, inputtest.Int64s(itemVals...)}.file(), 0o644))
+	require.NoError(t, os.WriteFile(scores, npyArr{"'<f4'", shape, inputtest.Float32s(scoreVals...)}.file(), 0o644))
+	npz := csrNPZ(len(ids), int(cols), inputtest.Int64s(indptr...), inputtest.Int32s(indices...), inputtest.Float32s(data...))
+	require.NoError(t, os.WriteFile(targetsPath, inputtest.Zip(zip.Store, npz...), 0o644))
+	idDescr := fmt.Sprintf("'<U%d'", width)
+	require.NoError(t, os.WriteFile(idsPath, npyArr{idDescr, fmt.Sprintf("(%d,)", len(ids)), inputtest.Strings(width, ids...)}.file(), 0o644))
+	return items, scores, targetsPath, idsPath
+}
+
+// movieLensTREC writes rankings and targets as a TREC run (scored by
+// movieLensScore) and qrels, with movies as documents "m<ID>".
+func movieLensTREC(t testing.TB, ids []string, ranked, targets [][]int64) (run, qrels string) {
+	t.Helper()
+	dir := t.TempDir()
+	var rb, qb strings.Builder
+	for r, id := range ids {
+		for i, it := range ranked[r] {
+			fmt.Fprintf(&rb, "%s Q0 m%d %d %v demo\n", id, it, i+1, movieLensScore(i))
+		}
+		for _, it := range targets[r] {
+			fmt.Fprintf(&qb, "%s 0 m%d 1\n", id, it)
+		}
+	}
+	run, qrels = filepath.Join(dir, "demo.run"), filepath.Join(dir, "demo.qrels")
+	require.NoError(t, os.WriteFile(run, []byte(rb.String()), 0o644))
+	require.NoError(t, os.WriteFile(qrels, []byte(qb.String()), 0o644))
+	return run, qrels
 }

@@ -21,9 +21,11 @@ import (
 //
 //   - items: a .npy file of n×K integers in C order, each row a sample's
 //     top K item indices, best first;
-//   - scores (optional): a .npy file of n×K floats, the items' scores, only
-//     used to validate the rankings: finite, and in descending order along
-//     each row (ties are fine);
+//   - scores (optional): a .npy file of n×K floats, the items' scores,
+//     validated (finite, and in descending order along each row; ties are
+//     fine) and carried on the batches (Batch.Score). With
+//     RankingOptions.SkipValidation they are left unread, and the batches
+//     have none;
 //   - targets: the .npz file that scipy.sparse.save_npz writes for a CSR
 //     matrix of n rows, one column per item (compressed or not). A stored
 //     value that is not zero makes the item relevant; explicit zeros are
@@ -410,6 +412,13 @@ func (r *NumPyRankings) fill(b *Batch) error {
 	w := r.width
 	b.Hits = append(b.Hits[:0], make([]bool, n*w)...)
 	b.Relevant = append(b.Relevant[:0], make([]int32, n)...)
+	b.resetItems()
+	b.items.typ = r.items.Type
+	b.items.raw = r.keepRows(b.items.raw, r.itemRaw, n, r.items.Type.Size)
+	if r.scores != nil {
+		b.items.scoreTyp = r.scores.Type
+		b.items.scoreRaw = r.keepRows(b.items.scoreRaw, r.scoreRaw, n, r.scores.Type.Size)
+	}
 	start := 0
 	for i := range n {
 		r.stamps.newRow()
@@ -458,6 +467,22 @@ func (r *NumPyRankings) fill(b *Batch) error {
 		return tr.err
 	}
 	return nil
+}
+
+// keepRows appends to dst the first Width values of each of n rows of K
+// values of size bytes in raw: the part of the batch's items or scores that
+// its rows carry. It is one copy when Width is K.
+func (r *NumPyRankings) keepRows(dst, raw []byte, n, size int) []byte {
+	if dst == nil {
+		dst = []byte{} // not nil: the batch has items, even without rows
+	}
+	if r.width == r.k {
+		return append(dst, raw[:n*r.k*size]...)
+	}
+	for i := range n {
+		dst = append(dst, raw[i*r.k*size:(i*r.k+r.width)*size]...)
+	}
+	return dst
 }
 
 // readPredictions reads the items, and the scores when they are validated,

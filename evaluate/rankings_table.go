@@ -487,6 +487,7 @@ func (r *TableRankings) Next() (*Batch, error) {
 	b := &r.b
 	b.First, b.Width = r.row, r.width
 	b.SampleIDs, b.Hits, b.Relevant = b.SampleIDs[:0], b.Hits[:0], b.Relevant[:0]
+	b.resetItems()
 	for b.Len() < r.batchSize {
 		more, err := r.nextRow()
 		if err != nil {
@@ -618,13 +619,39 @@ func (r *TableRankings) addRow(id string, s *tableSample, g *tableGroup) {
 	b.Relevant = append(b.Relevant, int32(len(relevant)))
 	n := len(b.Hits)
 	b.Hits = append(b.Hits, make([]bool, r.width)...)
+	ranked := 0
+	if g != nil {
+		ranked = min(len(g.order), r.width)
+	}
 	if g != nil && len(relevant) > 0 {
 		hits := b.Hits[n:]
-		for k, i := range g.order[:min(len(g.order), r.width)] {
+		for k, i := range g.order[:ranked] {
 			hits[k] = r.stamps.isTarget(g.items[i])
 		}
 	}
+	r.addItems(g, ranked)
 	r.row++
+}
+
+// addItems puts the first ranked predictions of g (nil: none) on the
+// batch, with their scores when the table is ordered by score, and empty
+// positions up to the width.
+func (r *TableRankings) addItems(g *tableGroup, ranked int) {
+	it := &r.b.items
+	for k := range ranked {
+		i := g.order[k]
+		it.appendName(r.names[g.items[i]])
+		if !r.byRank {
+			it.scores = append(it.scores, g.keys[i])
+		}
+	}
+	for range r.width - ranked {
+		it.appendText(nil)
+		if !r.byRank {
+			it.scores = append(it.scores, 0)
+		}
+	}
+	it.ranked = append(it.ranked, int32(ranked))
 }
 
 // csvTable reads a CSV or TSV long table with a header line.

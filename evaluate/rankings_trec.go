@@ -433,6 +433,7 @@ func (r *TRECRankings) Next() (*Batch, error) {
 	b := &r.b
 	b.First, b.Width = r.row, r.width
 	b.SampleIDs, b.Hits, b.Relevant = b.SampleIDs[:0], b.Hits[:0], b.Relevant[:0]
+	b.resetItems()
 	for b.Len() < r.batchSize {
 		q, err := r.nextQuery()
 		if err == io.EOF {
@@ -569,15 +570,32 @@ func (r *TRECRankings) addRow(q *runQuery) error {
 	n := len(b.Hits)
 	b.Hits = append(b.Hits, make([]bool, r.width)...)
 	hits := b.Hits[n:]
+	ranked := min(len(q.docs), r.width)
 	if len(relevant) > 0 {
-		for i := range min(len(q.docs), r.width) {
+		for i := range ranked {
 			if id, ok := r.docs[string(q.doc(i))]; ok {
 				hits[i] = r.stamps.isTarget(id)
 			}
 		}
 	}
+	r.addItems(q, ranked)
 	r.row++
 	return nil
+}
+
+// addItems puts the ranked documents of q, the first ranked of them, and
+// their scores on the batch, with empty positions up to the width.
+func (r *TRECRankings) addItems(q *runQuery, ranked int) {
+	it := &r.b.items
+	for i := range ranked {
+		it.appendText(q.doc(i))
+		it.scores = append(it.scores, q.docs[i].score)
+	}
+	for range r.width - ranked {
+		it.appendText(nil)
+		it.scores = append(it.scores, 0)
+	}
+	it.ranked = append(it.ranked, int32(ranked))
 }
 
 // checkDuplicates reports a document that appears twice in a query.

@@ -110,7 +110,7 @@ func (e *Evaluator) Start(ctx context.Context, src Rankings, workers int) *Scori
 				return
 			}
 			out := make(chan scored, 1)
-			j := job{b: copyBatch(b), out: out}
+			j := job{b: copyBatch(b, false), out: out}
 			select {
 			case s.order <- out:
 			case <-ctx.Done():
@@ -126,15 +126,20 @@ func (e *Evaluator) Start(ctx context.Context, src Rankings, workers int) *Scori
 	return s
 }
 
-// copyBatch copies what a reader may overwrite on its next call.
-func copyBatch(b *Batch) *Batch {
-	return &Batch{
+// copyBatch copies what a reader may overwrite on its next call, the
+// predicted items too when items is true.
+func copyBatch(b *Batch, items bool) *Batch {
+	c := &Batch{
 		SampleIDs: append([]string(nil), b.SampleIDs...),
 		First:     b.First,
 		Width:     b.Width,
 		Hits:      append([]bool(nil), b.Hits...),
 		Relevant:  append([]int32(nil), b.Relevant...),
 	}
+	if items {
+		c.copyItems(b)
+	}
+	return c
 }
 
 // nextBatch waits for the next scored batch in input order; false at the end
