@@ -38,6 +38,9 @@ type Batch struct {
 	Relevant []int32
 
 	items batchItems
+	// kept holds the relevant items of the rows a debug selection asked a
+	// reader for (see keepTargets), by row of the batch.
+	kept []keptTargets
 }
 
 // batchItems holds the predicted items and scores of a batch's rows, Width
@@ -54,6 +57,13 @@ type batchItems struct {
 	scoreRaw []byte // NumPy scores as stored, Width per row, of type scoreTyp
 	scoreTyp input.NPYType
 	scores   []float64 // scores, Width per row
+}
+
+// keptTargets is the relevant items of row r of a batch, as the input names
+// them.
+type keptTargets struct {
+	r     int
+	items []string
 }
 
 // Len is the number of rows.
@@ -165,12 +175,24 @@ func (b *Batch) Score(r, i int) (float64, bool) {
 	return 0, false
 }
 
+// targetsOf returns the relevant items a reader kept for row r, and false
+// when it kept none for it.
+func (b *Batch) targetsOf(r int) ([]string, bool) {
+	for _, k := range b.kept {
+		if k.r == r {
+			return k.items, true
+		}
+	}
+	return nil, false
+}
+
 // resetItems empties the items of b for a reader to fill, keeping their
 // storage.
 func (b *Batch) resetItems() {
 	it := &b.items
 	it.raw, it.nums, it.text, it.ends, it.ranked = it.raw[:0], it.nums[:0], it.text[:0], it.ends[:0], it.ranked[:0]
 	it.scoreRaw, it.scores = it.scoreRaw[:0], it.scores[:0]
+	b.kept = b.kept[:0]
 }
 
 // appendText adds the next position's item, in text form; "" marks a

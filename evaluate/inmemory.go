@@ -23,7 +23,10 @@ type InMemoryRankings struct {
 	fp       *fingerprint.Set
 	set      map[int64]bool
 	text     []string
+	keep     *debugSelector // the rows whose targets to keep, or nil
 }
+
+func (m *InMemoryRankings) keepTargets(sel *debugSelector) { m.keep = sel }
 
 // NewInMemoryRankings checks the rankings and returns them as a Rankings.
 // width is the number of rank positions kept per row (the metrics' required
@@ -72,6 +75,9 @@ func (m *InMemoryRankings) Next() (*Batch, error) {
 				m.set[it] = true
 				m.text = append(m.text, strconv.FormatInt(it, 10))
 			}
+		}
+		if m.keep != nil {
+			keepRow(b, m.keep, r-m.next, m.ids[r], m.text, func(s string) string { return s })
 		}
 		b.Relevant = append(b.Relevant, int32(len(m.set)))
 		if len(m.set) > 0 {

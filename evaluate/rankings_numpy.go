@@ -79,6 +79,7 @@ type NumPyRankings struct {
 	ahead  *ahead
 	b      *Batch // the batch being filled
 	closed bool
+	keep   *debugSelector // the rows whose targets to keep, or nil
 }
 
 // maxBatchValues bounds the predictions of a batch when
@@ -388,6 +389,11 @@ func (r *NumPyRankings) Next() (*Batch, error) {
 	return r.ahead.next()
 }
 
+func (r *NumPyRankings) keepTargets(sel *debugSelector) { r.keep = sel }
+
+// columnName is the ID of the item of a column: its index in decimal.
+func columnName(c int32) string { return strconv.Itoa(int(c)) }
+
 // errClosed ends the predictions goroutine when Close stops the targets
 // one first.
 var errClosed = errors.New("evaluate: rankings closed")
@@ -426,6 +432,9 @@ func (r *NumPyRankings) fill(b *Batch) error {
 			r.stamps.addTarget(c) // distinct already
 		}
 		R := int32(tr.ends[i] - start)
+		if r.keep != nil {
+			keepRow(b, r.keep, i, b.SampleIDs[i], tr.cols[start:tr.ends[i]], columnName)
+		}
 		start = tr.ends[i]
 		b.Relevant[i] = R
 

@@ -78,7 +78,13 @@ type TableRankings struct {
 	found  []string
 	fp     *fingerprint.Set
 	b      Batch
+	keep   *debugSelector // the rows whose targets to keep, or nil
 }
+
+func (r *TableRankings) keepTargets(sel *debugSelector) { r.keep = sel }
+
+// itemName is the ID of an interned item.
+func (r *TableRankings) itemName(i int32) string { return r.names[i] }
 
 // tableSample is a sample of the targets: its ID, its distinct relevant
 // items in related[start:end], and whether the predictions have it.
@@ -615,6 +621,9 @@ func (r *TableRankings) addRow(id string, s *tableSample, g *tableGroup) {
 		r.fp.AddTargets([]byte(id), found)
 	}
 	r.found = found
+	if r.keep != nil {
+		keepRow(b, r.keep, b.Len(), id, relevant, r.itemName)
+	}
 	b.SampleIDs = append(b.SampleIDs, id)
 	b.Relevant = append(b.Relevant, int32(len(relevant)))
 	n := len(b.Hits)

@@ -74,7 +74,13 @@ type TRECRankings struct {
 	order  []int32
 	fp     *fingerprint.Set
 	b      Batch
+	keep   *debugSelector // the rows whose targets to keep, or nil
 }
+
+func (r *TRECRankings) keepTargets(sel *debugSelector) { r.keep = sel }
+
+// docName is the ID of a relevant document.
+func (r *TRECRankings) docName(i int32) string { return r.names[i] }
 
 // qrelsQuery is a query of the qrels and its relevant documents' IDs.
 type qrelsQuery struct {
@@ -565,6 +571,9 @@ func (r *TRECRankings) addRow(q *runQuery) error {
 		r.fp.AddTargets([]byte(q.id), found)
 	}
 	r.found = found
+	if r.keep != nil {
+		keepRow(b, r.keep, b.Len(), q.id, relevant, r.docName)
+	}
 	b.SampleIDs = append(b.SampleIDs, q.id)
 	b.Relevant = append(b.Relevant, int32(len(relevant)))
 	n := len(b.Hits)

@@ -2,6 +2,7 @@ package evaluate
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"slices"
@@ -33,6 +34,10 @@ type RunOptions struct {
 	// that needs no locking. It is called on the goroutine consuming the
 	// scores, so a slow OnBatch slows the evaluation.
 	OnBatch func(rows int)
+	// Debug selects scored rows to describe in detail in Result.Debug,
+	// and, when the evaluation is logged, to store with it (as many of
+	// them as fit in store.MaxDebugBytes).
+	Debug DebugSelection
 }
 
 // Result is what Run computed, and logged when it was asked to. Its JSON
@@ -52,6 +57,14 @@ type Result struct {
 	EvaluationID *int64        `json:"evaluation_id"`
 	Existing     bool          `json:"existing,omitempty"`
 	Logged       *store.Logged `json:"-"`
+	// Debug describes the rows RunOptions.Debug selected, in input order;
+	// DebugMissing lists the sample IDs it asked for that no row with
+	// targets has. DebugStored is how many of the rows were stored with
+	// the logged evaluation: the leading ones that fit in
+	// store.MaxDebugBytes.
+	Debug        []DebugRow `json:"debug_rows,omitempty"`
+	DebugMissing []string   `json:"debug_missing_ids,omitempty"`
+	DebugStored  int        `json:"debug_rows_stored,omitempty"`
 }
 
 // Run evaluates src with the metrics of opts: the work of `verdict
@@ -60,7 +73,8 @@ type Result struct {
 // aggregates. src is read to its end but not closed.
 //
 // Errors about the input wrap ErrBadInput, and a metric value that is not
-// finite ErrBadValue; errors of the store are its own, as LogEvaluation
+// finite ErrBadValue; a debug selection asking for too much is an error
+// wrapping ErrBadDebug. Errors of the store are its own, as LogEvaluation
 // returns them.
 func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
 	metrics := opts.Metrics
@@ -71,11 +85,26 @@ func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := opts.Debug.check(); err != nil {
+		return nil, err
+	}
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	scoring := ev.Start(ctx, src, workers)
+	res := &Result{Keys: ev.Keys(), RequiredK: ev.RequiredK()}
+	var cfg scoringConfig
+	if !opts.Debug.empty() {
+		cfg.debug = &debugRows{keys: ev.Keys(), k: res.RequiredK}
+		sel := newDebugSelector(opts.Debug)
+		if keeper, ok := src.(targetKeeper); ok {
+			keeper.keepTargets(sel)
+			cfg.debug.src = sel
+		} else {
+			cfg.debug.sel = sel
+		}
+	}
+	scoring := ev.start(ctx, src, workers, cfg)
 	defer scoring.Close()
 	scoring.OnBatch = opts.OnBatch
 	var (
@@ -89,11 +118,22 @@ func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
 		defer perUser.Close()
 		rows = &teeRows{Scoring: scoring, w: perUser}
 	}
-	res := &Result{Keys: ev.Keys(), RequiredK: ev.RequiredK()}
+	nev := opts.Log
+	if opts.Store != nil {
+		nev.Protocol.Cutoffs, nev.Protocol.RequiredK = cutoffs(ev.Keys()), ev.RequiredK()
+		if cfg.debug != nil {
+			nev.Debug = func() json.RawMessage {
+				if len(cfg.debug.rows) == 0 {
+					return nil
+				}
+				var raw json.RawMessage
+				raw, res.DebugStored = cfg.debug.stored()
+				return raw
+			}
+		}
+	}
 	switch {
 	case opts.Store != nil:
-		nev := opts.Log
-		nev.Protocol.Cutoffs, nev.Protocol.RequiredK = cutoffs(ev.Keys()), ev.RequiredK()
 		res.Logged, err = opts.Store.LogEvaluation(ctx, nev, rows)
 	case perUser != nil:
 		for rows.Next() {
@@ -115,6 +155,9 @@ func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
 	}
 	sum := scoring.Summary()
 	res.Means = sum.Means()
+	if cfg.debug != nil {
+		res.Debug, res.DebugMissing = cfg.debug.rows, cfg.debug.missing()
+	}
 	res.Rows, res.ScoredRows, res.Units = sum.Rows(), sum.ScoredRows(), sum.Units()
 	res.TargetFingerprint, res.FingerprintKind = src.Targets().Sum(), "targets"
 	return res, nil

@@ -28,6 +28,7 @@ type Scoring struct {
 	OnBatch func(rows int)
 
 	e      *Evaluator
+	cfg    scoringConfig
 	src    Rankings
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -64,13 +65,31 @@ type scored struct {
 	err  error
 }
 
+// scoringConfig is what a Scoring does besides the per-user metrics, on
+// the goroutine that consumes the batches, in input order.
+type scoringConfig struct {
+	debug *debugRows
+	// end, when not nil, is called once when the last batch has been
+	// consumed without error; an error it returns ends the scoring.
+	end func() error
+}
+
 // Start begins scoring src with e on workers goroutines (at least 1). Call
 // Next or Drain to consume the results, and Close when done.
 func (e *Evaluator) Start(ctx context.Context, src Rankings, workers int) *Scoring {
+	return e.start(ctx, src, workers, scoringConfig{})
+}
+
+func (e *Evaluator) start(ctx context.Context, src Rankings, workers int, cfg scoringConfig) *Scoring {
 	workers = max(workers, 1)
 	ctx, cancel := context.WithCancel(ctx)
+	// The batches keep their items for the debug rows: all of them when
+	// the scoring selects the rows, those with rows the source selected
+	// otherwise.
+	allItems := cfg.debug != nil && cfg.debug.sel != nil
+	keptItems := cfg.debug != nil
 	s := &Scoring{
-		e: e, src: src, ctx: ctx, cancel: cancel,
+		e: e, cfg: cfg, src: src, ctx: ctx, cancel: cancel,
 		order: make(chan chan scored, 2*workers),
 		done:  make(chan struct{}),
 		seed:  maphash.MakeSeed(),
@@ -110,7 +129,7 @@ func (e *Evaluator) Start(ctx context.Context, src Rankings, workers int) *Scori
 				return
 			}
 			out := make(chan scored, 1)
-			j := job{b: copyBatch(b, false), out: out}
+			j := job{b: copyBatch(b, allItems || keptItems && len(b.kept) > 0), out: out}
 			select {
 			case s.order <- out:
 			case <-ctx.Done():
@@ -126,8 +145,9 @@ func (e *Evaluator) Start(ctx context.Context, src Rankings, workers int) *Scori
 	return s
 }
 
-// copyBatch copies what a reader may overwrite on its next call, the
-// predicted items too when items is true.
+// copyBatch copies what a reader may overwrite on its next call: the
+// predicted items too when items is true, and the targets kept for debug
+// rows.
 func copyBatch(b *Batch, items bool) *Batch {
 	c := &Batch{
 		SampleIDs: append([]string(nil), b.SampleIDs...),
@@ -138,6 +158,9 @@ func copyBatch(b *Batch, items bool) *Batch {
 	}
 	if items {
 		c.copyItems(b)
+	}
+	if len(b.kept) > 0 {
+		c.kept = append([]keptTargets(nil), b.kept...)
 	}
 	return c
 }
@@ -155,6 +178,9 @@ func (s *Scoring) nextBatch() bool {
 		s.mu.Lock()
 		s.err = s.readErr
 		s.mu.Unlock()
+		if s.err == nil && s.cfg.end != nil {
+			s.err = s.cfg.end()
+		}
 		return false
 	}
 	res := <-out
@@ -162,6 +188,9 @@ func (s *Scoring) nextBatch() bool {
 		s.ended, s.err = true, res.err
 		s.cancel()
 		return false
+	}
+	if s.cfg.debug != nil {
+		s.cfg.debug.add(res.b, res.vals)
 	}
 	s.cur, s.r = res, -1
 	if s.OnBatch != nil {
