@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -34,6 +36,11 @@ type RunOptions struct {
 	// that needs no locking. It is called on the goroutine consuming the
 	// scores, so a slow OnBatch slows the evaluation.
 	OnBatch func(rows int)
+	// WholeSet are metrics of the whole evaluation, such as
+	// CatalogueCoverage: their values join the aggregates, and nothing
+	// else (see WholeSetMetric). Their keys must differ from the per-user
+	// metrics'.
+	WholeSet []WholeSetMetric
 	// Debug selects scored rows to describe in detail in Result.Debug,
 	// and, when the evaluation is logged, to store with it (as many of
 	// them as fit in store.MaxDebugBytes).
@@ -57,6 +64,9 @@ type Result struct {
 	EvaluationID *int64        `json:"evaluation_id"`
 	Existing     bool          `json:"existing,omitempty"`
 	Logged       *store.Logged `json:"-"`
+	// WholeSetKeys are the keys of the whole-set metrics, whose values are
+	// in Means and nowhere per user.
+	WholeSetKeys []string `json:"whole_set_metrics,omitempty"`
 	// Debug describes the rows RunOptions.Debug selected, in input order;
 	// DebugMissing lists the sample IDs it asked for that no row with
 	// targets has. DebugStored is how many of the rows were stored with
@@ -73,15 +83,20 @@ type Result struct {
 // aggregates. src is read to its end but not closed.
 //
 // Errors about the input wrap ErrBadInput, and a metric value that is not
-// finite ErrBadValue; a debug selection asking for too much is an error
-// wrapping ErrBadDebug. Errors of the store are its own, as LogEvaluation
-// returns them.
+// finite ErrBadValue; a whole-set metric without keys or whose key is
+// another metric's is an error wrapping ErrBadMetric, and a debug
+// selection asking for too much one wrapping ErrBadDebug. Errors of the
+// store are its own, as LogEvaluation returns them.
 func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
 	metrics := opts.Metrics
 	if metrics == nil {
 		metrics = DefaultMetrics(src.Width())
 	}
 	ev, err := NewEvaluator(metrics)
+	if err != nil {
+		return nil, err
+	}
+	wholeKeys, err := wholeSetKeys(ev.Keys(), opts.WholeSet)
 	if err != nil {
 		return nil, err
 	}
@@ -92,8 +107,11 @@ func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	res := &Result{Keys: ev.Keys(), RequiredK: ev.RequiredK()}
-	var cfg scoringConfig
+	res := &Result{Keys: ev.Keys(), RequiredK: ev.RequiredK(), WholeSetKeys: wholeKeys}
+	for _, m := range opts.WholeSet {
+		res.RequiredK = max(res.RequiredK, m.RequiredK())
+	}
+	cfg := scoringConfig{wholeSet: opts.WholeSet}
 	if !opts.Debug.empty() {
 		cfg.debug = &debugRows{keys: ev.Keys(), k: res.RequiredK}
 		sel := newDebugSelector(opts.Debug)
@@ -104,6 +122,11 @@ func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
 			cfg.debug.sel = sel
 		}
 	}
+	// The whole-set values are computed when the last batch has been
+	// consumed: before LogEvaluation, which reads them once the rows end,
+	// stores them.
+	wholeSet := make(map[string]float64, len(wholeKeys))
+	cfg.end = func() error { return aggregateWholeSet(opts.WholeSet, wholeSet) }
 	scoring := ev.start(ctx, src, workers, cfg)
 	defer scoring.Close()
 	scoring.OnBatch = opts.OnBatch
@@ -120,7 +143,10 @@ func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
 	}
 	nev := opts.Log
 	if opts.Store != nil {
-		nev.Protocol.Cutoffs, nev.Protocol.RequiredK = cutoffs(ev.Keys()), ev.RequiredK()
+		nev.Protocol.Cutoffs, nev.Protocol.RequiredK = cutoffs(append(slices.Clone(ev.Keys()), wholeKeys...)), res.RequiredK
+		if len(wholeKeys) > 0 {
+			nev.WholeSet = wholeSet
+		}
 		if cfg.debug != nil {
 			nev.Debug = func() json.RawMessage {
 				if len(cfg.debug.rows) == 0 {
@@ -155,12 +181,57 @@ func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
 	}
 	sum := scoring.Summary()
 	res.Means = sum.Means()
+	maps.Copy(res.Means, wholeSet)
 	if cfg.debug != nil {
 		res.Debug, res.DebugMissing = cfg.debug.rows, cfg.debug.missing()
 	}
 	res.Rows, res.ScoredRows, res.Units = sum.Rows(), sum.ScoredRows(), sum.Units()
 	res.TargetFingerprint, res.FingerprintKind = src.Targets().Sum(), "targets"
 	return res, nil
+}
+
+// wholeSetKeys checks the keys of the whole-set metrics ms against each
+// other and the per-user keys, and returns them in order.
+func wholeSetKeys(perUser []string, ms []WholeSetMetric) ([]string, error) {
+	seen := make(map[string]bool, len(perUser))
+	for _, k := range perUser {
+		seen[k] = true
+	}
+	var keys []string
+	for i, m := range ms {
+		if m == nil || len(m.Keys()) == 0 {
+			return nil, fmt.Errorf("%w: whole-set metric %d of %d is nil or has no keys", ErrBadMetric, i+1, len(ms))
+		}
+		for _, k := range m.Keys() {
+			if k == "" {
+				return nil, fmt.Errorf("%w: whole-set metric %d of %d has an empty key", ErrBadMetric, i+1, len(ms))
+			}
+			if seen[k] {
+				return nil, fmt.Errorf("%w %q: key computed twice; give each metric and cutoff once", ErrBadMetric, k)
+			}
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	return keys, nil
+}
+
+// aggregateWholeSet puts the value of every key of ms in out. A value that
+// is not finite is an error wrapping ErrBadValue.
+func aggregateWholeSet(ms []WholeSetMetric, out map[string]float64) error {
+	for _, m := range ms {
+		keys, vals := m.Keys(), m.Aggregate()
+		if len(vals) != len(keys) {
+			panic(fmt.Sprintf("evaluate: whole-set metric %q gave %d values for %d keys", keys[0], len(vals), len(keys)))
+		}
+		for i, v := range vals {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("whole-set key %q: %w: %v", keys[i], ErrBadValue, v)
+			}
+			out[keys[i]] = v
+		}
+	}
+	return nil
 }
 
 // RequiredK is the largest RequiredK of metrics, 0 for none: the width at

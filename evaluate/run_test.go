@@ -2,6 +2,7 @@ package evaluate_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -124,4 +125,43 @@ func TestRunOnBatch(t *testing.T) {
 			require.Equal(t, []int{64, 64, 64, 64, 64, 64, 64, 64, 64, 34}, counts)
 		})
 	}
+}
+
+// TestRunLogsWholeSetAndDebug logs the demo's item-kNN rankings of
+// MovieLens with catalogue coverage and debug rows: the store keeps
+// coverage@10 among the aggregates, as a whole-set metric with no per-unit
+// values, and the debug rows as Run returned them.
+func TestRunLogsWholeSetAndDebug(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := store.Open(ctx, storetest.NewDatabase(t), store.Options{})
+	require.NoError(t, err)
+	defer st.Close()
+	ids, ranked, targets := movieLens(t, "knn", 10)
+	src, err := evaluate.NewInMemoryRankings(ids, ranked, targets, 0)
+	require.NoError(t, err)
+	res, err := evaluate.Run(ctx, src, evaluate.RunOptions{
+		Metrics:  []evaluate.Metric{evaluate.NDCG(10), evaluate.Recall(10)},
+		WholeSet: []evaluate.WholeSetMetric{evaluate.CatalogueCoverage(10, movieLensMovies)},
+		Debug:    evaluate.DebugSelection{SampleIDs: []string{"user-7", "user-nobody"}},
+		Store:    st,
+		Log:      store.NewEvaluation{Experiment: "movielens", Run: "knn", EvalSet: "latest-10"},
+	})
+	require.NoError(t, err)
+	require.Equal(t, []string{"user-nobody"}, res.DebugMissing)
+	require.Len(t, res.Debug, 1)
+	require.Equal(t, 1, res.DebugStored)
+
+	got, err := st.GetEvaluation(ctx, *res.EvaluationID)
+	require.NoError(t, err)
+	require.Equal(t, []string{"ndcg@10", "recall@10"}, got.Metrics, "no per-unit column for coverage")
+	require.Equal(t, []string{"coverage@10"}, got.WholeSet())
+	require.Equal(t, res.Means["coverage@10"], got.Aggregates["coverage@10"])
+	require.Equal(t, store.Protocol{Name: "holdout", Cutoffs: []int{10}, RequiredK: 10, EvalDraws: 1}, got.Protocol)
+
+	stored, err := st.DebugRows(ctx, *res.EvaluationID)
+	require.NoError(t, err)
+	var rows []evaluate.DebugRow
+	require.NoError(t, json.Unmarshal(stored, &rows))
+	require.Equal(t, res.Debug, rows)
 }

@@ -68,7 +68,8 @@ type scored struct {
 // scoringConfig is what a Scoring does besides the per-user metrics, on
 // the goroutine that consumes the batches, in input order.
 type scoringConfig struct {
-	debug *debugRows
+	wholeSet []WholeSetMetric
+	debug    *debugRows
 	// end, when not nil, is called once when the last batch has been
 	// consumed without error; an error it returns ends the scoring.
 	end func() error
@@ -83,10 +84,13 @@ func (e *Evaluator) Start(ctx context.Context, src Rankings, workers int) *Scori
 func (e *Evaluator) start(ctx context.Context, src Rankings, workers int, cfg scoringConfig) *Scoring {
 	workers = max(workers, 1)
 	ctx, cancel := context.WithCancel(ctx)
-	// The batches keep their items for the debug rows: all of them when
-	// the scoring selects the rows, those with rows the source selected
-	// otherwise.
-	allItems := cfg.debug != nil && cfg.debug.sel != nil
+	for _, m := range cfg.wholeSet {
+		m.Reset()
+	}
+	// The batches keep their items for the whole-set metrics, and for the
+	// debug rows: all of them when the scoring selects the rows, those
+	// with rows the source selected otherwise.
+	allItems := len(cfg.wholeSet) > 0 || cfg.debug != nil && cfg.debug.sel != nil
 	keptItems := cfg.debug != nil
 	s := &Scoring{
 		e: e, cfg: cfg, src: src, ctx: ctx, cancel: cancel,
@@ -188,6 +192,9 @@ func (s *Scoring) nextBatch() bool {
 		s.ended, s.err = true, res.err
 		s.cancel()
 		return false
+	}
+	for _, m := range s.cfg.wholeSet {
+		m.Update(res.b)
 	}
 	if s.cfg.debug != nil {
 		s.cfg.debug.add(res.b, res.vals)
