@@ -45,6 +45,12 @@ type RunOptions struct {
 	// and, when the evaluation is logged, to store with it (as many of
 	// them as fit in store.MaxDebugBytes).
 	Debug DebugSelection
+	// NoPerUser, with Store, logs only the evaluation's aggregates and
+	// counts, computed here, and its whole-set values and debug rows, with
+	// no per-unit values (store.LogAggregates): for monitoring, since such
+	// an evaluation cannot be paired with another. Every row is scored
+	// all the same, and PerUser is written when asked for.
+	NoPerUser bool
 }
 
 // Result is what Run computed, and logged when it was asked to. Its JSON
@@ -75,6 +81,9 @@ type Result struct {
 	Debug        []DebugRow `json:"debug_rows,omitempty"`
 	DebugMissing []string   `json:"debug_missing_ids,omitempty"`
 	DebugStored  int        `json:"debug_rows_stored,omitempty"`
+	// AggregatesOnly reports an evaluation logged without per-unit values
+	// (RunOptions.NoPerUser).
+	AggregatesOnly bool `json:"aggregates_only,omitempty"`
 }
 
 // Run evaluates src with the metrics of opts: the work of `verdict
@@ -86,7 +95,7 @@ type Result struct {
 // finite ErrBadValue; a whole-set metric without keys or whose key is
 // another metric's is an error wrapping ErrBadMetric, and a debug
 // selection asking for too much one wrapping ErrBadDebug. Errors of the
-// store are its own, as LogEvaluation returns them.
+// store are its own, as LogEvaluation and LogAggregates return them.
 func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
 	metrics := opts.Metrics
 	if metrics == nil {
@@ -159,6 +168,12 @@ func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
 		}
 	}
 	switch {
+	case opts.Store != nil && opts.NoPerUser:
+		for rows.Next() { // for the per-user file, and the eval draws
+		}
+		if err = scoring.Err(); err == nil {
+			res.Logged, err = logAggregates(ctx, opts.Store, nev, scoring, src)
+		}
 	case opts.Store != nil:
 		res.Logged, err = opts.Store.LogEvaluation(ctx, nev, rows)
 	case perUser != nil:
@@ -185,6 +200,7 @@ func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
 	if cfg.debug != nil {
 		res.Debug, res.DebugMissing = cfg.debug.rows, cfg.debug.missing()
 	}
+	res.AggregatesOnly = res.Logged != nil && res.Logged.AggregatesOnly
 	res.Rows, res.ScoredRows, res.Units = sum.Rows(), sum.ScoredRows(), sum.Units()
 	res.TargetFingerprint, res.FingerprintKind = src.Targets().Sum(), "targets"
 	return res, nil
@@ -232,6 +248,21 @@ func aggregateWholeSet(ms []WholeSetMetric, out map[string]float64) error {
 		}
 	}
 	return nil
+}
+
+// logAggregates logs the evaluation that scoring computed, read to its
+// end, by its aggregates and counts alone.
+func logAggregates(ctx context.Context, st *store.Store, nev store.NewEvaluation, scoring *Scoring, src Rankings) (*store.Logged, error) {
+	sum := scoring.Summary()
+	nev.TargetFingerprint = src.Targets().Sum()
+	if nev.Protocol.EvalDraws <= 0 {
+		nev.Protocol.EvalDraws = int(scoring.EvalDraws())
+	}
+	return st.LogAggregates(ctx, nev, store.Aggregates{
+		Metrics: scoring.Metrics(),
+		Means:   sum.Means(),
+		Rows:    sum.Rows(), ScoredRows: sum.ScoredRows(), Units: sum.Units(),
+	})
 }
 
 // RequiredK is the largest RequiredK of metrics, 0 for none: the width at

@@ -165,3 +165,41 @@ func TestRunLogsWholeSetAndDebug(t *testing.T) {
 	require.NoError(t, json.Unmarshal(stored, &rows))
 	require.Equal(t, res.Debug, rows)
 }
+
+// TestRunNoPerUser logs the demo's popularity rankings of MovieLens by their
+// aggregates only: the store has the same means and counts as Run, and no
+// per-unit values.
+func TestRunNoPerUser(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := store.Open(ctx, storetest.NewDatabase(t), store.Options{})
+	require.NoError(t, err)
+	defer st.Close()
+	ids, ranked, targets := movieLens(t, "popularity", 10)
+	src, err := evaluate.NewInMemoryRankings(ids, ranked, targets, 0)
+	require.NoError(t, err)
+	res, err := evaluate.Run(ctx, src, evaluate.RunOptions{
+		Metrics:   []evaluate.Metric{evaluate.NDCG(10), evaluate.HitRate(10)},
+		WholeSet:  []evaluate.WholeSetMetric{evaluate.CatalogueCoverage(10, movieLensMovies)},
+		Debug:     evaluate.DebugSelection{First: 2},
+		NoPerUser: true,
+		Store:     st,
+		Log:       store.NewEvaluation{Experiment: "movielens", Run: "popularity", EvalSet: "latest-10"},
+	})
+	require.NoError(t, err)
+	require.True(t, res.AggregatesOnly)
+	require.Equal(t, 2, res.DebugStored)
+
+	got, err := st.GetEvaluation(ctx, *res.EvaluationID)
+	require.NoError(t, err)
+	require.True(t, got.AggregatesOnly)
+	require.Equal(t, int64(610), got.Rows)
+	require.Equal(t, int64(610), got.Units)
+	require.Equal(t, res.TargetFingerprint, got.Fingerprint)
+	require.Equal(t, store.Protocol{Name: "holdout", Cutoffs: []int{10}, RequiredK: 10, EvalDraws: 1}, got.Protocol)
+	for k, mean := range res.Means {
+		require.Equal(t, mean, got.Aggregates[k], k)
+	}
+	_, err = st.Pair(ctx, *res.EvaluationID, *res.EvaluationID, "ndcg@10", false)
+	require.ErrorIs(t, err, store.ErrNoUnits, "nothing to pair")
+}
