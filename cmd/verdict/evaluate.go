@@ -1,8 +1,6 @@
 package main
 
 import (
-	"cmp"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/verdict-ml/verdict/evaluate"
@@ -29,8 +27,10 @@ func evaluateCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-log", Usage: "compute and print, but store nothing"},
 			&cli.StringFlag{Name: "per-user-out", Usage: "write sample_id and one column per metric, for scored rows in input order, to CSV `FILE`"},
 			reportFormatFlag(),
-			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress `MODE`: auto (a bar on a terminal, for inputs of 32 MB or more), bar, log (plain periodic lines) or none"},
+			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress `MODE`: auto (a bar on a terminal, for inputs of 32 MB or more), bar, log (the service log, text) or none"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "show no progress"},
+			&cli.IntFlag{Name: "log-every", Usage: "write a service log to stderr (log/slog): a start line, a progress line every `N` scored batches, and a finish line with totals, peak memory and the outcome (0: no log, or every 250 batches when --log-format or --progress log turn it on)"},
+			&cli.StringFlag{Name: "log-format", Usage: "service log `FORMAT`: text or json; giving it turns the log on (default: text)"},
 			connectionsFlag(),
 		}, runFlags(false)...),
 		Action: runEvaluate,
@@ -83,12 +83,14 @@ func runEvaluate(c *cli.Context) error {
 		}
 		defer opts.Store.Close()
 	}
-	stop, err := startProgress(c, "evaluate", src)
+	lg, err := progress.Begin(c.App.ErrWriter, src, progress.Options{Command: "evaluate", Mode: c.String("progress"), Quiet: c.Bool("quiet"),
+		Every: c.Int("log-every"), Format: c.String("log-format"), Metrics: progress.MetricKeys(metrics), Batched: true})
 	if err != nil {
-		return err
+		return userError("%v", err)
 	}
+	opts.OnBatch = lg.Batch
 	res, err := evaluate.Run(c.Context, src, opts)
-	stop()
+	lg.End(err)
 	if err != nil {
 		return err // exit code 2, as every error
 	}
@@ -126,16 +128,12 @@ func openRankings(c *cli.Context, opts evaluate.RankingOptions) (evaluate.Rankin
 	return src, nil
 }
 
-// startProgress shows the progress of reading src as --progress and
-// --quiet ask (auto when the command has no such flags), for the command
-// named cmd, and returns a function that stops it.
+// startProgress shows the progress of reading src as --progress and --quiet
+// ask, for the command named cmd, and returns a function that stops it.
 func startProgress(c *cli.Context, cmd string, src progress.Source) (stop func(), err error) {
-	mode := cmp.Or(c.String("progress"), "auto")
-	if c.Bool("quiet") {
-		mode = "none"
+	lg, err := progress.Begin(c.App.ErrWriter, src, progress.Options{Command: cmd, Mode: c.String("progress"), Quiet: c.Bool("quiet")})
+	if err != nil {
+		return nil, userError("%v", err)
 	}
-	if stop, err = progress.Start(c.App.ErrWriter, mode, cmd, src); err != nil {
-		return nil, userError("--progress %v", err)
-	}
-	return stop, nil
+	return func() { lg.End(nil) }, nil
 }

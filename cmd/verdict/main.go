@@ -19,6 +19,7 @@ import (
 
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/internal/flagorder"
+	"github.com/verdict-ml/verdict/internal/progress"
 	"github.com/verdict-ml/verdict/scores"
 	"github.com/verdict-ml/verdict/store"
 )
@@ -32,7 +33,7 @@ const (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args, os.Stdout, os.Stderr)
+	code := run(ctx, os.Args, os.Stdout, progress.NoSIGPIPE(os.Stderr))
 	stop()
 	os.Exit(code)
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"strings"
 	"sync"
 	"time"
 )
@@ -35,9 +36,10 @@ type Options struct {
 	// "json" (slog.JSONHandler). Any value turns the log on; "" is "text"
 	// when something else turns it on.
 	Format string
-	// Metrics is the number of metrics computed, given in the start line
-	// when it is more than 0.
-	Metrics int
+	// Metrics are the keys of the values computed for each row, such as
+	// ndcg@10 (see MetricKeys), given in the start line when there are any:
+	// their number (metrics) and names (metric_keys).
+	Metrics []string
 	// Batched says that the caller reports its batches to Batch. Without
 	// it, the "log" mode is Start's plain line every 5 seconds, since a
 	// service log would have no progress lines.
@@ -66,8 +68,8 @@ type Log struct {
 // bar, and writes through log/slog, as text or JSON:
 //
 //   - a start line, msg=start: the command, the input's size in bytes when
-//     src knows it (input_bytes), the number of metrics, the interval in
-//     batches (log_every) and the process ID;
+//     src knows it (input_bytes), the number and keys of the metrics, the
+//     interval in batches (log_every) and the process ID;
 //   - a progress line, msg=progress, every o.Every batches: the rows and
 //     batches so far, the bytes read (bytes_read) and the share of the
 //     input they are when its size is known (input_pct), the seconds since
@@ -127,11 +129,21 @@ func Begin(w io.Writer, src Source, o Options) (*Log, error) {
 	if _, total := src.Progress(); total > 0 {
 		attrs = append(attrs, "input_bytes", total)
 	}
-	if o.Metrics > 0 {
-		attrs = append(attrs, "metrics", o.Metrics)
+	if len(o.Metrics) > 0 {
+		attrs = append(attrs, "metrics", len(o.Metrics), "metric_keys", strings.Join(o.Metrics, ","))
 	}
 	l.log.Info("start", append(attrs, "log_every", every, "pid", os.Getpid())...)
 	return l, nil
+}
+
+// MetricKeys lists the keys of metrics in order, for Options.Metrics: the
+// keys of ndcg@10,20 are ndcg@10 and ndcg@20.
+func MetricKeys[M interface{ Keys() []string }](metrics []M) []string {
+	var keys []string
+	for _, m := range metrics {
+		keys = append(keys, m.Keys()...)
+	}
+	return keys
 }
 
 // Batch counts a scored batch of rows, and writes a progress line when the

@@ -93,7 +93,7 @@ func TestLogLines(t *testing.T) {
 	var out bytes.Buffer
 	src := &counter{}
 	src.total.Store(300 << 20)
-	lg, err := progress.Begin(&out, src, progress.Options{Command: "evaluate", Every: 2, Format: "json", Metrics: 3, Batched: true})
+	lg, err := progress.Begin(&out, src, progress.Options{Command: "evaluate", Every: 2, Format: "json", Metrics: []string{"ndcg@10", "ndcg@20", "recall@20"}, Batched: true})
 	require.NoError(t, err)
 	for i := range 5 {
 		src.done.Store(int64(i+1) * 60 << 20) // a fifth of the input a batch
@@ -113,6 +113,7 @@ func TestLogLines(t *testing.T) {
 	require.Equal(t, "INFO", start["level"])
 	require.EqualValues(t, 300<<20, start["input_bytes"])
 	require.EqualValues(t, 3, start["metrics"])
+	require.Equal(t, "ndcg@10,ndcg@20,recall@20", start["metric_keys"])
 	require.EqualValues(t, 2, start["log_every"])
 	require.EqualValues(t, os.Getpid(), start["pid"])
 
