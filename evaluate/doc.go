@@ -113,6 +113,42 @@
 // this as `verdict evaluate` does: score, write the per-user values
 // (scores.Writer), log, and return the aggregates.
 //
+// Run can also describe some rows in detail (RunOptions.Debug, the first N
+// rows with targets or given sample IDs, at most MaxDebugRows): each
+// DebugRow has the row's top predictions with their scores, its relevant
+// items (at most MaxDebugTargets, with their count), its hit ranks and its
+// value of every per-user metric, the very values of the per-user output.
+// The readers put each row's predicted items and scores on the batches
+// (Batch.Item, Batch.Score) in the form they read them, and keep the
+// relevant items of the selected rows only. When the evaluation is logged,
+// its debug rows are stored with it.
+//
+// # Whole-set metrics
+//
+// A WholeSetMetric, such as CatalogueCoverage, has one value for the whole
+// evaluation and none per user: it sees every batch in input order
+// (Update) and gives its value at the end (Aggregate). Its keys join the
+// aggregates, and nothing else: no per-user column, no per-unit value in
+// the store.
+//
+// That changes how two evaluations are compared. A per-user metric is
+// compared user by user: the store pairs the two evaluations' values by
+// sample ID, and the paired tests resample or permute the per-user
+// differences. A whole-set metric has no per-user value, so there is
+// nothing to pair; the store refuses to pair one. It is compared with the
+// paired bootstrap over users instead: each replicate draws the scored
+// users with replacement, the same users for both models, and recomputes
+// the metric on each model's rankings of the users drawn; the interval and
+// p-value come from the replicate differences. WholeSetBootstrap does this
+// for two models' in-memory rankings of the same users, with the seeded
+// replicate draws of stats.PairedBootstrapCounts. It needs the rankings
+// themselves, not the stored evaluations, which keep the whole-set value
+// alone. Under resampling a set count such as coverage is biased low (a
+// user drawn twice adds no item), so the replicate differences of two
+// models of very different coverage sit below the observed difference;
+// read the interval as evidence about the sign of the gap more than about
+// its size.
+//
 // # Target fingerprints
 //
 // Every ranking reader fingerprints its targets while it streams
@@ -132,8 +168,10 @@
 //
 // The package touches the database only through package store, when Run
 // is asked to log: a Scoring is a row source that the store reads while the
-// rows are scored. It aggregates ranking metrics only into means and counts,
-// and it does not compare evaluations. It does not read per-unit score
+// rows are scored. It aggregates per-user metrics only into means and
+// counts, and it does not compare stored evaluations (package compare
+// does); WholeSetBootstrap compares two models' rankings held in memory, on
+// a whole-set metric only. It does not read per-unit score
 // files (package scores does). It does not guess a format from a file's
 // content, except for gzip, as above.
 package evaluate
