@@ -84,7 +84,7 @@ func runEvaluate(c *cli.Context) error {
 		defer opts.Store.Close()
 	}
 	lg, err := progress.Begin(c.App.ErrWriter, src, progress.Options{Command: "evaluate", Mode: c.String("progress"), Quiet: c.Bool("quiet"),
-		Every: c.Int("log-every"), Format: c.String("log-format"), Metrics: progress.MetricKeys(metrics), Batched: true})
+		Every: c.Int("log-every"), Format: c.String("log-format"), Metrics: progress.MetricKeys(metrics)})
 	if err != nil {
 		return userError("%v", err)
 	}

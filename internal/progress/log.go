@@ -23,7 +23,7 @@ type Options struct {
 	// Command names the command in the lines, e.g. "evaluate".
 	Command string
 	// Mode is the display of --progress, as Start takes it ("" is "auto"),
-	// except that "log" turns the service log on when Batched.
+	// except that "log" turns the service log on.
 	Mode string
 	// Quiet turns Mode off, whatever it says; the service log still runs
 	// when Every or Format ask for it.
@@ -40,10 +40,6 @@ type Options struct {
 	// ndcg@10 (see MetricKeys), given in the start line when there are any:
 	// their number (metrics) and names (metric_keys).
 	Metrics []string
-	// Batched says that the caller reports its batches to Batch. Without
-	// it, the "log" mode is Start's plain line every 5 seconds, since a
-	// service log would have no progress lines.
-	Batched bool
 }
 
 // Log is the progress of one command: the service log, or the display of
@@ -64,8 +60,8 @@ type Log struct {
 // Log to report each scored batch to (Batch) and the end to (End).
 //
 // The service log is on when o.Every is more than 0, o.Format is given or
-// o.Mode is "log" (with o.Batched, and not o.Quiet). It then replaces the
-// bar, and writes through log/slog, as text or JSON:
+// o.Mode is "log" (and not o.Quiet). It then replaces the bar, and writes
+// through log/slog, as text or JSON:
 //
 //   - a start line, msg=start: the command, the input's size in bytes when
 //     src knows it (input_bytes), the number and keys of the metrics, the
@@ -103,7 +99,7 @@ func Begin(w io.Writer, src Source, o Options) (*Log, error) {
 	if o.Quiet {
 		mode = "none"
 	}
-	if o.Every == 0 && o.Format == "" && (mode != "log" || !o.Batched) {
+	if o.Every == 0 && o.Format == "" && mode != "log" {
 		stop, err := Start(w, cmp.Or(mode, "auto"), o.Command, src)
 		if err != nil {
 			return nil, fmt.Errorf("--progress %w", err)

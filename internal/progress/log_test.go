@@ -64,12 +64,11 @@ func TestBeginWhichLog(t *testing.T) {
 		service bool
 	}{
 		{name: "nothing asked", opts: progress.Options{}},
-		{name: "a bar", opts: progress.Options{Mode: "bar", Batched: true}},
+		{name: "a bar", opts: progress.Options{Mode: "bar"}},
 		{name: "an interval", opts: progress.Options{Every: 5}, service: true},
 		{name: "a format", opts: progress.Options{Format: "json"}, service: true},
-		{name: "log mode, batched", opts: progress.Options{Mode: "log", Batched: true}, service: true},
-		{name: "log mode, no batches", opts: progress.Options{Mode: "log"}},
-		{name: "log mode, quiet", opts: progress.Options{Mode: "log", Quiet: true, Batched: true}},
+		{name: "log mode", opts: progress.Options{Mode: "log"}, service: true},
+		{name: "log mode, quiet", opts: progress.Options{Mode: "log", Quiet: true}},
 		{name: "quiet with an interval", opts: progress.Options{Quiet: true, Every: 5}, service: true},
 	}
 	for _, tt := range tests {
@@ -93,7 +92,7 @@ func TestLogLines(t *testing.T) {
 	var out bytes.Buffer
 	src := &counter{}
 	src.total.Store(300 << 20)
-	lg, err := progress.Begin(&out, src, progress.Options{Command: "evaluate", Every: 2, Format: "json", Metrics: []string{"ndcg@10", "ndcg@20", "recall@20"}, Batched: true})
+	lg, err := progress.Begin(&out, src, progress.Options{Command: "evaluate", Every: 2, Format: "json", Metrics: []string{"ndcg@10", "ndcg@20", "recall@20"}})
 	require.NoError(t, err)
 	for i := range 5 {
 		src.done.Store(int64(i+1) * 60 << 20) // a fifth of the input a batch
