@@ -14,14 +14,20 @@ import (
 // than MaxDebugRows rows. The message says which.
 var ErrBadDebug = errors.New("bad debug selection")
 
-// MaxDebugRows bounds the rows a debug selection may ask for, so that the
-// debug rows stay small whatever the input: a few megabytes at most in
-// memory, and what fits in store.MaxDebugBytes when they are logged.
+// MaxDebugRows bounds the rows a debug selection may ask for. With
+// MaxDebugItems and MaxDebugTargets it bounds the debug rows whatever the
+// input; when they are logged, the store keeps those that fit in
+// store.MaxDebugBytes.
 const MaxDebugRows = 1000
 
 // MaxDebugTargets bounds the relevant items a debug row lists; its
 // TargetCount has them all.
 const MaxDebugTargets = 100
+
+// MaxDebugItems bounds the rank positions a debug row describes: its items,
+// their scores and its hit ranks are those of the first min(k,
+// MaxDebugItems) positions, k the evaluation's required k.
+const MaxDebugItems = 1000
 
 // DebugSelection says which scored rows (rows with targets) Run describes
 // in detail, in Result.Debug: the first First of them, or those of
@@ -62,9 +68,9 @@ type DebugRow struct {
 	// Row is the row's 0-based position in the input.
 	Row int64 `json:"row"`
 	// Items are the row's top predictions, best first, as the input names
-	// them, up to the evaluation's required k; nil when the input does not
-	// give them to the evaluator. Scores are theirs, when the input has
-	// scores.
+	// them, up to the evaluation's required k (and MaxDebugItems); nil
+	// when the input does not give them to the evaluator. Scores are
+	// theirs, when the input has scores.
 	Items  []string  `json:"items"`
 	Scores []float64 `json:"scores,omitempty"`
 	// Targets are the row's relevant items, as the input names them and in
@@ -74,7 +80,7 @@ type DebugRow struct {
 	Targets     []string `json:"targets"`
 	TargetCount int      `json:"n_targets"`
 	// HitRanks are the 1-based ranks of the relevant items among the
-	// predictions, up to the required k.
+	// predictions, up to the required k (and MaxDebugItems).
 	HitRanks []int `json:"hit_ranks"`
 	// Values holds the row's value of each per-user metric, by key.
 	Values map[string]float64 `json:"values"`

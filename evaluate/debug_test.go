@@ -174,4 +174,19 @@ func TestRunDebugBounds(t *testing.T) {
 	res, err := evaluate.Run(context.Background(), openFixtures(t, nil), evaluate.RunOptions{Debug: evaluate.DebugSelection{First: evaluate.MaxDebugRows}})
 	require.NoError(t, err)
 	require.Len(t, res.Debug, 4, "the fixtures have 4 rows with targets")
+
+	// A row of 1,500 predictions, with its hits at ranks 1 and 1,200, is
+	// described up to MaxDebugItems.
+	ranked := make([]int64, 1500)
+	for i := range ranked {
+		ranked[i] = int64(i)
+	}
+	src, err := evaluate.NewInMemoryRankings([]string{"u"}, [][]int64{ranked}, [][]int64{{0, 1199}}, 0)
+	require.NoError(t, err)
+	res, err = evaluate.Run(context.Background(), src, evaluate.RunOptions{
+		Metrics: []evaluate.Metric{evaluate.HitRate(1500)}, Debug: evaluate.DebugSelection{First: 1}})
+	require.NoError(t, err)
+	require.Len(t, res.Debug[0].Items, evaluate.MaxDebugItems)
+	require.Equal(t, []int{1}, res.Debug[0].HitRanks)
+	require.Equal(t, 2, res.Debug[0].TargetCount)
 }

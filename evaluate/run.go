@@ -122,7 +122,7 @@ func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
 	}
 	cfg := scoringConfig{wholeSet: opts.WholeSet}
 	if !opts.Debug.empty() {
-		cfg.debug = &debugRows{keys: ev.Keys(), k: res.RequiredK}
+		cfg.debug = &debugRows{keys: ev.Keys(), k: min(res.RequiredK, MaxDebugItems)}
 		sel := newDebugSelector(opts.Debug)
 		if keeper, ok := src.(targetKeeper); ok {
 			keeper.keepTargets(sel)
