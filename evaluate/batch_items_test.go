@@ -16,7 +16,8 @@ import (
 // TestBatchItems reads the demo's item-kNN rankings of MovieLens (top 20 of
 // 610 users) with every reader, and checks that each batch names the
 // predicted items of each row as the input does, with their scores when the
-// input has them, up to the width read.
+// input has them, up to the width read; and that a reader told to leave
+// them off gives the same hits without them.
 func TestBatchItems(t *testing.T) {
 	t.Parallel()
 	ids, ranked, targets := movieLens(t, "knn", 20)
@@ -83,6 +84,12 @@ func TestBatchItems(t *testing.T) {
 				if item == nil {
 					item = func(movie int64) string { return strconv.FormatInt(movie, 10) }
 				}
+				// The same input without its items, as Run reads it when
+				// nothing needs them: the same hits, and no items.
+				bare, err := tc.open(evaluate.RankingOptions{Width: width, BatchSize: 100})
+				require.NoError(t, err)
+				defer bare.Close()
+				evaluate.DropItems(bare)
 				numeric := strings.HasPrefix(tc.name, "numpy") || tc.name == "in-memory"
 				rows := 0
 				for {
@@ -92,6 +99,14 @@ func TestBatchItems(t *testing.T) {
 					}
 					require.NoError(t, err)
 					require.True(t, b.HasItems())
+					nb, err := bare.Next()
+					require.NoError(t, err)
+					require.False(t, nb.HasItems())
+					require.False(t, nb.HasScores())
+					require.Zero(t, nb.Ranked(0))
+					require.Empty(t, nb.Item(0, 0))
+					require.Equal(t, b.Hits, nb.Hits)
+					require.Equal(t, b.Relevant, nb.Relevant)
 					require.Equal(t, tc.score != nil, b.HasScores())
 					for r := range b.Len() {
 						row := int(b.First) + r

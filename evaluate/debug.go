@@ -146,6 +146,13 @@ type targetKeeper interface {
 	keepTargets(sel *debugSelector)
 }
 
+// itemDropper is a source that can leave the predicted items and scores off
+// its batches, when nothing reads them. dropItems is called before the
+// first Next.
+type itemDropper interface {
+	dropItems()
+}
+
 // keepRow adds the relevant items of row r of b to the batch, at most
 // MaxDebugTargets of them, if sel selects the row.
 func keepRow[T any](b *Batch, sel *debugSelector, r int, id string, relevant []T, name func(T) string) {

@@ -9,3 +9,7 @@ func SetDefaultMaxHeldBytes(n int64) (restore func()) {
 	defaultMaxHeld = n
 	return func() { defaultMaxHeld = old }
 }
+
+// DropItems has a reader of this package leave the predicted items and
+// scores off its batches, as Run does when nothing reads them.
+func DropItems(src Rankings) { src.(itemDropper).dropItems() }

@@ -24,9 +24,11 @@ type InMemoryRankings struct {
 	set      map[int64]bool
 	text     []string
 	keep     *debugSelector // the rows whose targets to keep, or nil
+	noItems  bool           // leave the items off the batches
 }
 
 func (m *InMemoryRankings) keepTargets(sel *debugSelector) { m.keep = sel }
+func (m *InMemoryRankings) dropItems()                     { m.noItems = true }
 
 // NewInMemoryRankings checks the rankings and returns them as a Rankings.
 // width is the number of rank positions kept per row (the metrics' required
@@ -88,9 +90,11 @@ func (m *InMemoryRankings) Next() (*Batch, error) {
 		for i, it := range ranked {
 			hits[i] = m.set[it]
 		}
-		b.items.nums = append(b.items.nums, ranked...)
-		b.items.nums = append(b.items.nums, make([]int64, m.width-len(ranked))...)
-		b.items.ranked = append(b.items.ranked, int32(len(ranked)))
+		if !m.noItems {
+			b.items.nums = append(b.items.nums, ranked...)
+			b.items.nums = append(b.items.nums, make([]int64, m.width-len(ranked))...)
+			b.items.ranked = append(b.items.ranked, int32(len(ranked)))
+		}
 	}
 	m.next = end
 	return b, nil

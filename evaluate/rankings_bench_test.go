@@ -41,12 +41,16 @@ func BenchmarkNumPyRankings(b *testing.B) {
 		{"validate", evaluate.RankingOptions{}},
 		{"skip-validation", evaluate.RankingOptions{SkipValidation: true}},
 		{"width-20", evaluate.RankingOptions{Width: 20}},
+		{"no-items", evaluate.RankingOptions{}}, // as Run reads them without debug rows or whole-set metrics
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var rows, hits int64
 			for b.Loop() {
 				r, err := evaluate.OpenNumPyRankings(path("items.npy"), path("scores.npy"), path("targets.npz"), path("user_ids.npy"), bc.opts)
 				require.NoError(b, err)
+				if bc.name == "no-items" {
+					evaluate.DropItems(r)
+				}
 				rows, hits = 0, 0
 				for {
 					batch, err := r.Next()

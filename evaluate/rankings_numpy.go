@@ -73,13 +73,14 @@ type NumPyRankings struct {
 	raw32    bool    // the items are little-endian int32, read as stored
 	stamps   itemStamps
 
-	stop   chan struct{}
-	tch    chan *targetRows // from the targets goroutine
-	tfree  chan *targetRows // back to it
-	ahead  *ahead
-	b      *Batch // the batch being filled
-	closed bool
-	keep   *debugSelector // the rows whose targets to keep, or nil
+	stop    chan struct{}
+	tch     chan *targetRows // from the targets goroutine
+	tfree   chan *targetRows // back to it
+	ahead   *ahead
+	b       *Batch // the batch being filled
+	closed  bool
+	keep    *debugSelector // the rows whose targets to keep, or nil
+	noItems bool           // leave the items off the batches
 }
 
 // maxBatchValues bounds the predictions of a batch when
@@ -390,6 +391,7 @@ func (r *NumPyRankings) Next() (*Batch, error) {
 }
 
 func (r *NumPyRankings) keepTargets(sel *debugSelector) { r.keep = sel }
+func (r *NumPyRankings) dropItems()                     { r.noItems = true }
 
 // columnName is the ID of the item of a column: its index in decimal.
 func columnName(c int32) string { return strconv.Itoa(int(c)) }
@@ -419,11 +421,13 @@ func (r *NumPyRankings) fill(b *Batch) error {
 	b.Hits = append(b.Hits[:0], make([]bool, n*w)...)
 	b.Relevant = append(b.Relevant[:0], make([]int32, n)...)
 	b.resetItems()
-	b.items.typ = r.items.Type
-	b.items.raw = r.keepRows(b.items.raw, r.itemRaw, n, r.items.Type.Size)
-	if r.scores != nil {
-		b.items.scoreTyp = r.scores.Type
-		b.items.scoreRaw = r.keepRows(b.items.scoreRaw, r.scoreRaw, n, r.scores.Type.Size)
+	if !r.noItems {
+		b.items.typ = r.items.Type
+		b.items.raw = r.keepRows(b.items.raw, r.itemRaw, n, r.items.Type.Size)
+		if r.scores != nil {
+			b.items.scoreTyp = r.scores.Type
+			b.items.scoreRaw = r.keepRows(b.items.scoreRaw, r.scoreRaw, n, r.scores.Type.Size)
+		}
 	}
 	start := 0
 	for i := range n {
@@ -488,8 +492,10 @@ func (r *NumPyRankings) keepRows(dst, raw []byte, n, size int) []byte {
 	if r.width == r.k {
 		return append(dst, raw[:n*r.k*size]...)
 	}
+	row, stride := r.width*size, r.k*size
+	dst = slices.Grow(dst, n*row)[:n*row]
 	for i := range n {
-		dst = append(dst, raw[i*r.k*size:(i*r.k+r.width)*size]...)
+		copy(dst[i*row:(i+1)*row], raw[i*stride:])
 	}
 	return dst
 }

@@ -74,14 +74,16 @@ type TableRankings struct {
 	row     int64
 	err     error
 
-	stamps itemStamps
-	found  []string
-	fp     *fingerprint.Set
-	b      Batch
-	keep   *debugSelector // the rows whose targets to keep, or nil
+	stamps  itemStamps
+	found   []string
+	fp      *fingerprint.Set
+	b       Batch
+	keep    *debugSelector // the rows whose targets to keep, or nil
+	noItems bool           // leave the items off the batches
 }
 
 func (r *TableRankings) keepTargets(sel *debugSelector) { r.keep = sel }
+func (r *TableRankings) dropItems()                     { r.noItems = true }
 
 // itemName is the ID of an interned item.
 func (r *TableRankings) itemName(i int32) string { return r.names[i] }
@@ -646,6 +648,9 @@ func (r *TableRankings) addRow(id string, s *tableSample, g *tableGroup) {
 // batch, with their scores when the table is ordered by score, and empty
 // positions up to the width.
 func (r *TableRankings) addItems(g *tableGroup, ranked int) {
+	if r.noItems {
+		return
+	}
 	it := &r.b.items
 	for k := range ranked {
 		i := g.order[k]

@@ -69,15 +69,17 @@ type TRECRankings struct {
 	row     int64
 	err     error
 
-	stamps itemStamps
-	found  []string
-	order  []int32
-	fp     *fingerprint.Set
-	b      Batch
-	keep   *debugSelector // the rows whose targets to keep, or nil
+	stamps  itemStamps
+	found   []string
+	order   []int32
+	fp      *fingerprint.Set
+	b       Batch
+	keep    *debugSelector // the rows whose targets to keep, or nil
+	noItems bool           // leave the items off the batches
 }
 
 func (r *TRECRankings) keepTargets(sel *debugSelector) { r.keep = sel }
+func (r *TRECRankings) dropItems()                     { r.noItems = true }
 
 // docName is the ID of a relevant document.
 func (r *TRECRankings) docName(i int32) string { return r.names[i] }
@@ -595,6 +597,9 @@ func (r *TRECRankings) addRow(q *runQuery) error {
 // addItems puts the ranked documents of q, the first ranked of them, and
 // their scores on the batch, with empty positions up to the width.
 func (r *TRECRankings) addItems(q *runQuery, ranked int) {
+	if r.noItems {
+		return
+	}
 	it := &r.b.items
 	for i := range ranked {
 		it.appendText(q.doc(i))

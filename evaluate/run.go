@@ -89,7 +89,10 @@ type Result struct {
 // Run evaluates src with the metrics of opts: the work of `verdict
 // evaluate`. It scores the rows on several goroutines, writes them to the
 // per-user file and logs them to the store when asked, and returns the
-// aggregates. src is read to its end but not closed.
+// aggregates. src is read to its end but not closed. When neither
+// whole-set metrics nor debug rows read the predicted items, Run has the
+// readers of this package leave them off the batches, which spares their
+// copy.
 //
 // Errors about the input wrap ErrBadInput, and a metric value that is not
 // finite ErrBadValue; a whole-set metric without keys or whose key is
@@ -121,6 +124,9 @@ func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
 		res.RequiredK = max(res.RequiredK, m.RequiredK())
 	}
 	cfg := scoringConfig{wholeSet: opts.WholeSet}
+	if d, ok := src.(itemDropper); ok && len(opts.WholeSet) == 0 && opts.Debug.empty() {
+		d.dropItems() // nothing reads them: spare the readers the copy
+	}
 	if !opts.Debug.empty() {
 		cfg.debug = &debugRows{keys: ev.Keys(), k: min(res.RequiredK, MaxDebugItems)}
 		sel := newDebugSelector(opts.Debug)
