@@ -140,7 +140,12 @@ func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
 	// The whole-set values are computed when the last batch has been
 	// consumed: before LogEvaluation, which reads them once the rows end,
 	// stores them.
+	// Its keys are there from the start, for the store's checks of the
+	// names (lower-is-better ones among them).
 	wholeSet := make(map[string]float64, len(wholeKeys))
+	for _, k := range wholeKeys {
+		wholeSet[k] = 0
+	}
 	cfg.end = func() error { return aggregateWholeSet(opts.WholeSet, wholeSet) }
 	scoring := ev.start(ctx, src, workers, cfg)
 	defer scoring.Close()

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/verdict-ml/verdict/evaluate"
@@ -107,6 +108,9 @@ type storedJSON struct {
 	// aggregates that are whole-set metrics, with no per-unit values.
 	AggregatesOnly bool     `json:"aggregates_only"`
 	WholeSet       []string `json:"whole_set_metrics"`
+	// DebugRows, for `verdict show evaluation --debug`, are the rows
+	// logged with it; nil leaves the field out.
+	DebugRows []any `json:"debug_rows,omitempty"`
 }
 
 type protocolJSON struct {
@@ -174,6 +178,9 @@ func Evaluation(w io.Writer, format string, r *evaluate.Result) error {
 	for i, k := range r.Keys {
 		t.Add(k, texts[i])
 	}
+	for _, k := range r.WholeSetKeys {
+		t.Add(k+" (whole set)", map[bool]string{true: CSVNum(r.Means[k]), false: Num(r.Means[k])}[format == "csv"])
+	}
 	if err := t.Write(w, format); err != nil || format == "csv" {
 		return err
 	}
@@ -184,10 +191,22 @@ func Evaluation(w io.Writer, format string, r *evaluate.Result) error {
 		fmt.Fprintln(w, "not logged (--no-log)")
 	case r.Existing:
 		fmt.Fprintf(w, "evaluation %d: already logged with the same content; nothing written\n", *r.EvaluationID)
+	case r.AggregatesOnly:
+		fmt.Fprintf(w, "logged as evaluation %d, aggregates only (--no-per-user): it cannot be compared\n", *r.EvaluationID)
 	default:
 		fmt.Fprintf(w, "logged as evaluation %d\n", *r.EvaluationID)
 	}
-	return nil
+	if len(r.DebugMissing) > 0 {
+		fmt.Fprintf(w, "no row with targets has sample ID %s\n", Printable(strings.Join(r.DebugMissing, ", ")))
+	}
+	if len(r.Debug) == 0 {
+		return nil
+	}
+	if r.EvaluationID != nil && !r.Existing && r.DebugStored < len(r.Debug) {
+		fmt.Fprintf(w, "the first %d debug rows were stored with it; the rest exceed %d bytes\n", r.DebugStored, store.MaxDebugBytes)
+	}
+	fmt.Fprintln(w)
+	return DebugRows(w, format, r.Debug)
 }
 
 // Fingerprint is the fingerprint of one targets file.

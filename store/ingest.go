@@ -74,7 +74,9 @@ type NewEvaluation struct {
 	// WholeSet holds the values of whole-set metrics (catalogue coverage,
 	// say): computed over the whole evaluation, with no per-unit value.
 	// They are stored with the evaluation's aggregates, and their keys
-	// must not be metrics of the rows.
+	// must not be metrics of the rows. The keys are read when the log
+	// starts, the values once the source's last row has been read: a
+	// source that computes them as it goes may fill them in until then.
 	WholeSet map[string]float64
 
 	// Debug, when set, is called once the last row has been read, inside

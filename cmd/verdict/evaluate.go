@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/verdict-ml/verdict/evaluate"
@@ -26,6 +28,9 @@ func evaluateCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-validate", Usage: "skip the checks of the predictions"},
 			&cli.BoolFlag{Name: "no-log", Usage: "compute and print, but store nothing"},
 			&cli.StringFlag{Name: "per-user-out", Usage: "write sample_id and one column per metric, for scored rows in input order, to CSV `FILE`"},
+			&cli.BoolFlag{Name: "no-per-user", Usage: "log the means and counts only, no per-user values: for monitoring that charts means (it cannot be compared)"},
+			&cli.IntFlag{Name: "debug-users", Usage: "spell out the first `N` users with targets: top-k items and scores, targets, hit ranks, every metric's value (stored with the evaluation)"},
+			&cli.StringSliceFlag{Name: "debug-sample-ids", Usage: "spell out these users, by sample `ID`s a,b,c (repeatable), as --debug-users does"},
 			reportFormatFlag(),
 			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress `MODE`: auto (a bar on a terminal, for inputs of 32 MB or more), bar, log (the service log, text) or none"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "show no progress"},
@@ -65,8 +70,12 @@ func runEvaluate(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit(err.Error(), exitError)
 	}
-	opts := evaluate.RunOptions{Metrics: metrics, PerUser: c.String("per-user-out")}
+	opts := evaluate.RunOptions{Metrics: metrics, PerUser: c.String("per-user-out"), NoPerUser: c.Bool("no-per-user"),
+		Debug: evaluate.DebugSelection{First: c.Int("debug-users"), SampleIDs: strings.FieldsFunc(strings.Join(c.StringSlice("debug-sample-ids"), ","), func(r rune) bool { return r == ',' })}}
 	logIt := !c.Bool("no-log")
+	if opts.NoPerUser && !logIt {
+		return userError("--no-per-user logs the means without per-user values, and --no-log logs nothing: give one")
+	}
 	if logIt {
 		if opts.Log, err = newEvaluation(c, "logging needs %s (or pass --no-log to only compute)"); err != nil {
 			return err

@@ -82,34 +82,53 @@ func showCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "show",
 		Usage: "show one recorded object",
-		Subcommands: []*cli.Command{{
-			Name:      "comparison",
-			Usage:     "show a recorded comparison with all its parameters and outputs",
-			ArgsUsage: "ID",
-			Flags:     []cli.Flag{reportFormatFlag()},
-			Action: func(c *cli.Context) error {
-				id, err := strconv.ParseInt(c.Args().First(), 10, 64)
-				if c.NArg() != 1 || err != nil {
-					return userError("show comparison takes one comparison ID")
-				}
-				format, err := reportFormat(c)
-				if err != nil {
-					return err
-				}
-				st, err := openStore(c)
-				if err != nil {
-					return err
-				}
-				defer st.Close()
-				h, err := compare.GetComparison(c.Context, st, id)
-				if errors.Is(err, store.ErrNotFound) {
-					return userError("no comparison %d", id)
-				}
-				if err != nil {
-					return err
-				}
-				return report.Recorded(c.App.Writer, format, h)
-			},
-		}},
+		Subcommands: []*cli.Command{
+			showSubcommand("comparison", "show a recorded comparison with all its parameters and outputs", nil,
+				func(c *cli.Context, st *store.Store, id int64, format string) error {
+					h, err := compare.GetComparison(c.Context, st, id)
+					if err != nil {
+						return err
+					}
+					return report.Recorded(c.App.Writer, format, h)
+				}),
+			showSubcommand("evaluation", "show a logged evaluation: its run, counts, protocol (eval draws included), means and, with --debug, its debug rows",
+				[]cli.Flag{&cli.BoolFlag{Name: "debug", Usage: "also show the debug rows logged by 'verdict evaluate --debug-users' or '--debug-sample-ids'"}},
+				func(c *cli.Context, st *store.Store, id int64, format string) error {
+					e, err := st.GetEvaluation(c.Context, id)
+					if err != nil {
+						return err
+					}
+					var debug []byte
+					if c.Bool("debug") {
+						if debug, err = st.DebugRows(c.Context, id); err != nil {
+							return err
+						}
+					}
+					return report.ShowEvaluation(c.App.Writer, format, e, debug, c.Bool("debug"))
+				}),
+		},
+	}
+}
+
+// showSubcommand is `verdict show NAME ID`: it reads the ID, the format and
+// the store, and runs show.
+func showSubcommand(name, usage string, flags []cli.Flag, show func(*cli.Context, *store.Store, int64, string) error) *cli.Command {
+	return &cli.Command{
+		Name: name, Usage: usage, ArgsUsage: "ID", Flags: append(flags, reportFormatFlag()),
+		Action: func(c *cli.Context) error {
+			id, err := strconv.ParseInt(c.Args().First(), 10, 64)
+			if c.NArg() != 1 || err != nil {
+				return userError("show %s takes one %s ID", name, name)
+			}
+			format, st, err := prepare(c)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if err = show(c, st, id, format); errors.Is(err, store.ErrNotFound) {
+				return userError("no %s %d", name, id)
+			}
+			return err
+		},
 	}
 }

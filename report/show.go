@@ -1,0 +1,98 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/verdict-ml/verdict/evaluate"
+	"github.com/verdict-ml/verdict/store"
+)
+
+// ShowEvaluation writes a stored evaluation in format: its run, counts,
+// protocol, means and whole-set values, and whether it has per-unit values.
+// With withDebug it adds the debug rows stored with it (debug, a JSON array;
+// nil when none were), or says there are none.
+func ShowEvaluation(w io.Writer, format string, e *store.Evaluation, debug []byte, withDebug bool) error {
+	var rows []evaluate.DebugRow
+	if len(debug) > 0 {
+		if err := json.Unmarshal(debug, &rows); err != nil {
+			return fmt.Errorf("evaluation %d: its debug rows: %w", e.ID, err)
+		}
+	}
+	if format == "json" {
+		out := stored(e)
+		if withDebug {
+			out.DebugRows = []any{}
+			if len(debug) > 0 {
+				if err := json.Unmarshal(debug, &out.DebugRows); err != nil {
+					return err
+				}
+			}
+		}
+		return WriteJSON(w, out)
+	}
+	p := e.Protocol
+	fmt.Fprintf(w, "evaluation %d: %s/%s on %s, logged %s by verdict %s\n", e.ID, Printable(e.Experiment), Printable(e.Run), Printable(e.EvalSet),
+		e.CreatedAt.Local().Format("2006-01-02 15:04:05"), Printable(e.SoftwareVersion))
+	fmt.Fprintf(w, "  %s (%s scored), %s, eval draws %d\n", plural(int(e.Rows), "row"), Thousands(e.ScoredRows), plural(int(e.Units), "unit"), p.EvalDraws)
+	proto := []string{"protocol " + cmpOr(p.Name, "holdout")}
+	if len(p.Cutoffs) > 0 {
+		proto = append(proto, "cutoffs "+joinInts(p.Cutoffs))
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"required k", int64(p.RequiredK)}, {"folds", int64(p.Folds)}, {"repeats", int64(p.Repeats)}, {"n_train", p.NTrain}, {"n_test", p.NTest}} {
+		if f.v > 0 {
+			proto = append(proto, f.name+" "+strconv.FormatInt(f.v, 10))
+		}
+	}
+	fmt.Fprintf(w, "  %s\n  %s fingerprint %s\n", strings.Join(proto, ", "), e.FingerprintKind, e.Fingerprint)
+	if e.AggregatesOnly {
+		fmt.Fprintln(w, "  aggregates only: logged without per-unit values, so it cannot be compared, diffed or ranked unit by unit")
+	}
+	fmt.Fprintln(w)
+	t := &Table{Header: []string{"METRIC", "MEAN", ""}, Right: map[int]bool{1: true}}
+	whole := e.WholeSet()
+	for _, m := range append(slices.Clone(e.Metrics), whole...) {
+		var notes []string
+		if slices.Contains(e.LowerIsBetter, m) {
+			notes = append(notes, "lower is better")
+		}
+		if slices.Contains(whole, m) {
+			notes = append(notes, "whole set: no per-unit values")
+		}
+		t.Add(Printable(m), Num(e.Aggregates[m]), strings.Join(notes, "; "))
+	}
+	if err := t.Write(w, format); err != nil {
+		return err
+	}
+	if !withDebug {
+		return nil
+	}
+	if len(rows) == 0 {
+		_, err := fmt.Fprintln(w, "\nno debug rows were logged with this evaluation ('verdict evaluate --debug-users N' logs them)")
+		return err
+	}
+	fmt.Fprintln(w)
+	return DebugRows(w, format, rows)
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
+}
