@@ -71,6 +71,8 @@ func runCompare(c *cli.Context) error {
 	if c.IsSet("rope") {
 		rope := c.Float64("rope")
 		opts.Rope, opts.DecideAt = &rope, c.Float64("decide-at")
+	} else if c.IsSet("decide-at") {
+		return userError("--decide-at is the Bayesian t's threshold, which needs --rope R")
 	}
 	format, st, err := prepare(c)
 	if err != nil {

@@ -54,9 +54,6 @@ func historyCommand() *cli.Command {
 				return err
 			}
 			if err := savePlot(c, func() (*report.Figure, error) {
-				if len(hist) == 0 {
-					return nil, fmt.Errorf("%w: no comparison matches", report.ErrNothingToPlot)
-				}
 				opts := compareOptions(c)
 				points, err := compare.ValuesOverTime(c.Context, st, hist, f.Metric, opts)
 				if err != nil {

@@ -71,25 +71,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "database-url", Usage: "PostgreSQL URL to use instead of `URL`s from $VERDICT_DATABASE_URL, $DATABASE_URL or the embedded default"},
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // run prints errors
-		Commands: []*cli.Command{
-			logCommand(),
-			evaluateCommand(),
-			compareCommand(),
-			rankCommand(),
-			leaderboardCommand(),
-			diffCommand(),
-			historyCommand(),
-			reportCommand(),
-			showCommand(),
-			fingerprintCommand(),
-			statsCommand(),
-			runsCommand(),
-			demoCommand(),
-			serveCommand(),
-			tokenCommand(),
-			dbCommand(),
-			migrateCommand(),
-		},
+		Commands: []*cli.Command{logCommand(), evaluateCommand(), compareCommand(), rankCommand(), leaderboardCommand(),
+			diffCommand(), historyCommand(), reportCommand(), showCommand(), fingerprintCommand(), statsCommand(),
+			runsCommand(), demoCommand(), serveCommand(), tokenCommand(), dbCommand(), migrateCommand()},
 	}
 }
 

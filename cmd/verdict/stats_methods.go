@@ -19,11 +19,9 @@ func statsMethods() []statsMethod {
 			name: "paired-t", usage: "paired t-test with a confidence interval of the mean difference",
 			inputs: "left, right", flags: []cli.Flag{confidenceFlag()},
 			run: func(c *cli.Context, in *columns.Columns) (any, error) {
-				left, right, err := in.Pair()
-				if err != nil {
-					return nil, err
-				}
-				return stats.PairedT(left, right, stats.PairedTOptions{Confidence: c.Float64("confidence")})
+				return withPair(in, func(left, right []float64) (any, error) {
+					return stats.PairedT(left, right, stats.PairedTOptions{Confidence: c.Float64("confidence")})
+				})
 			},
 		},
 		{
@@ -64,14 +62,9 @@ func statsMethods() []statsMethod {
 				&cli.BoolFlag{Name: "correction", Usage: "continuity correction of the normal approximation"},
 			},
 			run: func(c *cli.Context, in *columns.Columns) (any, error) {
-				left, right, err := in.Pair()
-				if err != nil {
-					return nil, err
-				}
-				return stats.Wilcoxon(left, right, stats.WilcoxonOptions{
-					ZeroMethod: stats.ZeroMethod(c.String("zero-method")),
-					Mode:       stats.WilcoxonMode(c.String("mode")),
-					Correction: c.Bool("correction"),
+				return withPair(in, func(left, right []float64) (any, error) {
+					return stats.Wilcoxon(left, right, stats.WilcoxonOptions{ZeroMethod: stats.ZeroMethod(c.String("zero-method")),
+						Mode: stats.WilcoxonMode(c.String("mode")), Correction: c.Bool("correction")})
 				})
 			},
 		},
@@ -118,11 +111,9 @@ func statsMethods() []statsMethod {
 				if err != nil {
 					return nil, err
 				}
-				left, right, err := in.Pair()
-				if err != nil {
-					return nil, err
-				}
-				return stats.DeLong(labels, left, right, stats.DeLongOptions{Confidence: c.Float64("confidence")})
+				return withPair(in, func(left, right []float64) (any, error) {
+					return stats.DeLong(labels, left, right, stats.DeLongOptions{Confidence: c.Float64("confidence")})
+				})
 			},
 		},
 		{
@@ -138,11 +129,7 @@ func statsMethods() []statsMethod {
 					}
 					return stats.McNemarCounts(counts[0], counts[1], opts)
 				}
-				left, right, err := in.Pair()
-				if err != nil {
-					return nil, err
-				}
-				return stats.McNemar(left, right, opts)
+				return withPair(in, func(left, right []float64) (any, error) { return stats.McNemar(left, right, opts) })
 			},
 		},
 		{
@@ -212,11 +199,7 @@ func statsMethods() []statsMethod {
 						return nil, userError("--%s is for a classifier metric: it needs --metric", name)
 					}
 				}
-				left, right, err := in.Pair()
-				if err != nil {
-					return nil, err
-				}
-				units, err := in.Strings("units")
+				left, right, units, err := in.PairUnits()
 				if err != nil {
 					return nil, err
 				}
@@ -228,11 +211,7 @@ func statsMethods() []statsMethod {
 			inputs: "left, right; units (optional)",
 			flags:  []cli.Flag{&cli.IntFlag{Name: "permutations", Value: 2000, Usage: "random sign flips `B`"}, seedFlag()},
 			run: func(c *cli.Context, in *columns.Columns) (any, error) {
-				left, right, err := in.Pair()
-				if err != nil {
-					return nil, err
-				}
-				units, err := in.Strings("units")
+				left, right, units, err := in.PairUnits()
 				if err != nil {
 					return nil, err
 				}
@@ -249,11 +228,7 @@ func statsMethods() []statsMethod {
 				&cli.BoolFlag{Name: "lower-is-better", Usage: "lower scores are better (a loss, an error rate)"},
 			},
 			run: func(c *cli.Context, in *columns.Columns) (any, error) {
-				left, err := in.Keyed("left")
-				if err != nil {
-					return nil, err
-				}
-				right, err := in.Keyed("right")
+				left, right, err := in.KeyedPair()
 				if err != nil {
 					return nil, err
 				}
@@ -272,6 +247,15 @@ func statsMethods() []statsMethod {
 			},
 		},
 	}
+}
+
+// withPair runs f on the input's columns left and right.
+func withPair(in *columns.Columns, f func(left, right []float64) (any, error)) (any, error) {
+	left, right, err := in.Pair()
+	if err != nil {
+		return nil, err
+	}
+	return f(left, right)
 }
 
 func kFoldsFlag() cli.Flag {

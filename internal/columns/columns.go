@@ -357,6 +357,25 @@ func (in *Columns) Pair() (left, right []float64, err error) {
 	return left, right, err
 }
 
+// PairUnits reads Pair and the optional column units, a unit ID per row
+// (nil without it).
+func (in *Columns) PairUnits() (left, right []float64, units []string, err error) {
+	if left, right, err = in.Pair(); err != nil {
+		return nil, nil, nil, err
+	}
+	units, err = in.Strings("units")
+	return left, right, units, err
+}
+
+// KeyedPair reads the columns left and right as Keyed does.
+func (in *Columns) KeyedPair() (left, right map[string]float64, err error) {
+	if left, err = in.Keyed("left"); err != nil {
+		return nil, nil, err
+	}
+	right, err = in.Keyed("right")
+	return left, right, err
+}
+
 // DiffsOrPair reads the column diffs when there is one, else Pair.
 func (in *Columns) DiffsOrPair() (diffs, left, right []float64, err error) {
 	if in.Has("diffs") {
