@@ -19,8 +19,13 @@ func Leaderboard(w io.Writer, format string, lb *compare.Leaderboard) error {
 	case "csv":
 		return leaderboardCSV(lb).CSV(w)
 	}
-	fmt.Fprintf(w, "%s on %s (%s); differences are %s minus each run, Holm-adjusted; * distinguishable\n\n",
-		Printable(lb.Metric), Printable(lb.EvalSet), lb.Direction, Printable(lb.Reference))
+	if lb.Reference == "" {
+		fmt.Fprintf(w, "%s on %s (%s); no run has per-unit values of it, so runs are ranked by their means alone, without intervals or tests\n\n",
+			Printable(lb.Metric), Printable(lb.EvalSet), lb.Direction)
+	} else {
+		fmt.Fprintf(w, "%s on %s (%s); differences are %s minus each run, Holm-adjusted; * distinguishable\n\n",
+			Printable(lb.Metric), Printable(lb.EvalSet), lb.Direction, Printable(lb.Reference))
+	}
 	if err := LeaderboardTable(lb).Write(w, format); err != nil {
 		return err
 	}
@@ -73,12 +78,24 @@ func LeaderboardNotes(lb *compare.Leaderboard) []string {
 	if hidden := lb.Runs - len(lb.Rows); hidden > 0 {
 		notes = append(notes, fmt.Sprintf("%s more ranked below these (--limit 0 shows every run)", plural(hidden, "run")))
 	}
+	compared, meanOnly := 0, []string(nil)
+	for _, r := range lb.Rows {
+		switch {
+		case r.AggregatesOnly:
+			meanOnly = append(meanOnly, r.Run)
+		case r.Difference != nil:
+			compared++
+		}
+	}
 	switch {
-	case len(lb.Rows) < 2:
+	case compared == 0:
 	case len(lb.Group) == 0:
 		notes = append(notes, fmt.Sprintf("every run shown differs distinguishably from %s", Printable(lb.Reference)))
 	default:
 		notes = append(notes, fmt.Sprintf("cannot be told apart from %s: %s", Printable(lb.Reference), Printable(strings.Join(lb.Group, ", "))))
+	}
+	if len(meanOnly) > 0 && lb.Reference != "" {
+		notes = append(notes, fmt.Sprintf("ranked by the mean alone, without per-unit values to pair (aggregates only): %s", Printable(strings.Join(meanOnly, ", "))))
 	}
 	if len(lb.Separate) > 0 {
 		var other []string

@@ -38,7 +38,11 @@ func ShowEvaluation(w io.Writer, format string, e *store.Evaluation, debug []byt
 	p := e.Protocol
 	fmt.Fprintf(w, "evaluation %d: %s/%s on %s, logged %s by verdict %s\n", e.ID, Printable(e.Experiment), Printable(e.Run), Printable(e.EvalSet),
 		e.CreatedAt.Local().Format("2006-01-02 15:04:05"), Printable(e.SoftwareVersion))
-	fmt.Fprintf(w, "  %s (%s scored), %s, eval draws %d\n", plural(int(e.Rows), "row"), Thousands(e.ScoredRows), plural(int(e.Units), "unit"), p.EvalDraws)
+	draws := "unknown"
+	if p.EvalDraws > 0 {
+		draws = strconv.Itoa(p.EvalDraws)
+	}
+	fmt.Fprintf(w, "  %s (%s scored), %s, eval draws %s\n", plural(int(e.Rows), "row"), Thousands(e.ScoredRows), plural(int(e.Units), "unit"), draws)
 	proto := []string{"protocol " + cmpOr(p.Name, "holdout")}
 	if len(p.Cutoffs) > 0 {
 		proto = append(proto, "cutoffs "+joinInts(p.Cutoffs))

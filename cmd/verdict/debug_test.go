@@ -149,3 +149,36 @@ func TestEvaluateNoPerUser(t *testing.T) {
 	require.Equal(t, 2, res.code)
 	require.Contains(t, res.stderr, "--no-per-user logs the means without per-user values, and --no-log logs nothing")
 }
+
+// The eval draws are recorded whenever a log has draws, and shown.
+func TestShowEvaluationEvalDraws(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	// Two draws for u1 and u2, one for u3: the most rows a user has is 2.
+	path := writeFile(t, "draws.csv", "sample_id,draw,ndcg@10\nu1,1,0.5\nu1,2,0.25\nu2,1,0\nu2,2,1\nu3,1,0.75\n")
+	for _, args := range [][]string{
+		{"log", path, "-e", "x", "-r", "full", "-s", "test"},
+		{"log", path, "-e", "x", "-r", "monitor", "-s", "test", "--aggregates-only"},
+	} {
+		res := runVerdict(t, url, args...)
+		require.Equal(t, 0, res.code, res.stderr)
+	}
+	for id, want := range map[string]string{"1": "", "2": "aggregates only"} {
+		res := runVerdict(t, url, "show", "evaluation", id)
+		require.Equal(t, 0, res.code, res.stderr)
+		require.Contains(t, res.stdout, "5 rows (5 scored), 3 units, eval draws 2")
+		require.Contains(t, res.stdout, want)
+		require.Contains(t, res.stdout, "ndcg@10  0.5000") // (0.5+0.25+0+1+0.75)/5
+		res = runVerdict(t, url, "show", "evaluation", id, "--format", "json")
+		require.Equal(t, 0, res.code, res.stderr)
+		var e struct {
+			Protocol struct {
+				EvalDraws int `json:"eval_draws"`
+			} `json:"protocol"`
+			AggregatesOnly bool `json:"aggregates_only"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(res.stdout), &e))
+		require.Equal(t, 2, e.Protocol.EvalDraws)
+		require.Equal(t, want != "", e.AggregatesOnly)
+	}
+}
