@@ -17,6 +17,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/verdict-ml/verdict"
 )
@@ -77,6 +78,16 @@ type Split struct {
 	// TrainRatings are the training ratings, for models that need times.
 	TrainRatings []Rating
 }
+
+// DemoSplit is the split the demo evaluates on: each user's 10 latest
+// ratings held out. It reads and splits the ratings once per process.
+var DemoSplit = sync.OnceValues(func() (*Split, error) {
+	ratings, err := LoadMovieLens()
+	if err != nil {
+		return nil, err
+	}
+	return SplitLatest(ratings, heldOut), nil
+})
 
 // SplitLatest holds out each user's latest test ratings (ties in time broken
 // by movie ID). Users with no more than test ratings keep them all for

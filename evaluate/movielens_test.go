@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -15,22 +14,11 @@ import (
 	"github.com/verdict-ml/verdict/internal/input/inputtest"
 )
 
-// The MovieLens "latest-small" ratings split as `verdict demo` splits them:
-// each user's 10 latest ratings are the targets, the earlier ones train the
-// demo's models.
-var movieLensSplit = sync.OnceValues(func() (*demo.Split, error) {
-	ratings, err := demo.LoadMovieLens()
-	if err != nil {
-		return nil, err
-	}
-	return demo.SplitLatest(ratings, 10), nil
-})
-
 // movieLens returns the demo's rankings of model ("popularity" or "knn") at
 // k for the 610 users, with their targets.
 func movieLens(t testing.TB, model string, k int) (ids []string, ranked, targets [][]int64) {
 	t.Helper()
-	s, err := movieLensSplit()
+	s, err := demo.DemoSplit()
 	require.NoError(t, err)
 	var m demo.Model
 	switch model {

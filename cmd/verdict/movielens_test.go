@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,22 +12,12 @@ import (
 	"github.com/verdict-ml/verdict/demo"
 )
 
-// The MovieLens "latest-small" ratings split as `verdict demo` splits them:
-// each user's 10 latest ratings are the targets.
-var movieLensSplit = sync.OnceValues(func() (*demo.Split, error) {
-	ratings, err := demo.LoadMovieLens()
-	if err != nil {
-		return nil, err
-	}
-	return demo.SplitLatest(ratings, 10), nil
-})
-
 // movieLensArgs writes the demo's top-k rankings of model ("popularity" or
 // "knn") for the 610 users as long tables, with a score column of 1/(rank+1),
 // and returns the input flags of `verdict evaluate` that read them.
 func movieLensArgs(t *testing.T, model string, k int) []string {
 	t.Helper()
-	s, err := movieLensSplit()
+	s, err := demo.DemoSplit()
 	require.NoError(t, err)
 	m := demo.Popularity(s)
 	if model == "knn" {
