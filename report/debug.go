@@ -15,13 +15,14 @@ import (
 // block per row with its metric values, its top items with their scores,
 // hits marked *, and its targets; one line per row with every field
 // (csv); or JSON. Metric values are written in full, as the per-user file
-// has them.
-func DebugRows(w io.Writer, format string, rows []evaluate.DebugRow) error {
+// has them, in the order of keys (the evaluation's metrics), then any
+// others by name.
+func DebugRows(w io.Writer, format string, rows []evaluate.DebugRow, keys []string) error {
 	switch format {
 	case "json":
 		return WriteJSON(w, rows)
 	case "csv":
-		return debugCSV(rows).CSV(w)
+		return debugCSV(rows, keys).CSV(w)
 	}
 	for i, r := range rows {
 		if i > 0 {
@@ -33,7 +34,7 @@ func DebugRows(w io.Writer, format string, rows []evaluate.DebugRow) error {
 		}
 		fmt.Fprintf(w, "%s (input row %d): %s, %s\n", Printable(r.SampleID), r.Row, plural(r.TargetCount, "target"), hits)
 		var vals []string
-		for _, k := range slices.Sorted(maps.Keys(r.Values)) {
+		for _, k := range valueKeys(r.Values, keys) {
 			vals = append(vals, Printable(k)+" "+strconv.FormatFloat(r.Values[k], 'g', -1, 64))
 		}
 		fmt.Fprintf(w, "  values:  %s\n", strings.Join(vals, ", "))
@@ -49,6 +50,23 @@ func DebugRows(w io.Writer, format string, rows []evaluate.DebugRow) error {
 		}
 	}
 	return nil
+}
+
+// valueKeys are the keys of values: those of keys first, in order, then
+// the others sorted.
+func valueKeys(values map[string]float64, keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		if _, ok := values[k]; ok {
+			out = append(out, k)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // debugItems is each of r's items, with its score in parentheses when the
@@ -68,16 +86,12 @@ func debugItems(r evaluate.DebugRow) []string {
 	return out
 }
 
-func debugCSV(rows []evaluate.DebugRow) *Table {
-	var keys []string
+func debugCSV(rows []evaluate.DebugRow, order []string) *Table {
+	all := map[string]float64{}
 	for _, r := range rows {
-		for k := range r.Values {
-			if !slices.Contains(keys, k) {
-				keys = append(keys, k)
-			}
-		}
+		maps.Copy(all, r.Values)
 	}
-	slices.Sort(keys)
+	keys := valueKeys(all, order)
 	t := &Table{Header: append([]string{"sample_id", "row", "n_targets", "hit_ranks", "items", "scores", "targets"}, keys...)}
 	for _, r := range rows {
 		scores := make([]string, len(r.Scores))

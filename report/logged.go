@@ -206,7 +206,7 @@ func Evaluation(w io.Writer, format string, r *evaluate.Result) error {
 		fmt.Fprintf(w, "the first %d debug rows were stored with it; the rest exceed %d bytes\n", r.DebugStored, store.MaxDebugBytes)
 	}
 	fmt.Fprintln(w)
-	return DebugRows(w, format, r.Debug)
+	return DebugRows(w, format, r.Debug, r.Keys)
 }
 
 // Fingerprint is the fingerprint of one targets file.

@@ -83,7 +83,7 @@ func ShowEvaluation(w io.Writer, format string, e *store.Evaluation, debug []byt
 		return err
 	}
 	fmt.Fprintln(w)
-	return DebugRows(w, format, rows)
+	return DebugRows(w, format, rows, e.Metrics)
 }
 
 func cmpOr(s, def string) string {

@@ -101,7 +101,7 @@ func runEvaluate(c *cli.Context) error {
 	res, err := evaluate.Run(c.Context, src, opts)
 	lg.End(err)
 	if err != nil {
-		return err // exit code 2, as every error
+		return withHint(err) // exit code 2, as every error
 	}
 	report.MissingRankings(c.App.ErrWriter, src)
 	return report.Evaluation(c.App.Writer, format, res)

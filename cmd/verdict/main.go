@@ -18,6 +18,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/verdict-ml/verdict/compare"
+	"github.com/verdict-ml/verdict/evaluate"
 	"github.com/verdict-ml/verdict/internal/flagorder"
 	"github.com/verdict-ml/verdict/internal/progress"
 	"github.com/verdict-ml/verdict/scores"
@@ -113,6 +114,8 @@ func withHint(err error) error {
 		return fmt.Errorf("%w with --eval-set", err)
 	case errors.Is(err, compare.ErrNeedExperiment):
 		return fmt.Errorf("%w: name runs with --experiment", err)
+	case errors.Is(err, evaluate.ErrBadDebug):
+		return fmt.Errorf("--debug-users or --debug-sample-ids: %w", err)
 	case errors.Is(err, scores.ErrUnknownFormat):
 		return fmt.Errorf("%w, with --input-format", err)
 	}
