@@ -14,6 +14,10 @@ import (
 	"github.com/verdict-ml/verdict/store"
 )
 
+// pairBudget bounds the bytes of per-unit sums one pairing join of a
+// comparison returns: 16 metrics of a million units.
+const pairBudget = 256 << 20
+
 // hintPower is the power at which a comparison sizes the sample a gap of
 // the observed size would need.
 const hintPower = 0.8
@@ -395,42 +399,57 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 	if err != nil {
 		return nil, err
 	}
+	// One join pairs a batch of metrics; a batch's sums take 16 bytes a
+	// unit and metric, so a batch holds at most pairBudget bytes of them.
+	batch := max(1, pairBudget/(16*int(max(base.Units, cand.Units, 1))))
 	err = st.InTx(ctx, func(tx *store.Tx) error {
 		c.Metrics = nil
-		for _, m := range metrics {
-			in := pairedInput{
-				metric: m,
-				dir:    DirectionOf(m, base.LowerIsBetter, cand.LowerIsBetter),
-				nTrain: base.Protocol.NTrain, nTest: base.Protocol.NTest,
-				folds:    isKFold(base) && isKFold(cand) || base.Protocol.Name == "5x2" && cand.Protocol.Name == "5x2",
-				kfold:    isKFold(base) && isKFold(cand),
-				protocol: base.Protocol,
-				poisson:  opts.Resampling == Poisson,
+		var labels map[string]int16
+		if method == DeLong {
+			var err error
+			if labels, err = tx.Labels(ctx, base.EvalSetID); err != nil {
+				return err
 			}
-			if distributed {
+		}
+		for first := 0; first < len(metrics); first += batch {
+			ms := metrics[first:min(first+batch, len(metrics))]
+			var pairs []*store.Pairs
+			if !distributed {
 				var err error
-				if in.pushed, in.poisson, err = pushDown(ctx, tx, base, cand, m, method, opts); err != nil {
+				if pairs, err = tx.PairMetrics(ctx, base.ID, cand.ID, ms, opts.AllowDifferentTargets); err != nil {
 					return err
 				}
 			}
-			if in.pushed == nil {
-				p, err := tx.Pair(ctx, base.ID, cand.ID, m, opts.AllowDifferentTargets)
+			for k, m := range ms {
+				in := pairedInput{
+					metric: m,
+					dir:    DirectionOf(m, base.LowerIsBetter, cand.LowerIsBetter),
+					nTrain: base.Protocol.NTrain, nTest: base.Protocol.NTest,
+					folds:    isKFold(base) && isKFold(cand) || base.Protocol.Name == "5x2" && cand.Protocol.Name == "5x2",
+					kfold:    isKFold(base) && isKFold(cand),
+					protocol: base.Protocol,
+					poisson:  opts.Resampling == Poisson,
+					labels:   labels,
+				}
+				if distributed {
+					var err error
+					if in.pushed, in.poisson, err = pushDown(ctx, tx, base, cand, m, method, opts); err != nil {
+						return err
+					}
+					if in.pushed == nil {
+						if in.pairs, err = tx.Pair(ctx, base.ID, cand.ID, m, opts.AllowDifferentTargets); err != nil {
+							return err
+						}
+					}
+				} else {
+					in.pairs, pairs[k] = pairs[k], nil // the metric's sums go with it
+				}
+				r, err := compareMetric(ctx, c, in, method, opts)
 				if err != nil {
-					return err
+					return fmt.Errorf("%s: %w", m, err)
 				}
-				in.pairs = p
+				c.Metrics = append(c.Metrics, r)
 			}
-			if method == DeLong {
-				var err error
-				if in.labels, err = tx.Labels(ctx, base.EvalSetID); err != nil {
-					return err
-				}
-			}
-			r, err := compareMetric(ctx, c, in, method, opts)
-			if err != nil {
-				return fmt.Errorf("%s: %w", m, err)
-			}
-			c.Metrics = append(c.Metrics, r)
 		}
 		return conclude(ctx, tx, c, opts, func(int) Method { return method })
 	})

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 	"unsafe"
 
 	"github.com/jackc/pgx/v5"
@@ -84,12 +85,45 @@ func (t *Tx) RecordComparison(ctx context.Context, r ComparisonRecord) (int64, e
 }
 
 func pair(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metric string, intersect bool) (*Pairs, error) {
-	left, right, li, ri, err := pairable(ctx, tx, leftID, rightID, metric, intersect)
+	ps, err := pairMetrics(ctx, tx, leftID, rightID, []string{metric}, intersect)
 	if err != nil {
 		return nil, err
 	}
-	p := &Pairs{Left: left, Right: right, Metric: metric}
-	err = func() error {
+	return ps[0], nil
+}
+
+// PairMetrics is Pair for several metrics at once: one join of the two
+// evaluations returns every metric's per-unit sums, and the Pairs it
+// returns, one per metric in order, share their SampleIDs and row counts
+// (which the caller must not modify). Each metric's sums are its own. The
+// sums take 16 bytes a unit and metric: callers with many metrics of many
+// units pair them in batches.
+func (t *Tx) PairMetrics(ctx context.Context, leftID, rightID int64, metrics []string, intersect bool) ([]*Pairs, error) {
+	return pairMetrics(ctx, t.tx, leftID, rightID, metrics, intersect)
+}
+
+func pairMetrics(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metrics []string, intersect bool) ([]*Pairs, error) {
+	if len(metrics) == 0 {
+		return nil, fmt.Errorf("pair evaluations %d and %d: no metric", leftID, rightID)
+	}
+	li, ri := make([]int, len(metrics)), make([]int, len(metrics))
+	var left, right *Evaluation
+	for k, m := range metrics {
+		var err error
+		if left, right, li[k], ri[k], err = pairable(ctx, tx, leftID, rightID, m, intersect); err != nil {
+			return nil, err
+		}
+	}
+	// The paired units are at most the larger side's: the columns are
+	// allocated once, not grown by copying.
+	n := min(max(left.Units, right.Units), 1<<31)
+	ps := make([]*Pairs, len(metrics))
+	for k, m := range metrics {
+		ps[k] = &Pairs{Left: left, Right: right, Metric: m, LeftSum: make([]float64, 0, n), RightSum: make([]float64, 0, n)}
+	}
+	ps[0].SampleIDs, ps[0].LeftRows, ps[0].RightRows = make([]string, 0, n), make([]int32, 0, n), make([]int32, 0, n)
+	p := ps[0] // holds the shared columns until the end
+	err := func() error {
 		// Merge the two primary-key ranges in sample ID order, each grouped
 		// as it streams: the plan the index exists for. Left to itself the
 		// planner prefers parallel hash aggregates, which spill to disk and
@@ -99,31 +133,46 @@ func pair(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metric string, 
 		}
 		// Each side reads its evaluation's partition by name: planning a
 		// query on the parent table would consider, and lock, every
-		// evaluation's partition, thousands of them in a large store.
+		// evaluation's partition, thousands of them in a large store. The
+		// metrics' positions are integers of this process, written into
+		// the query.
+		sums := func(idx []int, prefix string) string {
+			cols := make([]string, len(idx))
+			for k, i := range idx {
+				cols[k] = fmt.Sprintf("sum(vals[%d]::double precision) AS %s%d", i+1, prefix, k)
+			}
+			return strings.Join(cols, ", ")
+		}
+		outCols := func(side, prefix string) string {
+			cols := make([]string, len(metrics))
+			for k := range metrics {
+				cols[k] = fmt.Sprintf("%s.%s%d", side, prefix, k)
+			}
+			return strings.Join(cols, ", ")
+		}
 		query := `
 			WITH l AS (
-				SELECT sample_id, sum(vals[$3]::double precision) AS total, count(*) AS n
+				SELECT sample_id, count(*) AS n, ` + sums(li, "t") + `
 				FROM ` + partitionName(leftID) + ` WHERE evaluation_id = $1
 				GROUP BY sample_id
 			), r AS (
-				SELECT sample_id, sum(vals[$4]::double precision) AS total, count(*) AS n
+				SELECT sample_id, count(*) AS n, ` + sums(ri, "t") + `
 				FROM ` + partitionName(rightID) + ` WHERE evaluation_id = $2
 				GROUP BY sample_id
 			)
-			SELECT coalesce(l.sample_id, r.sample_id), l.total, l.n, r.total, r.n
+			SELECT coalesce(l.sample_id, r.sample_id), l.n, r.n, ` + outCols("l", "t") + `, ` + outCols("r", "t") + `
 			FROM l FULL JOIN r ON r.sample_id = l.sample_id
 			ORDER BY 1`
-		if leftID == rightID && li == ri {
+		if leftID == rightID {
 			// An evaluation against itself (a leaderboard's own interval,
 			// a sanity check): read its range once.
 			query = `
-				SELECT sample_id, sum(vals[$3]::double precision), count(*),
-				       sum(vals[$4]::double precision), count(*)
+				SELECT sample_id, count(*), count(*), ` + sums(li, "l") + `, ` + sums(ri, "r") + `
 				FROM ` + partitionName(leftID) + ` WHERE evaluation_id = $1 AND $2::bigint = $1
 				GROUP BY sample_id
 				ORDER BY sample_id`
 		}
-		rows, err := tx.Query(ctx, query, pgx.QueryResultFormats{pgx.BinaryFormatCode}, leftID, rightID, li+1, ri+1)
+		rows, err := tx.Query(ctx, query, pgx.QueryResultFormats{pgx.BinaryFormatCode}, leftID, rightID)
 		if err != nil {
 			return err
 		}
@@ -132,12 +181,13 @@ func pair(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metric string, 
 		// arenas, numbers straight into the slices, so that a million
 		// pairs cost no allocation each.
 		var arena []byte
+		M := len(metrics)
 		for rows.Next() {
 			raw := rows.RawValues()
 			switch {
 			case raw[1] == nil:
 				p.RightOnly++
-			case raw[3] == nil:
+			case raw[2] == nil:
 				p.LeftOnly++
 			default:
 				if cap(arena)-len(arena) < len(raw[0]) {
@@ -146,10 +196,12 @@ func pair(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metric string, 
 				start := len(arena)
 				arena = append(arena, raw[0]...)
 				p.SampleIDs = append(p.SampleIDs, unsafe.String(unsafe.SliceData(arena[start:]), len(raw[0])))
-				p.LeftSum = append(p.LeftSum, math.Float64frombits(binary.BigEndian.Uint64(raw[1])))
-				p.LeftRows = append(p.LeftRows, int32(binary.BigEndian.Uint64(raw[2])))
-				p.RightSum = append(p.RightSum, math.Float64frombits(binary.BigEndian.Uint64(raw[3])))
-				p.RightRows = append(p.RightRows, int32(binary.BigEndian.Uint64(raw[4])))
+				p.LeftRows = append(p.LeftRows, int32(binary.BigEndian.Uint64(raw[1])))
+				p.RightRows = append(p.RightRows, int32(binary.BigEndian.Uint64(raw[2])))
+				for k, q := range ps {
+					q.LeftSum = append(q.LeftSum, math.Float64frombits(binary.BigEndian.Uint64(raw[3+k])))
+					q.RightSum = append(q.RightSum, math.Float64frombits(binary.BigEndian.Uint64(raw[3+M+k])))
+				}
 			}
 		}
 		return rows.Err()
@@ -157,7 +209,10 @@ func pair(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metric string, 
 	if err != nil {
 		return nil, fmt.Errorf("pair evaluations %d and %d: %w", leftID, rightID, err)
 	}
-	return p, nil
+	for _, q := range ps[1:] {
+		q.SampleIDs, q.LeftRows, q.RightRows, q.LeftOnly, q.RightOnly = p.SampleIDs, p.LeftRows, p.RightRows, p.LeftOnly, p.RightOnly
+	}
+	return ps, nil
 }
 
 // pairable reads two evaluations and checks that their per-unit values of
