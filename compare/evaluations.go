@@ -414,11 +414,13 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 		for first := 0; first < len(metrics); first += batch {
 			ms := metrics[first:min(first+batch, len(metrics))]
 			var pairs []*store.Pairs
+			var shared []*resampled
 			if !distributed {
 				var err error
 				if pairs, err = tx.PairMetrics(ctx, base.ID, cand.ID, ms, opts.AllowDifferentTargets); err != nil {
 					return err
 				}
+				shared = shareResampling(ctx, pairs, method, opts)
 			}
 			for k, m := range ms {
 				in := pairedInput{
@@ -443,6 +445,7 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 					}
 				} else {
 					in.pairs, pairs[k] = pairs[k], nil // the metric's sums go with it
+					in.shared = shared[k]
 				}
 				r, err := compareMetric(ctx, c, in, method, opts)
 				if err != nil {
@@ -545,6 +548,9 @@ type pairedInput struct {
 	nTrain, nTest int64
 	folds, kfold  bool
 	protocol      store.Protocol
+	// shared is the metric's resampling, done with the other metrics of
+	// its join; nil when it resamples on its own.
+	shared *resampled
 }
 
 // foldsPerRepetition is the k of n fold units of k-fold evaluations of
@@ -597,7 +603,7 @@ func compareMetric(ctx context.Context, c *Comparison, in pairedInput, method Me
 	}
 	if pd := in.pushed; pd != nil {
 		r.N, r.BaselineOnly, r.CandidateOnly = int(pd.s.N), pd.s.LeftOnly, pd.s.RightOnly
-		if err := measure(ctx, r, stats.PairedUnits{}, pd, nil, nil, method, opts, in.poisson); err != nil {
+		if err := measure(ctx, r, stats.PairedUnits{}, pd, nil, nil, method, opts, in.poisson, nil); err != nil {
 			return nil, err
 		}
 		sum := pd.summary()
@@ -642,7 +648,7 @@ func compareMetric(ctx context.Context, c *Comparison, in pairedInput, method Me
 		}
 		red = g
 	}
-	if err := measure(ctx, r, units, red, p.SampleIDs, in.labels, method, opts, in.poisson); err != nil {
+	if err := measure(ctx, r, units, red, p.SampleIDs, in.labels, method, opts, in.poisson, in.shared); err != nil {
 		return nil, err
 	}
 	shape := shapeOf(units, method, in.folds)
@@ -660,8 +666,9 @@ func compareMetric(ctx context.Context, c *Comparison, in pairedInput, method Me
 // (units of one row each): means, counts, the method's test and interval.
 // ids name the units (DeLong's labels, the fold order of the fold-based
 // tests, the Poisson bootstrap's hashes). With poisson the bootstrap and
-// the sign-flip test draw hashed replicates.
-func measure(ctx context.Context, r *MetricResult, u stats.PairedUnits, red reducer, ids []string, labels map[string]int16, method Method, opts Options, poisson bool) error {
+// the sign-flip test draw hashed replicates. shared, when set, holds the
+// multinomial bootstrap and sign-flip test, done with other metrics.
+func measure(ctx context.Context, r *MetricResult, u stats.PairedUnits, red reducer, ids []string, labels map[string]int16, method Method, opts Options, poisson bool, shared *resampled) error {
 	if red != nil {
 		s := red.summary()
 		r.BaselineMean, r.CandidateMean = s.Means()
@@ -714,7 +721,13 @@ func measure(ctx context.Context, r *MetricResult, u stats.PairedUnits, red redu
 			r.Method = strings.Replace(r.Method, "bootstrap", "poisson-bootstrap", 1)
 			return nil
 		}
-		b, err := stats.PairedBootstrapUnits(u, stats.BootstrapOptions{Confidence: conf, Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx})
+		var b stats.BootstrapResult
+		var err error
+		if shared != nil {
+			b, err = shared.boot, shared.bootErr
+		} else {
+			b, err = stats.PairedBootstrapUnits(u, stats.BootstrapOptions{Confidence: conf, Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx})
+		}
 		if err != nil {
 			return err
 		}
@@ -737,7 +750,13 @@ func measure(ctx context.Context, r *MetricResult, u stats.PairedUnits, red redu
 			r.PValue = reps.FlipPValue()
 			break
 		}
-		perm, err := stats.RandomizationUnits(u, stats.RandomizationOptions{Permutations: opts.resamples(), Seed: opts.Seed, Context: ctx})
+		var perm stats.RandomizationResult
+		var err error
+		if shared != nil && shared.perm != nil {
+			perm, err = *shared.perm, shared.permErr
+		} else {
+			perm, err = stats.RandomizationUnits(u, stats.RandomizationOptions{Permutations: opts.resamples(), Seed: opts.Seed, Context: ctx})
+		}
 		if err != nil {
 			return err
 		}

@@ -59,7 +59,7 @@ func Scores(ctx context.Context, metric string, dir Direction, baseline, candida
 	if err != nil {
 		return nil, err
 	}
-	if err := measure(ctx, r, units, red, ids, nil, Bootstrap, opts, opts.Resampling == Poisson); err != nil {
+	if err := measure(ctx, r, units, red, ids, nil, Bootstrap, opts, opts.Resampling == Poisson, nil); err != nil {
 		return nil, err
 	}
 	hint(r, Bootstrap, red.summary().Variance)

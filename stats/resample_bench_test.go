@@ -65,3 +65,46 @@ func BenchmarkPairedBootstrapUnits(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSharedResampling resamples 8 metrics of 1,000,000 units for
+// the bootstrap and the sign-flip test, shared and each on its own, with
+// B = 200 (a tenth of the default: the time is linear in B).
+func BenchmarkSharedResampling(b *testing.B) {
+	const n, nm = 1_000_000, 8
+	us := make([]stats.PairedUnits, nm)
+	for k := range us {
+		left, right := benchPairs(n)
+		left[k] += 0.25 // the metrics differ
+		us[k] = stats.PairedUnits{LeftSum: left, RightSum: right}
+	}
+	bopts := stats.BootstrapOptions{Resamples: 2000}
+	ropts := stats.RandomizationOptions{Permutations: 2000}
+	b.Run("bootstrap/shared", func(b *testing.B) {
+		for b.Loop() {
+			stats.PairedBootstrapUnitsShared(us, bopts)
+		}
+	})
+	b.Run("bootstrap/own", func(b *testing.B) {
+		for b.Loop() {
+			for _, u := range us {
+				if _, err := stats.PairedBootstrapUnits(u, bopts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("flips/shared", func(b *testing.B) {
+		for b.Loop() {
+			stats.RandomizationUnitsShared(us, ropts)
+		}
+	})
+	b.Run("flips/own", func(b *testing.B) {
+		for b.Loop() {
+			for _, u := range us {
+				if _, err := stats.RandomizationUnits(u, ropts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}

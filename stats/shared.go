@@ -1,0 +1,440 @@
+package stats
+
+import (
+	"context"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// Several metrics of one comparison are values of the same units, so with
+// one seed their bootstraps draw the same units and their sign-flip tests
+// flip the same signs: the random numbers depend on the seed, the number of
+// units and the replicate, never on the values. PairedBootstrapUnitsShared
+// and RandomizationUnitsShared draw them once for a group of metrics and
+// apply each draw to every metric of the group. Each metric keeps its own
+// accumulators, added in the order its own resampling adds them, so that
+// every result is the one-metric function's, bit for bit.
+
+// bootstrapGroup is how many metrics share the bootstrap's draws at once:
+// eight metrics' values (64 bytes a unit) are what the group holds beside
+// its draws.
+const bootstrapGroup = 8
+
+// flipGroup is how many metrics share the sign flips at once: two, whose
+// tables are interleaved entry by entry, so that one lookup reads both
+// metrics' signed sums from one cache line, with each metric's four
+// accumulators in registers. A metric left without a partner is tested on
+// its own.
+const flipGroup = 2
+
+// flipJobChunks is how many chunks of sign flips one job runs over the
+// blocks, filling each block's tables once for all of them.
+const flipJobChunks = 4
+
+// resampleJobs runs jobs jobs as resampleChunks runs chunks: on the calling
+// goroutine below resampleSerialWork units × replicates of work, else on
+// up to GOMAXPROCS goroutines, checking ctx between jobs. A job writes only
+// its own outputs, so the results do not depend on the goroutines.
+func resampleJobs(ctx context.Context, jobs int, work float64, newWorker func() func(job int)) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	workers := min(runtime.GOMAXPROCS(0), jobs)
+	if workers <= 1 || work < resampleSerialWork {
+		do := newWorker()
+		for j := range jobs {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			do(j)
+		}
+		return nil
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			do := newWorker()
+			for {
+				j := int(next.Add(1) - 1)
+				if j >= jobs || ctx.Err() != nil {
+					return
+				}
+				do(j)
+			}
+		})
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// PairedBootstrapUnitsShared is PairedBootstrapUnits(us[k], opts) for every
+// k: the results, and the errors, are the same, bit for bit. Metrics whose
+// units have one row each, resampled for a percentile interval, share their
+// draws, in groups of up to eight; the others are resampled on their own.
+// Every us[k] must pair the same units in the same order, as the metrics of
+// one comparison do; the results would otherwise still be each metric's
+// own, only slower.
+func PairedBootstrapUnitsShared(us []PairedUnits, opts BootstrapOptions) ([]BootstrapResult, []error) {
+	res, errs := make([]BootstrapResult, len(us)), make([]error, len(us))
+	cfg, err := opts.resolve()
+	var shared []int
+	samples := make([]*bootSample, len(us))
+	for k, u := range us {
+		if err != nil {
+			errs[k] = err
+			continue
+		}
+		d, err := u.check()
+		switch {
+		case err != nil || len(d.sums) == 0 || d.rows != nil || cfg.method != Percentile:
+			res[k], errs[k] = PairedBootstrapUnits(u, opts)
+			continue
+		}
+		s := d.bootSample()
+		if s.constant || len(shared) > 0 && samples[shared[0]].n != s.n {
+			res[k], errs[k] = cfg.run(s)
+			continue
+		}
+		samples[k] = s
+		shared = append(shared, k)
+	}
+	for len(shared) > 0 {
+		group := shared[:min(bootstrapGroup, len(shared))]
+		shared = shared[len(group):]
+		if len(group) == 1 {
+			k := group[0]
+			res[k], errs[k] = cfg.run(samples[k])
+			continue
+		}
+		ss := make([]*bootSample, len(group))
+		for i, k := range group {
+			ss[i] = samples[k]
+		}
+		means, err := resampleShared(cfg, ss)
+		for i, k := range group {
+			if err != nil {
+				errs[k] = err
+				continue
+			}
+			res[k] = cfg.interval(ss[i], means[i])
+		}
+	}
+	return res, errs
+}
+
+// interval is run's result from the replicates' means of s, which it
+// sorts.
+func (c bootstrapConfig) interval(s *bootSample, means []float64) BootstrapResult {
+	res := BootstrapResult{Estimate: s.estimate(), Confidence: c.confidence, Resamples: c.resamples, Seed: c.seed}
+	slices.Sort(means)
+	lowQ, highQ := (1-c.confidence)/2, (1+c.confidence)/2
+	res.Low, res.High = sortedQuantile(means, lowQ), sortedQuantile(means, highQ)
+	return res
+}
+
+// resampleShared is bootSample.resample for several samples of n units of
+// one row each: means[i][b] is sample i's mean in replicate b, as
+// ss[i].resample gives it. For each block and replicate it draws the
+// indices once, in order, and then each sample sums its values at them
+// with the accumulators its own resampling uses: five, taking the draws in
+// turn, the last c mod 5 in the first, in a full block (drawSumFull); two
+// in the first block (drawSum). Each sample's block of values stays in the
+// L1 cache while it reads the replicates' indices in order.
+func resampleShared(c bootstrapConfig, ss []*bootSample) ([][]float64, error) {
+	G, n, B := len(ss), ss[0].n, c.resamples
+	means := make([][]float64, G)
+	for i := range means {
+		means[i] = make([]float64, B)
+	}
+	bounds := bootBlocks(n, bootBlockSize)
+	nb := len(bounds) - 1
+	err := resampleChunks(c.ctx, B, n*G, func() func(chunk, first, count int) {
+		counts := make([]int, resampleChunkSize*nb)
+		sums := make([]float64, resampleChunkSize*G)
+		var idx []uint16
+		starts := make([]int, resampleChunkSize+1)
+		return func(chunk, first, count int) {
+			st := newResampleStream(c.seed, streamBootstrap, chunk)
+			ss[0].splitDraws(&st, bounds, counts[:count*nb])
+			clear(sums)
+			for b := range nb {
+				lo, hi := bounds[b], bounds[b+1]
+				full := hi-lo == bootBlockSize
+				idx = idx[:0]
+				for r := range count {
+					starts[r] = len(idx)
+					if full {
+						idx = drawIndicesFull(&st, idx, counts[r*nb+b])
+					} else {
+						idx = drawIndices(&st, idx, counts[r*nb+b], hi-lo)
+					}
+				}
+				starts[count] = len(idx)
+				for i, s := range ss {
+					blk := s.values[lo:hi]
+					for r := range count {
+						at := idx[starts[r]:starts[r+1]]
+						if full {
+							sums[r*G+i] += sumAtFull((*[bootBlockSize]float64)(blk), at)
+						} else {
+							sums[r*G+i] += sumAt(blk, at)
+						}
+					}
+				}
+			}
+			for r := range count {
+				for i := range G {
+					means[i][first+r] = sums[r*G+i] / float64(n)
+				}
+			}
+		}
+	})
+	return means, err
+}
+
+// drawIndicesFull appends to idx the c indices drawSumFull draws in a full
+// block, in order, from the same random words.
+func drawIndicesFull(st *resampleStream, idx []uint16, c int) []uint16 {
+	state := st.state
+	k := 0
+	for ; k+5 <= c; k += 5 {
+		state += splitMixGamma
+		r := splitMix64(state)
+		idx = append(idx, uint16(r&bootBlockMask), uint16(r>>bootBlockBits&bootBlockMask), uint16(r>>(2*bootBlockBits)&bootBlockMask),
+			uint16(r>>(3*bootBlockBits)&bootBlockMask), uint16(r>>(4*bootBlockBits)&bootBlockMask))
+	}
+	if k < c {
+		state += splitMixGamma
+		r := splitMix64(state)
+		for ; k < c; k++ {
+			idx = append(idx, uint16(r&bootBlockMask))
+			r >>= bootBlockBits
+		}
+	}
+	st.state = state
+	return idx
+}
+
+// sumAtFull is drawSumFull's sum of blk at the indices at.
+func sumAtFull(blk *[bootBlockSize]float64, at []uint16) float64 {
+	var a0, a1, a2, a3, a4 float64
+	k := 0
+	for ; k+5 <= len(at); k += 5 {
+		g := at[k : k+5 : k+5]
+		a0 += blk[g[0]&bootBlockMask]
+		a1 += blk[g[1]&bootBlockMask]
+		a2 += blk[g[2]&bootBlockMask]
+		a3 += blk[g[3]&bootBlockMask]
+		a4 += blk[g[4]&bootBlockMask]
+	}
+	for _, i := range at[k:] {
+		a0 += blk[i&bootBlockMask]
+	}
+	return ((a0 + a1) + (a2 + a3)) + a4
+}
+
+// drawIndices appends to idx the c indices drawSum draws in a block of
+// size units (fewer than 2¹⁶), in order, from the same random words.
+func drawIndices(st *resampleStream, idx []uint16, c, size int) []uint16 {
+	n := uint64(size)
+	thresh := uint32(-uint32(n)) % uint32(n) // 2³² mod n
+	state := st.state
+	k := 0
+	for ; k+2 <= c; k += 2 {
+		state += splitMixGamma
+		r := splitMix64(state)
+		m0, m1 := uint64(uint32(r))*n, (r>>32)*n
+		i0, i1 := m0>>32, m1>>32
+		if uint32(m0) < thresh || uint32(m1) < thresh {
+			st.state = state
+			i0 = st.index(uint32(r), n, thresh)
+			i1 = st.index(uint32(r>>32), n, thresh)
+			state = st.state
+		}
+		idx = append(idx, uint16(i0), uint16(i1))
+	}
+	st.state = state
+	if k < c {
+		idx = append(idx, uint16(st.index(uint32(st.Uint64()), n, thresh)))
+	}
+	return idx
+}
+
+// sumAt is drawSum's sum of blk at the indices at.
+func sumAt(blk []float64, at []uint16) float64 {
+	var a0, a1 float64
+	k := 0
+	for ; k+2 <= len(at); k += 2 {
+		a0 += blk[at[k]]
+		a1 += blk[at[k+1]]
+	}
+	if k < len(at) {
+		a0 += blk[at[k]]
+	}
+	return a0 + a1
+}
+
+// RandomizationUnitsShared is RandomizationUnits(us[k], opts) for every k:
+// the results, and the errors, are the same, bit for bit. Metrics of the
+// same number of units share their sign flips, in pairs.
+func RandomizationUnitsShared(us []PairedUnits, opts RandomizationOptions) ([]RandomizationResult, []error) {
+	res, errs := make([]RandomizationResult, len(us)), make([]error, len(us))
+	B, err := opts.permutations()
+	var shared []int
+	xs := make([][]float64, len(us))
+	for k, u := range us {
+		if err != nil {
+			errs[k] = err
+			continue
+		}
+		d, err := u.check()
+		if err != nil || len(d.sums) == 0 {
+			res[k], errs[k] = RandomizationUnits(u, opts)
+			continue
+		}
+		res[k] = RandomizationResult{Estimate: accurateSum(d.sums) / d.totalRows, Permutations: B, PValue: 1}
+		if differencesAllZero(u.LeftSum, u.RightSum, d.sums) {
+			continue
+		}
+		if len(shared) > 0 && len(xs[shared[0]]) != len(d.sums) {
+			res[k].PValue, errs[k] = signFlipPValue(opts.Context, d.sums, B, opts.Seed)
+			continue
+		}
+		xs[k] = d.sums
+		shared = append(shared, k)
+	}
+	for len(shared) > 0 {
+		group := shared[:min(flipGroup, len(shared))]
+		shared = shared[len(group):]
+		if len(group) == 1 {
+			k := group[0]
+			res[k].PValue, errs[k] = signFlipPValue(opts.Context, xs[k], B, opts.Seed)
+			continue
+		}
+		gx := make([][]float64, len(group))
+		for i, k := range group {
+			gx[i] = xs[k]
+		}
+		counts, err := signFlipCountShared(opts, gx, B)
+		for i, k := range group {
+			if err != nil {
+				errs[k] = err
+				continue
+			}
+			res[k].PValue = float64(counts[i]+1) / float64(B+1)
+		}
+	}
+	return res, errs
+}
+
+// signFlipCountShared is signFlipCount for two metrics' unit sums of the
+// same units: counts[i] is signFlipCount(xs[i]).
+func signFlipCountShared(opts RandomizationOptions, xs [][]float64, B int) ([]int, error) {
+	G, n := 2, len(xs[0])
+	bounds := resampleBlocks(n, flipBlockSize)
+	nb := len(bounds) - 1
+	thresholds := make([]float64, G)
+	table := make([]float64, flipTableLen)
+	var none resampleStream
+	for i, x := range xs {
+		var scale, observed float64
+		for _, v := range x {
+			scale += math.Abs(v)
+		}
+		for b := range nb {
+			fillFlipTable(table, x[bounds[b]:bounds[b+1]])
+			observed += flipBlockSum(&none, table, bounds[b+1]-bounds[b], 0)
+		}
+		thresholds[i] = math.Abs(observed) - flipCountTol*scale
+	}
+	// A job runs flipJobChunks chunks, each from its own stream, over
+	// every block: the block's tables are filled once for all of them.
+	chunks := (B + resampleChunkSize - 1) / resampleChunkSize
+	jobs := (chunks + flipJobChunks - 1) / flipJobChunks
+	counts := make([]int, chunks*G)
+	err := resampleJobs(opts.Context, jobs, float64(n)*float64(G)*float64(B), func() func(job int) {
+		sums := make([]float64, flipJobChunks*resampleChunkSize*G)
+		streams := make([]resampleStream, flipJobChunks)
+		one := make([]float64, flipTableLen)
+		tables := make([]float64, flipTableLen*G)
+		return func(job int) {
+			c0, c1 := job*flipJobChunks, min((job+1)*flipJobChunks, chunks)
+			for c := c0; c < c1; c++ {
+				streams[c-c0] = newResampleStream(opts.Seed, streamRandomization, c)
+			}
+			clear(sums)
+			for b := range nb {
+				lo, hi := bounds[b], bounds[b+1]
+				for i, x := range xs {
+					fillFlipTable(one, x[lo:hi])
+					entries := (hi - lo + 63) / 64 * 256
+					for e, v := range one[:entries] {
+						tables[e*G+i] = v
+					}
+				}
+				for c := c0; c < c1; c++ {
+					st := &streams[c-c0]
+					count := min(resampleChunkSize, B-c*resampleChunkSize)
+					for r := range count {
+						s0, s1 := flipBlockSum2(st, tables, hi-lo)
+						row := sums[((c-c0)*resampleChunkSize+r)*G:][:G]
+						row[0] += s0
+						row[1] += s1
+					}
+				}
+			}
+			for c := c0; c < c1; c++ {
+				count := min(resampleChunkSize, B-c*resampleChunkSize)
+				for r := range count {
+					row := sums[((c-c0)*resampleChunkSize+r)*G:][:G]
+					for i := range G {
+						if math.Abs(row[i]) >= thresholds[i] {
+							counts[c*G+i]++
+						}
+					}
+				}
+			}
+		}
+	})
+	total := make([]int, G)
+	for c := range chunks {
+		for i := range G {
+			total[i] += counts[c*G+i]
+		}
+	}
+	return total, err
+}
+
+// flipBlockSum2 is flipBlockSum for two metrics whose tables are
+// interleaved entry by entry, every sign flipped as drawn, with each
+// metric's four accumulators in registers.
+func flipBlockSum2(st *resampleStream, tables []float64, size int) (float64, float64) {
+	state := st.state
+	var a0, a1, a2, a3, b0, b1, b2, b3 float64
+	for j := 0; j < size; j += 64 {
+		state += splitMixGamma
+		w := splitMix64(state)
+		t := (*[2 * 256]float64)(tables[8*j : 8*j+512])
+		for g := 0; g < 16; g += 4 {
+			e0 := 2 * (16*g + int(w&15))
+			e1 := 2 * (16*g + 16 + int(w>>4&15))
+			e2 := 2 * (16*g + 32 + int(w>>8&15))
+			e3 := 2 * (16*g + 48 + int(w>>12&15))
+			a0 += t[e0]
+			b0 += t[e0+1]
+			a1 += t[e1]
+			b1 += t[e1+1]
+			a2 += t[e2]
+			b2 += t[e2+1]
+			a3 += t[e3]
+			b3 += t[e3+1]
+			w >>= 16
+		}
+	}
+	st.state = state
+	return (a0 + a1) + (a2 + a3), (b0 + b1) + (b2 + b3)
+}
