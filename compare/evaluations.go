@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/verdict-ml/verdict/classify"
 	"github.com/verdict-ml/verdict/stats"
@@ -15,7 +18,7 @@ import (
 )
 
 // pairBudget bounds the bytes of per-unit sums one pairing join of a
-// comparison returns: 16 metrics of a million units.
+// comparison returns: 32 metrics of a million units of one row.
 const pairBudget = 256 << 20
 
 // hintPower is the power at which a comparison sizes the sample a gap of
@@ -399,9 +402,14 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 	if err != nil {
 		return nil, err
 	}
-	// One join pairs a batch of metrics; a batch's sums take 16 bytes a
-	// unit and metric, so a batch holds at most pairBudget bytes of them.
-	batch := max(1, pairBudget/(16*int(max(base.Units, cand.Units, 1))))
+	// One join pairs a batch of metrics; a batch's sums take 8 bytes a
+	// unit and metric (16 with draws), so a batch holds at most pairBudget
+	// bytes of them.
+	perUnit := 8
+	if base.ScoredRows != base.Units || cand.ScoredRows != cand.Units {
+		perUnit = 16
+	}
+	batch := max(1, pairBudget/(perUnit*int(max(base.Units, cand.Units, 1))))
 	err = st.InTx(ctx, func(tx *store.Tx) error {
 		c.Metrics = nil
 		var labels map[string]int16
@@ -413,7 +421,7 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 		}
 		for first := 0; first < len(metrics); first += batch {
 			ms := metrics[first:min(first+batch, len(metrics))]
-			var pairs []*store.Pairs
+			var pairs *store.MetricPairs
 			var shared []*resampled
 			if !distributed {
 				var err error
@@ -422,8 +430,8 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 				}
 				shared = shareResampling(ctx, pairs, method, opts)
 			}
-			for k, m := range ms {
-				in := pairedInput{
+			input := func(m string) pairedInput {
+				return pairedInput{
 					metric: m,
 					dir:    DirectionOf(m, base.LowerIsBetter, cand.LowerIsBetter),
 					nTrain: base.Protocol.NTrain, nTest: base.Protocol.NTest,
@@ -433,19 +441,43 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 					poisson:  opts.Resampling == Poisson,
 					labels:   labels,
 				}
-				if distributed {
-					var err error
-					if in.pushed, in.poisson, err = pushDown(ctx, tx, base, cand, m, method, opts); err != nil {
+			}
+			if !distributed {
+				// The metrics' own work (exact sums, counts, tests that do
+				// not resample) runs on every core, a metric each; each
+				// metric's sums are made when it starts and let go when it
+				// ends.
+				rs, errs := make([]*MetricResult, len(ms)), make([]error, len(ms))
+				var g errgroup.Group
+				g.SetLimit(runtime.GOMAXPROCS(0))
+				for k, m := range ms {
+					g.Go(func() error {
+						in := input(m)
+						in.pairs, in.shared = pairs.Pairs(k), shared[k]
+						pairs.Release(k)
+						rs[k], errs[k] = compareMetric(ctx, c, in, method, opts)
+						return nil
+					})
+				}
+				g.Wait()
+				for k, m := range ms {
+					if errs[k] != nil {
+						return fmt.Errorf("%s: %w", m, errs[k])
+					}
+					c.Metrics = append(c.Metrics, rs[k])
+				}
+				continue
+			}
+			for _, m := range ms {
+				in := input(m)
+				var err error
+				if in.pushed, in.poisson, err = pushDown(ctx, tx, base, cand, m, method, opts); err != nil {
+					return err
+				}
+				if in.pushed == nil {
+					if in.pairs, err = tx.Pair(ctx, base.ID, cand.ID, m, opts.AllowDifferentTargets); err != nil {
 						return err
 					}
-					if in.pushed == nil {
-						if in.pairs, err = tx.Pair(ctx, base.ID, cand.ID, m, opts.AllowDifferentTargets); err != nil {
-							return err
-						}
-					}
-				} else {
-					in.pairs, pairs[k] = pairs[k], nil // the metric's sums go with it
-					in.shared = shared[k]
 				}
 				r, err := compareMetric(ctx, c, in, method, opts)
 				if err != nil {

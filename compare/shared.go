@@ -18,61 +18,49 @@ type resampled struct {
 	permErr error
 }
 
-// shareResampling resamples the metrics of pairs together where method
+// shareResampling resamples the metrics of mp together where method
 // resamples them with the multinomial bootstrap, and returns each metric's
 // results (nil where it resamples on its own: another method or
 // resampling, draws that differ between the sides). The units are
 // prepared as compareMetric prepares them, values equal within storage
-// precision made equal.
-func shareResampling(ctx context.Context, pairs []*store.Pairs, method Method, opts Options) []*resampled {
-	out := make([]*resampled, len(pairs))
+// precision made equal, one metric at a time.
+func shareResampling(ctx context.Context, mp *store.MetricPairs, method Method, opts Options) []*resampled {
+	out := make([]*resampled, len(mp.Metrics))
 	switch method {
 	case Bootstrap, Wilcoxon, McNemar, FiveByTwo:
 	default:
 		return out
 	}
-	if opts.Resampling == Poisson || len(pairs) < 2 {
+	if opts.Resampling == Poisson || len(out) < 2 || mp.Units() == 0 {
 		return out
 	}
-	var us []stats.PairedUnits
-	var which []int
-	for k, p := range pairs {
-		u, ok := pairedUnits(p)
-		if !ok {
-			continue
+	// Metrics whose sides' draws differ are refused by compareMetric; the
+	// others are resampled here. Draws differ for every metric or none.
+	p := mp.Pairs(0)
+	for i := range p.LeftRows {
+		if p.LeftRows[i] != p.RightRows[i] {
+			return out
 		}
-		us, which = append(us, u), append(which, k)
 	}
-	boots, bootErrs := stats.PairedBootstrapUnitsShared(us, stats.BootstrapOptions{
+	units := func(k int) stats.PairedUnits {
+		p := mp.Pairs(k)
+		equalizeWithinStorage(p.LeftSum, p.RightSum)
+		u := stats.PairedUnits{LeftSum: p.LeftSum, RightSum: p.RightSum}
+		if p.Draws() {
+			u.Rows = p.LeftRows
+		}
+		return u
+	}
+	boots, bootErrs := stats.PairedBootstrapUnitsShared(len(out), units, stats.BootstrapOptions{
 		Confidence: opts.confidence(), Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx})
-	for i, k := range which {
-		out[k] = &resampled{boot: boots[i], bootErr: bootErrs[i]}
+	for k := range out {
+		out[k] = &resampled{boot: boots[k], bootErr: bootErrs[k]}
 	}
 	if method == Bootstrap {
-		perms, permErrs := stats.RandomizationUnitsShared(us, stats.RandomizationOptions{Permutations: opts.resamples(), Seed: opts.Seed, Context: ctx})
-		for i, k := range which {
-			out[k].perm, out[k].permErr = &perms[i], permErrs[i]
+		perms, permErrs := stats.RandomizationUnitsShared(len(out), units, stats.RandomizationOptions{Permutations: opts.resamples(), Seed: opts.Seed, Context: ctx})
+		for k := range out {
+			out[k].perm, out[k].permErr = &perms[k], permErrs[k]
 		}
 	}
 	return out
-}
-
-// pairedUnits are the units compareMetric resamples for p, made equal
-// within storage precision in place; false when the sides' draws differ,
-// which compareMetric refuses.
-func pairedUnits(p *store.Pairs) (stats.PairedUnits, bool) {
-	if len(p.SampleIDs) == 0 {
-		return stats.PairedUnits{}, false
-	}
-	var rows []int32
-	if p.Draws() {
-		for i := range p.LeftRows {
-			if p.LeftRows[i] != p.RightRows[i] {
-				return stats.PairedUnits{}, false
-			}
-		}
-		rows = p.LeftRows
-	}
-	equalizeWithinStorage(p.LeftSum, p.RightSum)
-	return stats.PairedUnits{LeftSum: p.LeftSum, RightSum: p.RightSum, Rows: rows}, true
 }

@@ -71,58 +71,63 @@ func resampleJobs(ctx context.Context, jobs int, work float64, newWorker func() 
 	return ctx.Err()
 }
 
-// PairedBootstrapUnitsShared is PairedBootstrapUnits(us[k], opts) for every
-// k: the results, and the errors, are the same, bit for bit. Metrics whose
-// units have one row each, resampled for a percentile interval, share their
-// draws, in groups of up to eight; the others are resampled on their own.
-// Every us[k] must pair the same units in the same order, as the metrics of
-// one comparison do; the results would otherwise still be each metric's
-// own, only slower.
-func PairedBootstrapUnitsShared(us []PairedUnits, opts BootstrapOptions) ([]BootstrapResult, []error) {
-	res, errs := make([]BootstrapResult, len(us)), make([]error, len(us))
-	cfg, err := opts.resolve()
-	var shared []int
-	samples := make([]*bootSample, len(us))
-	for k, u := range us {
-		if err != nil {
-			errs[k] = err
+// PairedBootstrapUnitsShared is PairedBootstrapUnits(units(k), opts) for
+// every k < n: the results, and the errors, are the same, bit for bit.
+// Metrics whose units have one row each, resampled for a percentile
+// interval, share their draws, eight at a time; the others are resampled
+// on their own. units is called once for each k, in order, and only the
+// differences of the metrics being resampled are kept, so memory does not
+// grow with n. The metrics should pair the same units in the same order,
+// as the metrics of one comparison do; the results are each metric's own
+// either way.
+func PairedBootstrapUnitsShared(n int, units func(k int) PairedUnits, opts BootstrapOptions) ([]BootstrapResult, []error) {
+	res, errs := make([]BootstrapResult, n), make([]error, n)
+	cfg, cfgErr := opts.resolve()
+	var group []int
+	var samples []*bootSample
+	flush := func() {
+		switch len(group) {
+		case 0:
+		case 1:
+			res[group[0]], errs[group[0]] = cfg.run(samples[0])
+		default:
+			means, err := resampleShared(cfg, samples)
+			for i, k := range group {
+				if err != nil {
+					errs[k] = err
+					continue
+				}
+				res[k] = cfg.interval(samples[i], means[i])
+			}
+		}
+		clear(samples) // the differences go with their group
+		group, samples = group[:0], samples[:0]
+	}
+	for k := range n {
+		u := units(k)
+		if cfgErr != nil {
+			errs[k] = cfgErr
 			continue
 		}
 		d, err := u.check()
-		switch {
-		case err != nil || len(d.sums) == 0 || d.rows != nil || cfg.method != Percentile:
+		if err != nil || len(d.sums) == 0 || d.rows != nil || cfg.method != Percentile {
 			res[k], errs[k] = PairedBootstrapUnits(u, opts)
 			continue
 		}
 		s := d.bootSample()
-		if s.constant || len(shared) > 0 && samples[shared[0]].n != s.n {
+		if s.constant {
 			res[k], errs[k] = cfg.run(s)
 			continue
 		}
-		samples[k] = s
-		shared = append(shared, k)
-	}
-	for len(shared) > 0 {
-		group := shared[:min(bootstrapGroup, len(shared))]
-		shared = shared[len(group):]
-		if len(group) == 1 {
-			k := group[0]
-			res[k], errs[k] = cfg.run(samples[k])
-			continue
+		if len(samples) > 0 && samples[0].n != s.n {
+			flush()
 		}
-		ss := make([]*bootSample, len(group))
-		for i, k := range group {
-			ss[i] = samples[k]
-		}
-		means, err := resampleShared(cfg, ss)
-		for i, k := range group {
-			if err != nil {
-				errs[k] = err
-				continue
-			}
-			res[k] = cfg.interval(ss[i], means[i])
+		group, samples = append(group, k), append(samples, s)
+		if len(group) == bootstrapGroup {
+			flush()
 		}
 	}
+	flush()
 	return res, errs
 }
 
@@ -278,17 +283,20 @@ func sumAt(blk []float64, at []uint16) float64 {
 	return a0 + a1
 }
 
-// RandomizationUnitsShared is RandomizationUnits(us[k], opts) for every k:
-// the results, and the errors, are the same, bit for bit. Metrics of the
-// same number of units share their sign flips, in pairs.
-func RandomizationUnitsShared(us []PairedUnits, opts RandomizationOptions) ([]RandomizationResult, []error) {
-	res, errs := make([]RandomizationResult, len(us)), make([]error, len(us))
-	B, err := opts.permutations()
-	var shared []int
-	xs := make([][]float64, len(us))
-	for k, u := range us {
-		if err != nil {
-			errs[k] = err
+// RandomizationUnitsShared is RandomizationUnits(units(k), opts) for every
+// k < n: the results, and the errors, are the same, bit for bit. Metrics of
+// the same number of units share their sign flips in pairs. units is
+// called once for each k, in order, as PairedBootstrapUnitsShared calls it.
+func RandomizationUnitsShared(n int, units func(k int) PairedUnits, opts RandomizationOptions) ([]RandomizationResult, []error) {
+	res, errs := make([]RandomizationResult, n), make([]error, n)
+	B, bErr := opts.permutations()
+	var pending int // a metric waiting for a partner, or -1
+	var x []float64
+	pending = -1
+	for k := range n {
+		u := units(k)
+		if bErr != nil {
+			errs[k] = bErr
 			continue
 		}
 		d, err := u.check()
@@ -300,33 +308,27 @@ func RandomizationUnitsShared(us []PairedUnits, opts RandomizationOptions) ([]Ra
 		if differencesAllZero(u.LeftSum, u.RightSum, d.sums) {
 			continue
 		}
-		if len(shared) > 0 && len(xs[shared[0]]) != len(d.sums) {
-			res[k].PValue, errs[k] = signFlipPValue(opts.Context, d.sums, B, opts.Seed)
+		switch {
+		case pending < 0:
+			pending, x = k, d.sums
+			continue
+		case len(x) != len(d.sums):
+			res[pending].PValue, errs[pending] = signFlipPValue(opts.Context, x, B, opts.Seed)
+			pending, x = k, d.sums
 			continue
 		}
-		xs[k] = d.sums
-		shared = append(shared, k)
-	}
-	for len(shared) > 0 {
-		group := shared[:min(flipGroup, len(shared))]
-		shared = shared[len(group):]
-		if len(group) == 1 {
-			k := group[0]
-			res[k].PValue, errs[k] = signFlipPValue(opts.Context, xs[k], B, opts.Seed)
-			continue
-		}
-		gx := make([][]float64, len(group))
-		for i, k := range group {
-			gx[i] = xs[k]
-		}
-		counts, err := signFlipCountShared(opts, gx, B)
-		for i, k := range group {
+		counts, err := signFlipCountShared(opts, [][]float64{x, d.sums}, B)
+		for i, j := range []int{pending, k} {
 			if err != nil {
-				errs[k] = err
+				errs[j] = err
 				continue
 			}
-			res[k].PValue = float64(counts[i]+1) / float64(B+1)
+			res[j].PValue = float64(counts[i]+1) / float64(B+1)
 		}
+		pending, x = -1, nil
+	}
+	if pending >= 0 {
+		res[pending].PValue, errs[pending] = signFlipPValue(opts.Context, x, B, opts.Seed)
 	}
 	return res, errs
 }

@@ -85,24 +85,78 @@ func (t *Tx) RecordComparison(ctx context.Context, r ComparisonRecord) (int64, e
 }
 
 func pair(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metric string, intersect bool) (*Pairs, error) {
-	ps, err := pairMetrics(ctx, tx, leftID, rightID, []string{metric}, intersect)
+	mp, err := pairMetrics(ctx, tx, leftID, rightID, []string{metric}, intersect)
 	if err != nil {
 		return nil, err
 	}
-	return ps[0], nil
+	return mp.Pairs(0), nil
+}
+
+// MetricPairs are several metrics' per-unit sums of two evaluations, from
+// one join (PairMetrics). Pairs(k) gives metric k's as a Pairs.
+//
+// When every unit has one row on both sides, a sum is one stored value, a
+// float32, and is kept as one: 8 bytes a unit and metric instead of 16.
+type MetricPairs struct {
+	Metrics []string
+	shared  Pairs // all but the metric and the sums
+	// left32 and right32 hold the sums of units of one row, left64 and
+	// right64 the others; one pair of them is nil.
+	left32, right32 [][]float32
+	left64, right64 [][]float64
+}
+
+// Units is the number of paired units.
+func (m *MetricPairs) Units() int { return len(m.shared.SampleIDs) }
+
+// Pairs returns metric k's pairs. Its sample IDs and row counts are
+// shared with the other metrics' and must not be modified. Its sums are
+// made anew from the float32s of units of one row; with draws they are
+// the ones kept, so that a change to them shows in a later Pairs(k). It
+// panics after Release(k).
+func (m *MetricPairs) Pairs(k int) *Pairs {
+	p := m.shared
+	p.Metric = m.Metrics[k]
+	if m.left32 != nil {
+		p.LeftSum, p.RightSum = widen(m.left32[k]), widen(m.right32[k])
+		return &p
+	}
+	if m.left64[k] == nil {
+		panic("store: pairs of a released metric")
+	}
+	p.LeftSum, p.RightSum = m.left64[k], m.right64[k]
+	return &p
+}
+
+// Release lets metric k's sums go.
+func (m *MetricPairs) Release(k int) {
+	if m.left32 != nil {
+		m.left32[k], m.right32[k] = nil, nil
+	} else {
+		m.left64[k], m.right64[k] = nil, nil
+	}
+}
+
+func widen(x []float32) []float64 {
+	if x == nil {
+		panic("store: pairs of a released metric")
+	}
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v)
+	}
+	return out
 }
 
 // PairMetrics is Pair for several metrics at once: one join of the two
-// evaluations returns every metric's per-unit sums, and the Pairs it
-// returns, one per metric in order, share their SampleIDs and row counts
-// (which the caller must not modify). Each metric's sums are its own. The
-// sums take 16 bytes a unit and metric: callers with many metrics of many
-// units pair them in batches.
-func (t *Tx) PairMetrics(ctx context.Context, leftID, rightID int64, metrics []string, intersect bool) ([]*Pairs, error) {
+// evaluations returns every metric's per-unit sums. They take 8 bytes a
+// unit and metric (16 with draws): callers with many metrics of many units
+// pair them in batches.
+func (t *Tx) PairMetrics(ctx context.Context, leftID, rightID int64, metrics []string, intersect bool) (*MetricPairs, error) {
 	return pairMetrics(ctx, t.tx, leftID, rightID, metrics, intersect)
 }
 
-func pairMetrics(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metrics []string, intersect bool) ([]*Pairs, error) {
+func pairMetrics(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metrics []string, intersect bool) (*MetricPairs, error) {
 	if len(metrics) == 0 {
 		return nil, fmt.Errorf("pair evaluations %d and %d: no metric", leftID, rightID)
 	}
@@ -117,12 +171,25 @@ func pairMetrics(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metrics 
 	// The paired units are at most the larger side's: the columns are
 	// allocated once, not grown by copying.
 	n := min(max(left.Units, right.Units), 1<<31)
-	ps := make([]*Pairs, len(metrics))
-	for k, m := range metrics {
-		ps[k] = &Pairs{Left: left, Right: right, Metric: m, LeftSum: make([]float64, 0, n), RightSum: make([]float64, 0, n)}
+	M := len(metrics)
+	mp := &MetricPairs{Metrics: metrics}
+	p := &mp.shared
+	p.Left, p.Right = left, right
+	p.SampleIDs, p.LeftRows, p.RightRows = make([]string, 0, n), make([]int32, 0, n), make([]int32, 0, n)
+	// Without draws on either side every paired unit has one row, and
+	// its sum is one stored float32.
+	compact := left.ScoredRows == left.Units && right.ScoredRows == right.Units
+	if compact {
+		mp.left32, mp.right32 = make([][]float32, M), make([][]float32, M)
+		for k := range M {
+			mp.left32[k], mp.right32[k] = make([]float32, 0, n), make([]float32, 0, n)
+		}
+	} else {
+		mp.left64, mp.right64 = make([][]float64, M), make([][]float64, M)
+		for k := range M {
+			mp.left64[k], mp.right64[k] = make([]float64, 0, n), make([]float64, 0, n)
+		}
 	}
-	ps[0].SampleIDs, ps[0].LeftRows, ps[0].RightRows = make([]string, 0, n), make([]int32, 0, n), make([]int32, 0, n)
-	p := ps[0] // holds the shared columns until the end
 	err := func() error {
 		// Merge the two primary-key ranges in sample ID order, each grouped
 		// as it streams: the plan the index exists for. Left to itself the
@@ -172,6 +239,18 @@ func pairMetrics(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metrics 
 				GROUP BY sample_id
 				ORDER BY sample_id`
 		}
+		// Without draws, for a good share of a side's metrics, the rows'
+		// arrays are cheaper to ship whole than to aggregate column by
+		// column: each unit is one row, and its values are read in Go.
+		arrays := compact && leftID != rightID && 4*M >= min(len(left.Metrics), len(right.Metrics))
+		if arrays {
+			query = `
+				SELECT coalesce(l.sample_id, r.sample_id), l.vals, r.vals
+				FROM (SELECT sample_id, vals FROM ` + partitionName(leftID) + ` WHERE evaluation_id = $1) l
+				FULL JOIN (SELECT sample_id, vals FROM ` + partitionName(rightID) + ` WHERE evaluation_id = $2) r
+				  ON r.sample_id = l.sample_id
+				ORDER BY 1`
+		}
 		rows, err := tx.Query(ctx, query, pgx.QueryResultFormats{pgx.BinaryFormatCode}, leftID, rightID)
 		if err != nil {
 			return err
@@ -181,7 +260,6 @@ func pairMetrics(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metrics 
 		// arenas, numbers straight into the slices, so that a million
 		// pairs cost no allocation each.
 		var arena []byte
-		M := len(metrics)
 		for rows.Next() {
 			raw := rows.RawValues()
 			switch {
@@ -196,11 +274,34 @@ func pairMetrics(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metrics 
 				start := len(arena)
 				arena = append(arena, raw[0]...)
 				p.SampleIDs = append(p.SampleIDs, unsafe.String(unsafe.SliceData(arena[start:]), len(raw[0])))
-				p.LeftRows = append(p.LeftRows, int32(binary.BigEndian.Uint64(raw[1])))
-				p.RightRows = append(p.RightRows, int32(binary.BigEndian.Uint64(raw[2])))
-				for k, q := range ps {
-					q.LeftSum = append(q.LeftSum, math.Float64frombits(binary.BigEndian.Uint64(raw[3+k])))
-					q.RightSum = append(q.RightSum, math.Float64frombits(binary.BigEndian.Uint64(raw[3+M+k])))
+				if arrays {
+					p.LeftRows, p.RightRows = append(p.LeftRows, 1), append(p.RightRows, 1)
+					for k := range M {
+						l, err := float4At(raw[1], li[k])
+						if err != nil {
+							return err
+						}
+						r, err := float4At(raw[2], ri[k])
+						if err != nil {
+							return err
+						}
+						mp.left32[k], mp.right32[k] = append(mp.left32[k], l), append(mp.right32[k], r)
+					}
+					continue
+				}
+				ln, rn := int32(binary.BigEndian.Uint64(raw[1])), int32(binary.BigEndian.Uint64(raw[2]))
+				p.LeftRows, p.RightRows = append(p.LeftRows, ln), append(p.RightRows, rn)
+				if compact && (ln != 1 || rn != 1) {
+					return fmt.Errorf("unit %q has %d and %d rows, where the evaluations' counts say one", raw[0], ln, rn)
+				}
+				for k := range M {
+					l := math.Float64frombits(binary.BigEndian.Uint64(raw[3+k]))
+					r := math.Float64frombits(binary.BigEndian.Uint64(raw[3+M+k]))
+					if compact {
+						mp.left32[k], mp.right32[k] = append(mp.left32[k], float32(l)), append(mp.right32[k], float32(r))
+					} else {
+						mp.left64[k], mp.right64[k] = append(mp.left64[k], l), append(mp.right64[k], r)
+					}
 				}
 			}
 		}
@@ -209,10 +310,7 @@ func pairMetrics(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metrics 
 	if err != nil {
 		return nil, fmt.Errorf("pair evaluations %d and %d: %w", leftID, rightID, err)
 	}
-	for _, q := range ps[1:] {
-		q.SampleIDs, q.LeftRows, q.RightRows, q.LeftOnly, q.RightOnly = p.SampleIDs, p.LeftRows, p.RightRows, p.LeftOnly, p.RightOnly
-	}
-	return ps, nil
+	return mp, nil
 }
 
 // pairable reads two evaluations and checks that their per-unit values of
@@ -248,4 +346,17 @@ func describeSet(e *Evaluation) string {
 		fp = fp[:12]
 	}
 	return fmt.Sprintf("%s/%s on %q, %s fingerprint %s", e.Experiment, e.Run, e.EvalSet, e.FingerprintKind, fp)
+}
+
+// float4At reads element i (0-based) of a one-dimensional real[] without
+// NULLs in PostgreSQL's binary array format: the number of dimensions, a
+// NULL flag and the element type, then each dimension's length and lower
+// bound, then each element as its length (4) and its big-endian bits.
+func float4At(arr []byte, i int) (float32, error) {
+	const header = 12 + 8 // one dimension
+	at := header + 8*i
+	if len(arr) < at+8 || binary.BigEndian.Uint32(arr) != 1 || binary.BigEndian.Uint32(arr[at:]) != 4 {
+		return 0, fmt.Errorf("per-unit values: element %d of a %d-byte array is not a 4-byte real", i+1, len(arr))
+	}
+	return math.Float32frombits(binary.BigEndian.Uint32(arr[at+4:])), nil
 }

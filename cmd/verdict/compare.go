@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -82,6 +84,10 @@ func runCompare(c *cli.Context) error {
 	evals, err := resolveArgs(c, st)
 	if err != nil {
 		return err
+	}
+	if os.Getenv("GOGC") == "" {
+		// Every metric's pairs are held at once: collect each test's garbage early.
+		defer debug.SetGCPercent(debug.SetGCPercent(30))
 	}
 	res, err := compare.Evaluations(c.Context, st, evals[0], evals[1], opts)
 	if err != nil {
