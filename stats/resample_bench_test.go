@@ -81,7 +81,7 @@ func BenchmarkSharedResampling(b *testing.B) {
 	ropts := stats.RandomizationOptions{Permutations: 2000}
 	b.Run("bootstrap/shared", func(b *testing.B) {
 		for b.Loop() {
-			stats.PairedBootstrapUnitsShared(us, bopts)
+			stats.PairedBootstrapUnitsShared(nm, func(k int) stats.PairedUnits { return us[k] }, bopts)
 		}
 	})
 	b.Run("bootstrap/own", func(b *testing.B) {
@@ -95,7 +95,7 @@ func BenchmarkSharedResampling(b *testing.B) {
 	})
 	b.Run("flips/shared", func(b *testing.B) {
 		for b.Loop() {
-			stats.RandomizationUnitsShared(us, ropts)
+			stats.RandomizationUnitsShared(nm, func(k int) stats.PairedUnits { return us[k] }, ropts)
 		}
 	})
 	b.Run("flips/own", func(b *testing.B) {

@@ -53,8 +53,8 @@ func TestSharedResamplingEqualsOwn(t *testing.T) {
 			us := sharedCase(n, nm, uint64(n*31+nm))
 			bopts := stats.BootstrapOptions{Resamples: 101, Seed: uint64(n), Context: context.Background()}
 			ropts := stats.RandomizationOptions{Permutations: 99, Seed: uint64(n) + 1}
-			boots, berrs := stats.PairedBootstrapUnitsShared(us, bopts)
-			perms, perrs := stats.RandomizationUnitsShared(us, ropts)
+			boots, berrs := stats.PairedBootstrapUnitsShared(len(us), func(k int) stats.PairedUnits { return us[k] }, bopts)
+			perms, perrs := stats.RandomizationUnitsShared(len(us), func(k int) stats.PairedUnits { return us[k] }, ropts)
 			for k, u := range us {
 				b, err := stats.PairedBootstrapUnits(u, bopts)
 				require.Equal(t, err, berrs[k])
@@ -82,7 +82,7 @@ func TestSharedResamplingOtherCases(t *testing.T) {
 	us = append(us, sharedCase(333, 1, 4)...)
 	for _, method := range []stats.IntervalMethod{stats.Percentile, stats.BCa} {
 		opts := stats.BootstrapOptions{Resamples: 64, Seed: 3, Method: method}
-		boots, errs := stats.PairedBootstrapUnitsShared(us, opts)
+		boots, errs := stats.PairedBootstrapUnitsShared(len(us), func(k int) stats.PairedUnits { return us[k] }, opts)
 		for k, u := range us {
 			b, err := stats.PairedBootstrapUnits(u, opts)
 			require.Equal(t, err, errs[k], "metric %d", k)
@@ -90,12 +90,12 @@ func TestSharedResamplingOtherCases(t *testing.T) {
 		}
 	}
 	ropts := stats.RandomizationOptions{Permutations: 64, Seed: 4}
-	perms, errs := stats.RandomizationUnitsShared(us, ropts)
+	perms, errs := stats.RandomizationUnitsShared(len(us), func(k int) stats.PairedUnits { return us[k] }, ropts)
 	for k, u := range us {
 		p, err := stats.RandomizationUnits(u, ropts)
 		require.Equal(t, err, errs[k], "metric %d", k)
 		require.Equal(t, p, perms[k], "metric %d", k)
 	}
-	_, errs = stats.PairedBootstrapUnitsShared(us, stats.BootstrapOptions{Resamples: -1})
+	_, errs = stats.PairedBootstrapUnitsShared(len(us), func(k int) stats.PairedUnits { return us[k] }, stats.BootstrapOptions{Resamples: -1})
 	require.ErrorIs(t, errs[0], stats.ErrBadParameter)
 }
