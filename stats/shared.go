@@ -19,9 +19,9 @@ import (
 // every result is the one-metric function's, bit for bit.
 
 // bootstrapGroup is how many metrics share the bootstrap's draws at once:
-// eight metrics' values (64 bytes a unit) are what the group holds beside
+// ten metrics' differences (80 bytes a unit) are what the group holds beside
 // its draws.
-const bootstrapGroup = 8
+const bootstrapGroup = 10
 
 // flipGroup is how many metrics share the sign flips at once: two, whose
 // tables are interleaved entry by entry, so that one lookup reads both
@@ -74,7 +74,7 @@ func resampleJobs(ctx context.Context, jobs int, work float64, newWorker func() 
 // PairedBootstrapUnitsShared is PairedBootstrapUnits(units(k), opts) for
 // every k < n: the results, and the errors, are the same, bit for bit.
 // Metrics whose units have one row each, resampled for a percentile
-// interval, share their draws, eight at a time; the others are resampled
+// interval, share their draws, ten at a time; the others are resampled
 // on their own. units is called once for each k, in order, and only the
 // differences of the metrics being resampled are kept, so memory does not
 // grow with n. The metrics should pair the same units in the same order,

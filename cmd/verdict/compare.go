@@ -87,7 +87,7 @@ func runCompare(c *cli.Context) error {
 	}
 	if os.Getenv("GOGC") == "" {
 		// Every metric's pairs are held at once: collect each test's garbage early.
-		defer debug.SetGCPercent(debug.SetGCPercent(30))
+		defer debug.SetGCPercent(debug.SetGCPercent(25))
 	}
 	res, err := compare.Evaluations(c.Context, st, evals[0], evals[1], opts)
 	if err != nil {
