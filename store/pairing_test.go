@@ -102,3 +102,49 @@ func TestLatestMeansAndColumns(t *testing.T) {
 	_, _, err = s.RunMeansColumns(ctx, ms)
 	require.ErrorIs(t, err, store.ErrNotComparable)
 }
+
+// TestPairMetricsEqualsPair pairs several metrics in one join, the arrays
+// of rows of one row a unit read in Go or, with draws, summed in the
+// database, and finds each metric's pairs equal to Pair's for it alone:
+// the same units, order, sums, rows and missing units on either side.
+func TestPairMetricsEqualsPair(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _ := setup(t)
+	ev := newEval("e", "a")
+	ev.TargetFingerprint = strings.Repeat("a", 64)
+	// Five metrics each: three paired at once read the arrays, one alone
+	// its sums.
+	a, err := s.LogEvaluation(ctx, ev, &memRows{metrics: []string{"x", "y", "z", "v", "w"},
+		ids: []string{"u1", "u2", "u3", "u5"}, vals: [][]float64{{1, 0.5, 0.1, 0, 0}, {0, 0.25, 0.2, 0, 0}, {1, 1, 0.3, 0, 0}, {0.125, 0.375, 0.4, 0, 0}}})
+	require.NoError(t, err)
+	ev.Run = "b"
+	b, err := s.LogEvaluation(ctx, ev, &memRows{metrics: []string{"w", "z", "y", "x", "v"},
+		ids: []string{"u2", "u3", "u4", "u5"}, vals: [][]float64{{0, 0.7, 0.5, 1, 0}, {0, 0.8, 0.75, 0, 0}, {0, 0.9, 0, 0, 0}, {0, 0.6, 0.0625, 1, 0}}})
+	require.NoError(t, err)
+	ev.Run, ev.Protocol.EvalDraws = "c", 0
+	c, err := s.LogEvaluation(ctx, ev, &memRows{metrics: []string{"x", "y", "z"}, hasDraw: true,
+		ids: []string{"u2", "u2", "u3", "u5"}, draws: []int64{1, 2, 1, 1}, vals: [][]float64{{1, 0.5, 0}, {0, 0.25, 1}, {1, 1, 1}, {0, 0, 0}}})
+	require.NoError(t, err)
+
+	for _, pair := range [][2]int64{{a.ID, b.ID}, {b.ID, a.ID}, {a.ID, c.ID}, {a.ID, a.ID}} {
+		metrics := []string{"z", "x", "y"}
+		var mp *store.MetricPairs
+		units := 0
+		require.NoError(t, s.InTx(ctx, func(tx *store.Tx) error {
+			var err error
+			mp, err = tx.PairMetrics(ctx, pair[0], pair[1], metrics, false)
+			return err
+		}))
+		for k, m := range metrics {
+			alone, err := s.Pair(ctx, pair[0], pair[1], m, false)
+			require.NoError(t, err)
+			got := mp.Pairs(k)
+			got.Left, got.Right, alone.Left, alone.Right = nil, nil, nil, nil
+			require.Equal(t, alone, got, "evaluations %v, metric %s", pair, m)
+			units = len(got.SampleIDs)
+			mp.Release(k)
+		}
+		require.Equal(t, units, mp.Units())
+	}
+}
