@@ -281,6 +281,7 @@ func (s *bootSample) resample(ctx context.Context, B int, seed uint64) ([]float6
 		counts := make([]int, resampleChunkSize*nb)
 		sums := make([]float64, resampleChunkSize)
 		rows := make([]float64, resampleChunkSize)
+		var idx []uint16
 		return func(chunk, first, count int) {
 			st := newResampleStream(seed, streamBootstrap, chunk)
 			s.splitDraws(&st, bounds, counts[:count*nb])
@@ -294,7 +295,9 @@ func (s *bootSample) resample(ctx context.Context, B int, seed uint64) ([]float6
 					case s.pairs == nil && hi-lo == full:
 						sums[r] += drawSumFull(&st, (*[bootBlockSize]float64)(s.values[lo:hi]), c)
 					case s.pairs == nil:
-						sums[r] += drawSum(&st, s.values[lo:hi], c)
+						var sum float64
+						sum, idx = drawSum(&st, s.values[lo:hi], c, idx)
+						sums[r] += sum
 					case hi-lo == full:
 						sum, m := drawPairSumFull(&st, (*[bootBlockSize]float64)(s.pairs[2*lo:2*hi]), c)
 						sums[r] += sum
@@ -425,33 +428,13 @@ func drawPairSumFull(st *resampleStream, blk *[bootBlockSize]float64, c int) (su
 }
 
 // drawSum returns the sum of c values drawn uniformly with replacement from
-// blk, of fewer than 2³² values, two 32-bit indices from each random word
-// (Lemire's method, exact by rejection).
-func drawSum(st *resampleStream, blk []float64, c int) float64 {
-	n := uint64(len(blk))
-	thresh := uint32(-uint32(n)) % uint32(n) // 2³² mod n
-	state := st.state
-	var a0, a1 float64
-	k := 0
-	for ; k+2 <= c; k += 2 {
-		state += splitMixGamma
-		r := splitMix64(state)
-		m0, m1 := uint64(uint32(r))*n, (r>>32)*n
-		if uint32(m0) < thresh || uint32(m1) < thresh {
-			st.state = state
-			a0 += blk[st.index(uint32(r), n, thresh)]
-			a1 += blk[st.index(uint32(r>>32), n, thresh)]
-			state = st.state
-			continue
-		}
-		a0 += blk[m0>>32]
-		a1 += blk[m1>>32]
-	}
-	st.state = state
-	if k < c {
-		a0 += blk[st.index(uint32(st.Uint64()), n, thresh)]
-	}
-	return a0 + a1
+// blk, the first block, of fewer than bootBlockSize values: the indices
+// drawIndices draws, two 32-bit indices from each random word (Lemire's
+// method, exact by rejection), summed by sumAt. idx is scratch space for
+// the indices, returned for reuse.
+func drawSum(st *resampleStream, blk []float64, c int, idx []uint16) (float64, []uint16) {
+	idx = drawIndices(st, idx[:0], c, len(blk))
+	return sumAt(blk, idx), idx
 }
 
 // drawPairSum is drawSum for interleaved (S_u, m_u) pairs: it returns the
