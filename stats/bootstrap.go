@@ -303,7 +303,8 @@ func (s *bootSample) resample(ctx context.Context, B int, seed uint64) ([]float6
 						sums[r] += sum
 						rows[r] += m
 					default:
-						sum, m := drawPairSum(&st, s.pairs[2*lo:2*hi], c)
+						var sum, m float64
+						sum, m, idx = drawPairSum(&st, s.pairs[2*lo:2*hi], c, idx)
 						sums[r] += sum
 						rows[r] += m
 					}
@@ -439,36 +440,23 @@ func drawSum(st *resampleStream, blk []float64, c int, idx []uint16) (float64, [
 
 // drawPairSum is drawSum for interleaved (S_u, m_u) pairs: it returns the
 // sums of S_u and of m_u over c units drawn with replacement.
-func drawPairSum(st *resampleStream, pairs []float64, c int) (sum, rows float64) {
-	n := uint64(len(pairs) / 2)
-	thresh := uint32(-uint32(n)) % uint32(n)
-	state := st.state
+func drawPairSum(st *resampleStream, pairs []float64, c int, idx []uint16) (sum, rows float64, _ []uint16) {
+	idx = drawIndices(st, idx[:0], c, len(pairs)/2)
 	var a0, a1, w0, w1 float64
 	k := 0
-	for ; k+2 <= c; k += 2 {
-		state += splitMixGamma
-		r := splitMix64(state)
-		m0, m1 := uint64(uint32(r))*n, (r>>32)*n
-		i0, i1 := m0>>32, m1>>32
-		if uint32(m0) < thresh || uint32(m1) < thresh {
-			st.state = state
-			i0 = st.index(uint32(r), n, thresh)
-			i1 = st.index(uint32(r>>32), n, thresh)
-			state = st.state
-		}
-		p0, p1 := pairs[2*i0:2*i0+2], pairs[2*i1:2*i1+2]
+	for ; k+2 <= len(idx); k += 2 {
+		p0, p1 := pairs[2*int(idx[k]):][:2], pairs[2*int(idx[k+1]):][:2]
 		a0 += p0[0]
 		w0 += p0[1]
 		a1 += p1[0]
 		w1 += p1[1]
 	}
-	st.state = state
-	if k < c {
-		i := st.index(uint32(st.Uint64()), n, thresh)
-		a0 += pairs[2*i]
-		w0 += pairs[2*i+1]
+	if k < len(idx) {
+		p := pairs[2*int(idx[k]):][:2]
+		a0 += p[0]
+		w0 += p[1]
 	}
-	return a0 + a1, w0 + w1
+	return a0 + a1, w0 + w1, idx
 }
 
 // bcaLevels returns the BCa quantile levels that replace the percentile
