@@ -79,6 +79,10 @@ func Summarize(ctx context.Context, st *store.Store, q ExperimentQuery) (*Experi
 	x := &Experiment{Name: q.Experiment, Evaluations: len(evals), EvalSets: slices.Sorted(maps.Keys(metricsOf)), Options: q.Options.resolved(),
 		Generated: time.Now()}
 	for _, set := range x.EvalSets {
+		read, err := readOnce(ctx, st, q, set, metricsOf[set], len(metricsOf[set]))
+		if err != nil {
+			return nil, err
+		}
 		for _, metric := range metricsOf[set] {
 			if len(q.Metrics) > 0 && !slices.Contains(q.Metrics, metric) {
 				continue
@@ -87,7 +91,7 @@ func Summarize(ctx context.Context, st *store.Store, q ExperimentQuery) (*Experi
 				q.Progress(metric, set)
 			}
 			lb, err := NewLeaderboard(ctx, st, LeaderboardQuery{Experiment: q.Experiment, EvalSet: set, Metric: metric,
-				Limit: q.Limit, Ranks: true, Options: q.Options})
+				Limit: q.Limit, Ranks: true, Options: q.Options, Columns: read})
 			if err != nil {
 				return nil, err
 			}
@@ -106,4 +110,43 @@ func Summarize(ctx context.Context, st *store.Store, q ExperimentQuery) (*Experi
 		x.Runs = runs[:q.Runs]
 	}
 	return x, nil
+}
+
+// readBudget bounds the values readOnce holds: 4 bytes a unit and metric,
+// so 64 million of them.
+const readBudget = 256 << 20
+
+// readOnce reads at once the values of the evaluations the leaderboards of
+// metrics on set rank, each evaluation's table once rather than once a
+// metric, when they fit in readBudget (width is the most metrics an
+// evaluation of the set has); nil when they do not. Evaluations with draws
+// are left to the leaderboards.
+func readOnce(ctx context.Context, st *store.Store, q ExperimentQuery, set string, metrics []string, width int) (*store.ValueColumns, error) {
+	if len(q.Metrics) > 0 {
+		metrics = slices.DeleteFunc(slices.Clone(metrics), func(m string) bool { return !slices.Contains(q.Metrics, m) })
+	}
+	if len(metrics) < 2 {
+		return nil, nil
+	}
+	units := map[int64]int64{}
+	var values int64
+	for _, m := range metrics {
+		means, err := st.LatestMeans(ctx, q.Experiment, set, m)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range means {
+			if e.NoUnits || e.Predictions || e.Rows != e.Units {
+				continue
+			}
+			if _, ok := units[e.EvaluationID]; !ok {
+				units[e.EvaluationID] = e.Units
+				values += e.Units * int64(width) // every metric of the evaluation is read
+			}
+		}
+	}
+	if len(units) == 0 || 4*values > readBudget {
+		return nil, nil
+	}
+	return st.ReadValueColumns(ctx, slices.Sorted(maps.Keys(units)))
 }

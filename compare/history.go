@@ -123,7 +123,7 @@ func ValuesOverTime(ctx context.Context, st *store.Store, hist []store.HistoryEn
 	for i, e := range evals {
 		g.Go(func() error {
 			rm := store.RunMean{EvaluationID: e.ID, Run: e.Run, EvalSet: e.EvalSet, EvalSetID: e.EvalSetID, Units: e.Units, CreatedAt: e.CreatedAt}
-			row, err := leaderboardEntry(gctx, st, nil, &rm, metric, opts)
+			row, err := leaderboardEntry(gctx, st, nil, &rm, metric, opts, nil)
 			if err != nil {
 				return err
 			}

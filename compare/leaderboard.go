@@ -35,6 +35,9 @@ type LeaderboardQuery struct {
 	Ranks bool
 	// Alpha, Confidence, Resamples and Seed as in Options.
 	Options Options
+	// Columns, when set, holds the runs' values already read (by
+	// Summarize, for every metric at once); runs it lacks are read.
+	Columns *store.ValueColumns
 }
 
 // LeaderboardRow is one run: its mean with a bootstrap interval and its
@@ -187,7 +190,7 @@ func NewLeaderboard(ctx context.Context, st *store.Store, q LeaderboardQuery) (*
 	var rows []LeaderboardRow
 	var cols [][]float64
 	if ref >= 0 {
-		if rows, cols, err = leaderboardRows(ctx, st, ranked, shown, ref, q.Metric, q.Options); err != nil {
+		if rows, cols, err = leaderboardRows(ctx, st, ranked, shown, ref, q.Metric, q.Options, q.Columns); err != nil {
 			return nil, err
 		}
 	}
@@ -240,7 +243,7 @@ func NewLeaderboard(ctx context.Context, st *store.Store, q LeaderboardQuery) (*
 				lb.Separate = append(lb.Separate, meanOnlyRow(&e, lb.Options.Confidence))
 				continue
 			}
-			row, err := leaderboardEntry(ctx, st, nil, &e, q.Metric, q.Options)
+			row, err := leaderboardEntry(ctx, st, nil, &e, q.Metric, q.Options, q.Columns)
 			if err != nil {
 				return nil, err
 			}
@@ -266,7 +269,7 @@ func NewLeaderboard(ctx context.Context, st *store.Store, q LeaderboardQuery) (*
 // every shown evaluation's values; otherwise each run is paired with the
 // reference, which keeps memory flat. The statistics run in parallel, one
 // row per core.
-func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMean, shown []int, ref int, metric string, opts Options) ([]LeaderboardRow, [][]float64, error) {
+func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMean, shown []int, ref int, metric string, opts Options, read *store.ValueColumns) ([]LeaderboardRow, [][]float64, error) {
 	rows := make([]LeaderboardRow, len(shown))
 	means := make([]store.RunMean, len(shown))
 	draws, total := false, int64(0)
@@ -282,8 +285,14 @@ func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMea
 	batch := !draws && total <= batchValues
 	var cols [][]float64
 	if batch {
-		var err error
-		if _, cols, err = st.RunMeansColumns(ctx, means); err != nil {
+		ok, err := false, error(nil)
+		if read != nil {
+			_, cols, ok, err = read.RunMeansColumns(means)
+		}
+		if !ok {
+			_, cols, err = st.RunMeansColumns(ctx, means)
+		}
+		if err != nil {
 			return nil, nil, err
 		}
 	}
@@ -297,7 +306,7 @@ func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMea
 			if batch {
 				row, err = leaderboardStats(gctx, &means[k], stats.PairedUnits{LeftSum: cols[refCol], RightSum: cols[k]}, k == refCol, opts)
 			} else {
-				row, err = leaderboardEntry(gctx, st, &ranked[ref], &ranked[i], metric, opts)
+				row, err = leaderboardEntry(gctx, st, &ranked[ref], &ranked[i], metric, opts, read)
 			}
 			row.Rank = i + 1
 			rows[k] = row
@@ -311,7 +320,7 @@ func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMea
 // and, with a reference, the paired comparison with it. One read of the
 // pair serves both: the run's side holds all its units, since the two
 // share their targets.
-func leaderboardEntry(ctx context.Context, st *store.Store, ref, e *store.RunMean, metric string, opts Options) (LeaderboardRow, error) {
+func leaderboardEntry(ctx context.Context, st *store.Store, ref, e *store.RunMean, metric string, opts Options, read *store.ValueColumns) (LeaderboardRow, error) {
 	refID := e.EvaluationID
 	if ref != nil {
 		refID = ref.EvaluationID
@@ -319,9 +328,19 @@ func leaderboardEntry(ctx context.Context, st *store.Store, ref, e *store.RunMea
 	if e.Predictions {
 		return predictionEntry(ctx, st, ref, e, metric, opts)
 	}
-	p, err := st.Pair(ctx, refID, e.EvaluationID, metric, false)
-	if err != nil {
-		return LeaderboardRow{}, err
+	refIndex := e.MetricIndex
+	if ref != nil {
+		refIndex = ref.MetricIndex
+	}
+	p, ok := (*store.Pairs)(nil), false
+	if read != nil && e.Rows == e.Units && (ref == nil || ref.Rows == ref.Units) {
+		p, ok = read.Pair(refID, e.EvaluationID, refIndex, e.MetricIndex)
+	}
+	if !ok {
+		var err error
+		if p, err = st.Pair(ctx, refID, e.EvaluationID, metric, false); err != nil {
+			return LeaderboardRow{}, err
+		}
 	}
 	u := stats.PairedUnits{LeftSum: p.LeftSum, RightSum: p.RightSum}
 	if p.Draws() {

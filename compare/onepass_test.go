@@ -129,3 +129,34 @@ func TestAllMetricsAtOnceEqualsOneByOne(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, alone.Metrics[0].McNemar)
 }
+
+// TestReportReadsOnceEqualsEachLeaderboard builds an experiment's report,
+// which reads each evaluation's values once for all its metrics, and each
+// of its leaderboards on its own, which reads them for its metric: the
+// same leaderboards, number for number.
+func TestReportReadsOnceEqualsEachLeaderboard(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := store.Open(ctx, storetest.NewDatabase(t), store.Options{})
+	require.NoError(t, err)
+	t.Cleanup(st.Close)
+	for i, lift := range []float64{0, 0.05, 0.02} {
+		ev := store.NewEvaluation{Experiment: "many", Run: fmt.Sprintf("run-%d", i), EvalSet: "test", LowerIsBetter: []string{"logloss"}}
+		_, err := st.LogEvaluation(ctx, ev, oneRun(uint64(i+1), lift, 1))
+		require.NoError(t, err)
+	}
+	opts := compare.Options{Resamples: 300, Seed: 5}
+	x, err := compare.Summarize(ctx, st, compare.ExperimentQuery{Experiment: "many", Options: opts})
+	require.NoError(t, err)
+	require.Len(t, x.Leaderboards, 6)
+	for _, lb := range x.Leaderboards {
+		alone, err := compare.NewLeaderboard(ctx, st, compare.LeaderboardQuery{Experiment: "many", EvalSet: lb.EvalSet, Metric: lb.Metric, Ranks: true, Options: opts})
+		require.NoError(t, err)
+		a, err := json.Marshal(lb)
+		require.NoError(t, err)
+		b, err := json.Marshal(alone)
+		require.NoError(t, err)
+		require.JSONEq(t, string(b), string(a), lb.Metric)
+		require.Equal(t, alone.Ranking, lb.Ranking, lb.Metric)
+	}
+}

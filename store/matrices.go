@@ -2,9 +2,12 @@ package store
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // UnitMatrix returns, for the units present in every one of the
@@ -124,4 +127,125 @@ func (s *Store) unitMatrix(ctx context.Context, ids []int64, idx []int32) (units
 		values = append(values, vals)
 	}
 	return units, values, rows.Err()
+}
+
+// ValueColumns are evaluations' per-unit values of every metric, each
+// evaluation's table read once (ReadValueColumns), from which
+// RunMeansColumns serves the leaderboards of several metrics. Values are
+// kept as the float32s they are stored as: 4 bytes a unit and metric.
+type ValueColumns struct {
+	evals map[int64]*evalColumns
+}
+
+// evalColumns are one evaluation's units in sample ID order and, for each
+// metric position, their values.
+type evalColumns struct {
+	units []string
+	vals  [][]float32
+}
+
+// ReadValueColumns reads every value of the evaluations ids, which must
+// have one row per unit (no draws).
+func (s *Store) ReadValueColumns(ctx context.Context, ids []int64) (*ValueColumns, error) {
+	c := &ValueColumns{evals: make(map[int64]*evalColumns, len(ids))}
+	for _, id := range ids {
+		// The sample IDs' collation is "C": the database's order is the
+		// byte order Store.RunMeansColumns sorts by.
+		rows, err := s.pool.Query(ctx, `SELECT sample_id, vals FROM `+partitionName(id)+` ORDER BY sample_id`,
+			pgx.QueryResultFormats{pgx.TextFormatCode, pgx.BinaryFormatCode})
+		if err != nil {
+			return nil, fmt.Errorf("read evaluation %d: %w", id, err)
+		}
+		e := &evalColumns{}
+		for rows.Next() {
+			raw := rows.RawValues()
+			if e.vals == nil && len(raw[1]) >= 16 {
+				e.vals = make([][]float32, binary.BigEndian.Uint32(raw[1][12:]))
+			}
+			e.units = append(e.units, string(raw[0]))
+			for k := range e.vals {
+				v, err := float4At(raw[1], k)
+				if err != nil {
+					rows.Close()
+					return nil, fmt.Errorf("read evaluation %d: %w", id, err)
+				}
+				e.vals[k] = append(e.vals[k], v)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("read evaluation %d: %w", id, err)
+		}
+		if !slices.IsSorted(e.units) {
+			continue // another collation: RunMeansColumns reads it itself
+		}
+		c.evals[id] = e
+	}
+	return c, nil
+}
+
+// RunMeansColumns is Store.RunMeansColumns from the values read: the same
+// units, values and errors. ok is false when an evaluation of ms was not
+// read.
+func (c *ValueColumns) RunMeansColumns(ms []RunMean) (units []string, cols [][]float64, ok bool, err error) {
+	for _, m := range ms {
+		e := c.evals[m.EvaluationID]
+		if e == nil || int(m.MetricIndex) < 1 || int(m.MetricIndex) > len(e.vals) {
+			return nil, nil, false, nil
+		}
+	}
+	cols = make([][]float64, len(ms))
+	for j, m := range ms {
+		if m.Rows != m.Units {
+			return nil, nil, true, fmt.Errorf("evaluation %d has several rows per unit: pair it instead", m.EvaluationID)
+		}
+		e := c.evals[m.EvaluationID]
+		if j == 0 {
+			units = e.units
+		}
+		if len(e.units) != len(units) {
+			return nil, nil, true, fmt.Errorf("%w: evaluation %d has %d units, evaluation %d has %d", ErrNotComparable, ms[0].EvaluationID, len(units), m.EvaluationID, len(e.units))
+		}
+		vals := e.vals[m.MetricIndex-1]
+		cols[j] = make([]float64, len(units))
+		for u, id := range e.units {
+			if id != units[u] {
+				return nil, nil, true, fmt.Errorf("%w: evaluations %d and %d score different units (%q, %q)", ErrNotComparable, ms[0].EvaluationID, m.EvaluationID, units[u], id)
+			}
+			cols[j][u] = float64(vals[u])
+		}
+	}
+	return units, cols, true, nil
+}
+
+// Pair is Store.Pair of evaluations leftID and rightID, at metric
+// positions li and ri (1-based), from the values read: the same units in
+// the same order, the same sums (rows of one unit each) and the same
+// counts of units on one side only; Left and Right are nil. ok is false
+// when either evaluation was not read.
+func (c *ValueColumns) Pair(leftID, rightID int64, li, ri int32) (p *Pairs, ok bool) {
+	l, r := c.evals[leftID], c.evals[rightID]
+	if l == nil || r == nil || li < 1 || ri < 1 || int(li) > len(l.vals) || int(ri) > len(r.vals) {
+		return nil, false
+	}
+	lv, rv := l.vals[li-1], r.vals[ri-1]
+	p = &Pairs{}
+	i, j := 0, 0
+	for i < len(l.units) || j < len(r.units) {
+		switch {
+		case j == len(r.units) || i < len(l.units) && l.units[i] < r.units[j]:
+			p.LeftOnly++
+			i++
+		case i == len(l.units) || r.units[j] < l.units[i]:
+			p.RightOnly++
+			j++
+		default:
+			p.SampleIDs = append(p.SampleIDs, l.units[i])
+			p.LeftSum, p.RightSum = append(p.LeftSum, float64(lv[i])), append(p.RightSum, float64(rv[j]))
+			p.LeftRows, p.RightRows = append(p.LeftRows, 1), append(p.RightRows, 1)
+			i++
+			j++
+		}
+	}
+	return p, true
 }

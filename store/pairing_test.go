@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -147,4 +148,57 @@ func TestPairMetricsEqualsPair(t *testing.T) {
 		}
 		require.Equal(t, units, mp.Units())
 	}
+}
+
+// TestValueColumnsEqualStore reads evaluations once and serves the pairs
+// and columns of each metric from memory: the same as the store's queries.
+func TestValueColumnsEqualStore(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _ := setup(t)
+	ev := newEval("e", "a")
+	ev.TargetFingerprint = strings.Repeat("c", 64)
+	a, err := s.LogEvaluation(ctx, ev, &memRows{metrics: []string{"x", "y"},
+		ids: []string{"u1", "u2", "u3", "u5"}, vals: [][]float64{{1, 0.5}, {0, 0.25}, {1, 1}, {0.125, 0.375}}})
+	require.NoError(t, err)
+	ev.Run = "b"
+	b, err := s.LogEvaluation(ctx, ev, &memRows{metrics: []string{"y", "x"},
+		ids: []string{"u0", "u2", "u3", "u4", "u5"}, vals: [][]float64{{1, 1}, {0.5, 1}, {0.75, 0}, {0, 0}, {0.0625, 1}}})
+	require.NoError(t, err)
+	read, err := s.ReadValueColumns(ctx, []int64{a.ID, b.ID})
+	require.NoError(t, err)
+	for _, m := range []string{"x", "y"} {
+		la, lb := int32(slices.Index(a.Metrics, m)+1), int32(slices.Index(b.Metrics, m)+1)
+		for _, pair := range [][2]int64{{a.ID, b.ID}, {b.ID, a.ID}, {a.ID, a.ID}} {
+			want, err := s.Pair(ctx, pair[0], pair[1], m, false)
+			require.NoError(t, err)
+			want.Left, want.Right, want.Metric = nil, nil, ""
+			li, ri := la, lb
+			if pair[0] == b.ID {
+				li, ri = lb, la
+			}
+			if pair[1] == a.ID {
+				ri = la
+			}
+			got, ok := read.Pair(pair[0], pair[1], li, ri)
+			require.True(t, ok)
+			require.Equal(t, want, got, "%s %v", m, pair)
+		}
+		means := []store.RunMean{{EvaluationID: a.ID, MetricIndex: la, Rows: 4, Units: 4}, {EvaluationID: a.ID, MetricIndex: la, Rows: 4, Units: 4}}
+		wantUnits, wantCols, err := s.RunMeansColumns(ctx, means)
+		require.NoError(t, err)
+		units, cols, ok, err := read.RunMeansColumns(means)
+		require.True(t, ok)
+		require.NoError(t, err)
+		require.Equal(t, wantUnits, units)
+		require.Equal(t, wantCols, cols)
+		means[1] = store.RunMean{EvaluationID: b.ID, MetricIndex: lb, Rows: 5, Units: 5}
+		_, _, wantErr := s.RunMeansColumns(ctx, means)
+		_, _, ok, err = read.RunMeansColumns(means)
+		require.True(t, ok)
+		require.ErrorIs(t, wantErr, store.ErrNotComparable)
+		require.Equal(t, wantErr.Error(), err.Error())
+	}
+	_, ok := read.Pair(a.ID, 999, 1, 1)
+	require.False(t, ok, "an evaluation not read")
 }

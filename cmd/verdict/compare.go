@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -85,10 +83,7 @@ func runCompare(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if os.Getenv("GOGC") == "" {
-		// Every metric's pairs are held at once: collect each test's garbage early.
-		defer debug.SetGCPercent(debug.SetGCPercent(25))
-	}
+	defer holdingValues()()
 	res, err := compare.Evaluations(c.Context, st, evals[0], evals[1], opts)
 	if err != nil {
 		return withHint(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
 
@@ -89,6 +90,18 @@ func withStore(c *cli.Context, fn func(*store.Store) error) error {
 	}
 	defer st.Close()
 	return fn(st)
+}
+
+// holdingValues lowers the garbage collector's target, unless GOGC is set,
+// while a command holds every metric's values at once, so that each
+// metric's garbage goes before the heap doubles on top of them. Call the
+// function it returns to restore the target.
+func holdingValues() func() {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	old := debug.SetGCPercent(25)
+	return func() { debug.SetGCPercent(old) }
 }
 
 // plotFlag is --plot FILE.svg|FILE.png; what says what the plot shows.

@@ -76,21 +76,17 @@ func runLog(c *cli.Context) error {
 		return withHint(err)
 	}
 	defer in.Close()
-	st, err := openStore(c)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	stop, err := startProgress(c, "log", in)
-	if err != nil {
-		return err
-	}
-	logged, err := in.Log(c.Context, st, ev)
-	stop()
-	if err != nil {
-		return err // exit code 2, as every error
-	}
-	return report.Logged(c.App.Writer, outFormat, logged)
+	return withStore(c, func(st *store.Store) error {
+		stop, err := startProgress(c, "log", in)
+		if err != nil {
+			return err
+		}
+		logged, err := in.Log(c.Context, st, ev)
+		if stop(); err != nil {
+			return err // exit code 2, as every error
+		}
+		return report.Logged(c.App.Writer, outFormat, logged)
+	})
 }
 
 // logPredictions logs a classifier's predictions with their metrics.
@@ -103,19 +99,16 @@ func logPredictions(c *cli.Context, ev store.NewEvaluation, path, inFormat, outF
 	if err != nil {
 		return withHint(err)
 	}
-	st, err := openStore(c)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	logged, skipped, err := p.Log(c.Context, st, ev, opts)
-	if err != nil {
-		return err
-	}
-	for _, s := range skipped {
-		fmt.Fprintf(c.App.ErrWriter, "note: %s is not stored: %s\n", s.Metric, s.Reason)
-	}
-	return report.Logged(c.App.Writer, outFormat, logged)
+	return withStore(c, func(st *store.Store) error {
+		logged, skipped, err := p.Log(c.Context, st, ev, opts)
+		if err != nil {
+			return err
+		}
+		for _, s := range skipped {
+			fmt.Fprintf(c.App.ErrWriter, "note: %s is not stored: %s\n", s.Metric, s.Reason)
+		}
+		return report.Logged(c.App.Writer, outFormat, logged)
+	})
 }
 
 // logFormats is the input and output formats of a log: --format may name

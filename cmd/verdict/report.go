@@ -44,19 +44,16 @@ func runReport(c *cli.Context) error {
 	if ext := strings.ToLower(filepath.Ext(out)); ext != ".html" && ext != ".htm" {
 		return userError("--out %s: the report is HTML; name the file .html", out)
 	}
-	st, err := openStore(c)
-	if err != nil {
+	defer holdingValues()()
+	var x *compare.Experiment
+	if err := withStore(c, func(st *store.Store) (err error) {
+		x, err = compare.Summarize(c.Context, st, compare.ExperimentQuery{
+			Experiment: exp, EvalSet: c.String("eval-set"), Metrics: c.StringSlice("metric"),
+			Limit: c.Int("limit"), History: c.Int("history"), Runs: c.Int("runs"), Options: compareOptions(c),
+			Progress: func(metric, set string) { fmt.Fprintf(c.App.ErrWriter, "verdict report: leaderboard %s on %s\n", metric, set) },
+		})
 		return err
-	}
-	defer st.Close()
-	x, err := compare.Summarize(c.Context, st, compare.ExperimentQuery{
-		Experiment: exp, EvalSet: c.String("eval-set"), Metrics: c.StringSlice("metric"),
-		Limit: c.Int("limit"), History: c.Int("history"), Runs: c.Int("runs"), Options: compareOptions(c),
-		Progress: func(metric, set string) {
-			fmt.Fprintf(c.App.ErrWriter, "verdict report: leaderboard %s on %s\n", metric, set)
-		},
-	})
-	if err != nil {
+	}); err != nil {
 		return withHint(err)
 	}
 	page, err := report.ExperimentPage(x, time.Now(), store.Version())
