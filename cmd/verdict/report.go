@@ -50,7 +50,9 @@ func runReport(c *cli.Context) error {
 		x, err = compare.Summarize(c.Context, st, compare.ExperimentQuery{
 			Experiment: exp, EvalSet: c.String("eval-set"), Metrics: c.StringSlice("metric"),
 			Limit: c.Int("limit"), History: c.Int("history"), Runs: c.Int("runs"), Options: compareOptions(c),
-			Progress: func(metric, set string) { fmt.Fprintf(c.App.ErrWriter, "verdict report: leaderboard %s on %s\n", metric, set) },
+			Progress: func(metric, set string) {
+				fmt.Fprintf(c.App.ErrWriter, "verdict report: leaderboard %s on %s\n", metric, set)
+			},
 		})
 		return err
 	}); err != nil {
