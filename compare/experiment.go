@@ -119,8 +119,9 @@ const readBudget = 256 << 20
 // readOnce reads at once the values of the evaluations the leaderboards of
 // metrics on set rank, each evaluation's table once rather than once a
 // metric, when they fit in readBudget (width is the most metrics an
-// evaluation of the set has); nil when they do not. Evaluations with draws
-// are left to the leaderboards.
+// evaluation of the set has) and the leaderboards would read them all
+// (no more runs than q.Limit shows, and the baseline); nil otherwise.
+// Evaluations with draws are left to the leaderboards.
 func readOnce(ctx context.Context, st *store.Store, q ExperimentQuery, set string, metrics []string, width int) (*store.ValueColumns, error) {
 	if len(q.Metrics) > 0 {
 		metrics = slices.DeleteFunc(slices.Clone(metrics), func(m string) bool { return !slices.Contains(q.Metrics, m) })
@@ -145,7 +146,9 @@ func readOnce(ctx context.Context, st *store.Store, q ExperimentQuery, set strin
 			}
 		}
 	}
-	if len(units) == 0 || 4*values > readBudget {
+	// With a limit, each leaderboard reads its best runs only: reading
+	// every run's values would read more than the leaderboards show.
+	if len(units) == 0 || 4*values > readBudget || q.Limit > 0 && len(units) > q.Limit+1 {
 		return nil, nil
 	}
 	return st.ReadValueColumns(ctx, slices.Sorted(maps.Keys(units)))
