@@ -188,13 +188,20 @@ func (c bootstrapConfig) run(s *bootSample) (BootstrapResult, error) {
 	if err != nil {
 		return BootstrapResult{}, err
 	}
+	return c.interval(s, means), nil
+}
+
+// interval is the result of s, not constant, from its replicates' means,
+// which it sorts.
+func (c bootstrapConfig) interval(s *bootSample, means []float64) BootstrapResult {
+	res := BootstrapResult{Estimate: s.estimate(), Confidence: c.confidence, Resamples: c.resamples, Seed: c.seed}
 	slices.Sort(means)
 	lowQ, highQ := (1-c.confidence)/2, (1+c.confidence)/2
 	if c.method == BCa {
 		lowQ, highQ = s.bcaLevels(means, res.Estimate, lowQ, highQ)
 	}
 	res.Low, res.High = sortedQuantile(means, lowQ), sortedQuantile(means, highQ)
-	return res, nil
+	return res
 }
 
 // The bootstrap draws from blocks of 4096 values, or of 2048 (sum, rows)

@@ -153,18 +153,7 @@ func differencesAllZero(left, right, d []float64) bool {
 func signFlipCount(ctx context.Context, x []float64, B int, seed uint64) (int, error) {
 	bounds := resampleBlocks(len(x), flipBlockSize)
 	nb := len(bounds) - 1
-	var scale float64
-	for _, v := range x {
-		scale += math.Abs(v)
-	}
-	table := make([]float64, flipTableLen)
-	var observed float64
-	var none resampleStream
-	for b := range nb {
-		fillFlipTable(table, x[bounds[b]:bounds[b+1]])
-		observed += flipBlockSum(&none, table, bounds[b+1]-bounds[b], 0)
-	}
-	threshold := math.Abs(observed) - flipCountTol*scale
+	threshold := flipThreshold(x, bounds)
 	chunks := (B + resampleChunkSize - 1) / resampleChunkSize
 	counts := make([]int, chunks)
 	err := resampleChunks(ctx, B, len(x), func() func(chunk, first, count int) {
@@ -192,6 +181,23 @@ func signFlipCount(ctx context.Context, x []float64, B int, seed uint64) (int, e
 		total += c
 	}
 	return total, err
+}
+
+// flipThreshold is the least |Σ s_u·x_u| a sign vector counts with: the
+// observed |Σ x_u|, summed block by block as the resampled sums are, less
+// flipCountTol·Σ|x_u|.
+func flipThreshold(x []float64, bounds []int) float64 {
+	var scale, observed float64
+	for _, v := range x {
+		scale += math.Abs(v)
+	}
+	table := make([]float64, flipTableLen)
+	var none resampleStream
+	for b := range len(bounds) - 1 {
+		fillFlipTable(table, x[bounds[b]:bounds[b+1]])
+		observed += flipBlockSum(&none, table, bounds[b+1]-bounds[b], 0)
+	}
+	return math.Abs(observed) - flipCountTol*scale
 }
 
 // flipTableLen is the length of a block's table of signed sums: 16 entries

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -129,16 +128,6 @@ func PairedBootstrapUnitsShared(n int, units func(k int) PairedUnits, opts Boots
 	}
 	flush()
 	return res, errs
-}
-
-// interval is run's result from the replicates' means of s, which it
-// sorts.
-func (c bootstrapConfig) interval(s *bootSample, means []float64) BootstrapResult {
-	res := BootstrapResult{Estimate: s.estimate(), Confidence: c.confidence, Resamples: c.resamples, Seed: c.seed}
-	slices.Sort(means)
-	lowQ, highQ := (1-c.confidence)/2, (1+c.confidence)/2
-	res.Low, res.High = sortedQuantile(means, lowQ), sortedQuantile(means, highQ)
-	return res
 }
 
 // resampleShared is bootSample.resample for several samples of n units of
@@ -340,18 +329,8 @@ func signFlipCountShared(opts RandomizationOptions, xs [][]float64, B int) ([]in
 	bounds := resampleBlocks(n, flipBlockSize)
 	nb := len(bounds) - 1
 	thresholds := make([]float64, G)
-	table := make([]float64, flipTableLen)
-	var none resampleStream
 	for i, x := range xs {
-		var scale, observed float64
-		for _, v := range x {
-			scale += math.Abs(v)
-		}
-		for b := range nb {
-			fillFlipTable(table, x[bounds[b]:bounds[b+1]])
-			observed += flipBlockSum(&none, table, bounds[b+1]-bounds[b], 0)
-		}
-		thresholds[i] = math.Abs(observed) - flipCountTol*scale
+		thresholds[i] = flipThreshold(x, bounds)
 	}
 	// A job runs flipJobChunks chunks, each from its own stream, over
 	// every block: the block's tables are filled once for all of them.
