@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"slices"
 
 	"github.com/verdict-ml/verdict/stats"
 	"github.com/verdict-ml/verdict/store"
@@ -36,11 +37,8 @@ func shareResampling(ctx context.Context, mp *store.MetricPairs, method Method, 
 	}
 	// Metrics whose sides' draws differ are refused by compareMetric; the
 	// others are resampled here. Draws differ for every metric or none.
-	p := mp.Pairs(0)
-	for i := range p.LeftRows {
-		if p.LeftRows[i] != p.RightRows[i] {
-			return out
-		}
+	if left, right := mp.Rows(); !slices.Equal(left, right) {
+		return out
 	}
 	units := func(k int) stats.PairedUnits {
 		p := mp.Pairs(k)

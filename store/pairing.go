@@ -109,6 +109,10 @@ type MetricPairs struct {
 // Units is the number of paired units.
 func (m *MetricPairs) Units() int { return len(m.shared.SampleIDs) }
 
+// Rows are each paired unit's rows on either side, shared by every metric;
+// the caller must not modify them.
+func (m *MetricPairs) Rows() (left, right []int32) { return m.shared.LeftRows, m.shared.RightRows }
+
 // Pairs returns metric k's pairs. Its sample IDs and row counts are
 // shared with the other metrics' and must not be modified. Its sums are
 // made anew from the float32s of units of one row; with draws they are
