@@ -123,11 +123,17 @@ func TestAllMetricsAtOnceEqualsOneByOne(t *testing.T) {
 			})
 		}
 	}
-	// McNemar on the 0/1 metric, alone and among others it does not fit.
+	// McNemar on the 0/1 metric: alone it is tested; among metrics it does
+	// not fit, the comparison fails naming the one that does not.
+	one := sets["one row a user"]
 	opts := compare.Options{Method: compare.McNemar, Metrics: []string{"hit@10"}, Resamples: 500, Seed: 3}
-	alone, err := compare.Evaluations(ctx, st, sets["one row a user"].base, sets["one row a user"].cand, opts)
+	alone, err := compare.Evaluations(ctx, st, one.base, one.cand, opts)
 	require.NoError(t, err)
 	require.NotNil(t, alone.Metrics[0].McNemar)
+	opts.Metrics = []string{"hit@10", "ndcg@10"}
+	_, err = compare.Evaluations(ctx, st, one.base, one.cand, opts)
+	require.ErrorContains(t, err, "ndcg@10: ")
+	require.ErrorContains(t, err, "0/1")
 }
 
 // TestReportReadsOnceEqualsEachLeaderboard builds an experiment's report,
