@@ -30,7 +30,7 @@ func DebugRows(w io.Writer, format string, rows []evaluate.DebugRow, keys []stri
 		}
 		hits := "no hits"
 		if len(r.HitRanks) > 0 {
-			hits = "hits at ranks " + joinInts(r.HitRanks)
+			hits = "hits at ranks " + joinInts(r.HitRanks, ", ")
 		}
 		fmt.Fprintf(w, "%s (input row %d): %s, %s\n", Printable(r.SampleID), r.Row, plural(r.TargetCount, "target"), hits)
 		var vals []string
@@ -98,7 +98,7 @@ func debugCSV(rows []evaluate.DebugRow, order []string) *Table {
 		for i, s := range r.Scores {
 			scores[i] = strconv.FormatFloat(s, 'g', -1, 64)
 		}
-		row := []string{r.SampleID, strconv.FormatInt(r.Row, 10), strconv.Itoa(r.TargetCount), strings.Trim(strings.Join(strings.Fields(fmt.Sprint(r.HitRanks)), " "), "[]"),
+		row := []string{r.SampleID, strconv.FormatInt(r.Row, 10), strconv.Itoa(r.TargetCount), joinInts(r.HitRanks, " "),
 			strings.Join(r.Items, " "), strings.Join(scores, " "), strings.Join(r.Targets, " ")}
 		for _, k := range keys {
 			v, ok := r.Values[k]

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -43,9 +44,9 @@ func ShowEvaluation(w io.Writer, format string, e *store.Evaluation, debug []byt
 		draws = strconv.Itoa(p.EvalDraws)
 	}
 	fmt.Fprintf(w, "  %s (%s scored), %s, eval draws %s\n", plural(int(e.Rows), "row"), Thousands(e.ScoredRows), plural(int(e.Units), "unit"), draws)
-	proto := []string{"protocol " + cmpOr(p.Name, "holdout")}
+	proto := []string{"protocol " + cmp.Or(p.Name, "holdout")}
 	if len(p.Cutoffs) > 0 {
-		proto = append(proto, "cutoffs "+joinInts(p.Cutoffs))
+		proto = append(proto, "cutoffs "+joinInts(p.Cutoffs, ", "))
 	}
 	for _, f := range []struct {
 		name string
@@ -86,17 +87,11 @@ func ShowEvaluation(w io.Writer, format string, e *store.Evaluation, debug []byt
 	return DebugRows(w, format, rows, e.Metrics)
 }
 
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
-func joinInts(v []int) string {
+// joinInts is v in decimal, separated by sep.
+func joinInts(v []int, sep string) string {
 	s := make([]string, len(v))
 	for i, x := range v {
 		s[i] = strconv.Itoa(x)
 	}
-	return strings.Join(s, ", ")
+	return strings.Join(s, sep)
 }
