@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/verdict-ml/verdict/internal/testenv"
 )
 
 // citusBinDir is where Debian's PostgreSQL 15 keeps its server binaries,
@@ -24,14 +26,15 @@ const citusBinDir = "/usr/lib/postgresql/15/bin"
 // Citus starts a real Citus cluster for t, a coordinator and two workers on
 // loopback ports, and returns the URL of the coordinator's database, where
 // the citus extension is created and both workers are registered. The
-// cluster is stopped and deleted when t ends. It skips t when Citus is not
-// installed into PostgreSQL 15 (the kit's install.sh does that, and .ci/run
-// runs it). The servers run as the OS user postgres when the tests run as
-// root, as PostgreSQL requires.
+// cluster is stopped and deleted when t ends. When Citus is not installed
+// into PostgreSQL 15 (the kit's install.sh does that, and .ci/run runs it),
+// it skips t, or fails it where the run promised Citus (package
+// internal/testenv). The servers run as the OS user postgres when the tests
+// run as root, as PostgreSQL requires, with a HOME of their own.
 func Citus(t *testing.T) string {
 	t.Helper()
 	if _, err := os.Stat("/usr/lib/postgresql/15/lib/citus.so"); err != nil {
-		t.Skip("storetest: Citus is not installed into PostgreSQL 15 (see ../shared/citus/pg15/install.sh)")
+		testenv.Need(t, testenv.Citus, "storetest: Citus is not installed into PostgreSQL 15 (see ../shared/citus/pg15/install.sh)")
 	}
 	dir, err := os.MkdirTemp("", "verdict-citus-")
 	if err != nil {
@@ -41,6 +44,7 @@ func Citus(t *testing.T) string {
 	if err != nil {
 		t.Fatalf("storetest: %v", err)
 	}
+	env := nodeEnv(dir)
 	ports := make([]int, 3)
 	for i := range ports {
 		if ports[i], err = freePort(); err != nil {
@@ -51,6 +55,7 @@ func Citus(t *testing.T) string {
 		cmd := exec.Command(filepath.Join(citusBinDir, name), args...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 		cmd.Dir = dir
+		cmd.Env = env
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			return fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, out)
@@ -133,6 +138,33 @@ func serverCredential(dir string) (*syscall.Credential, error) {
 		return nil, err
 	}
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
+// nodeEnv is the environment of initdb, pg_ctl and so of the servers: the
+// tests' own, without PG* variables (PGDATA, PGPORT and the like would
+// override the harness's flags), and with HOME, USER and LOGNAME pointing at
+// dir, which the servers' OS user owns. The servers are libpq clients too:
+// the coordinator connects to the workers, and libpq stats
+// $HOME/.postgresql/postgresql.crt on the way. When the tests run as root
+// with HOME=/root (mode 0700), that stat fails with EACCES as the postgres
+// user, and so does citus_add_node.
+func nodeEnv(dir string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(name, "PG"), name == "HOME", name == "USER", name == "LOGNAME":
+			continue
+		}
+		env = append(env, kv)
+	}
+	name := "postgres"
+	if os.Geteuid() != 0 {
+		if u, err := user.Current(); err == nil {
+			name = u.Username
+		}
+	}
+	return append(env, "HOME="+dir, "USER="+name, "LOGNAME="+name)
 }
 
 // freePort is a loopback TCP port no one listens on now.
