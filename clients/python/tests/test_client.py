@@ -6,7 +6,8 @@ sets them when it starts a server for them:
 
     go test ./clients/python -count=1 -v
 
-The tests of NumPy and pandas input are skipped when those are missing.
+The tests of NumPy, pandas and SciPy input are skipped when those are missing;
+python_test.go reports each skip, and fails on one where CI promised them.
 """
 
 from __future__ import annotations
