@@ -21,6 +21,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
+
+	"github.com/verdict-ml/verdict/internal/testenv"
 )
 
 // helperHomeEnv, when set, makes the test binary a helper process that calls
@@ -411,7 +413,7 @@ func TestEnsureRemovesStalePIDFile(t *testing.T) {
 
 func TestEnsureAsRootRunsServerAsPostgres(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("needs root")
+		testenv.Need(t, testenv.Root, "needs root: runs the server as the OS user postgres")
 	}
 	t.Parallel()
 	c, notices := setup(t)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
+
+	"github.com/verdict-ml/verdict/internal/testenv"
 )
 
 func TestWorldWritableHomeRefused(t *testing.T) {
@@ -62,7 +64,7 @@ func TestWorldWritableHomeRefused(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			if tt.giveParent && os.Geteuid() != 0 {
-				t.Skip("needs root")
+				testenv.Need(t, testenv.Root, "needs root: gives the parent folder to another user")
 			}
 			parent := filepath.Join(shortTempDir(t), "parent")
 			home := filepath.Join(parent, "verdict")
