@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"os/exec"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestRunOnARealStream runs `go test -json` on the sample module in
+// testdata, whose tests pass, skip, skip in a subtest and fail, and checks
+// what the summary says of each.
+func TestRunOnARealStream(t *testing.T) {
+	cmd := exec.Command("go", "test", "-json", "-count=1", "./...")
+	cmd.Dir = "testdata/sample"
+	cmd.Env = append(cmd.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	stream, err := cmd.Output()
+	require.Error(t, err, "the sample's TestFails fails, so go test exits 1")
+	require.NotEmpty(t, stream)
+
+	var out bytes.Buffer
+	failed, err := run(bytes.NewReader(stream), &out)
+	require.NoError(t, err)
+	require.True(t, failed)
+	text := out.String()
+
+	// The failing test's own lines are printed, the passing test's are not.
+	require.Contains(t, text, "want 1, got 2")
+	require.Contains(t, text, "a clue")
+	require.NotContains(t, text, "quiet when it passes")
+	require.NotContains(t, text, "=== RUN")
+	require.Contains(t, text, "--- FAIL: TestFails (0.00s)\n    bad_test.go:8: a clue\n")
+	// One row a package with tests, none for a package without, counting
+	// subtests: good runs TestPasses, TestSkips, TestSubtests and its two.
+	require.Regexp(t, `(?m)^bad +2 +1 +0 +1  fail$`, text)
+	require.Regexp(t, `(?m)^good +5 +3 +2 +0  pass$`, text)
+	require.Regexp(t, `(?m)^total +7 +4 +2 +1  $`, text)
+	require.NotRegexp(t, `(?m)^empty `, text)
+	// Each skip with its reason, each failure with its message.
+	require.Contains(t, text, "2 skipped:\n  sample/good TestSkips\n      good_test.go:7: needs the moon\n  sample/good TestSubtests/two\n      good_test.go:11: needs 2 suns\n")
+	require.Contains(t, text, "1 failed:\n  sample/bad TestFails\n      bad_test.go:8: a clue\n      bad_test.go:9: want 1, got 2\n")
+}
+
+// TestRunPassesWhenNothingFails: the good package alone passes, and a
+// stream cut off before a package's result fails.
+func TestRunPassesWhenNothingFails(t *testing.T) {
+	cmd := exec.Command("go", "test", "-json", "-count=1", "./good")
+	cmd.Dir = "testdata/sample"
+	cmd.Env = append(cmd.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	stream, err := cmd.Output()
+	require.NoError(t, err)
+
+	var out bytes.Buffer
+	failed, err := run(bytes.NewReader(stream), &out)
+	require.NoError(t, err)
+	require.False(t, failed, out.String())
+
+	cut := stream[:bytes.LastIndex(stream, []byte(`"Action":"pass","Package":"sample/good","Elapsed"`))]
+	cut = cut[:bytes.LastIndexByte(cut, '\n')+1]
+	out.Reset()
+	failed, err = run(bytes.NewReader(cut), &out)
+	require.NoError(t, err)
+	require.True(t, failed)
+	require.Contains(t, out.String(), "no result: sample/good (its test binary ended without reporting)")
+}
