@@ -118,7 +118,11 @@ func resampleChunks(ctx context.Context, replicates, units int, newWorker func()
 		ctx = context.Background()
 	}
 	chunks := (replicates + resampleChunkSize - 1) / resampleChunkSize
+	starting, _ := ctx.Value(chunkStartKey{}).(func())
 	run := func(work func(chunk, first, count int), chunk int) {
+		if starting != nil {
+			starting()
+		}
 		first := chunk * resampleChunkSize
 		work(chunk, first, min(resampleChunkSize, replicates-first))
 	}
@@ -150,6 +154,12 @@ func resampleChunks(ctx context.Context, replicates, units int, newWorker func()
 	wg.Wait()
 	return ctx.Err()
 }
+
+// chunkStartKey is the context key of a func() that resampleChunks calls
+// as each chunk starts, after its check of the context. Only tests set it
+// (export_test.go), to cancel a resampling once it is under way and to
+// count the chunks it starts, without timing anything.
+type chunkStartKey struct{}
 
 // resampleBlocks cuts n units into blocks of maxBlock units, the last
 // one shorter, for cache-friendly resampling, and returns the block

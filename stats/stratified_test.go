@@ -1,14 +1,12 @@
 package stats_test
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -288,20 +286,6 @@ func TestPairedBootstrapCountsReproducible(t *testing.T) {
 	require.Equal(t, one, run(2, 4))
 	require.Equal(t, one, run(2, 4), "and again")
 	require.NotEqual(t, one.Low, run(2, 5).Low, "another seed draws other replicates")
-}
-
-// TestPairedBootstrapCountsCancelled cancels the longest resampling
-// allowed of a million samples after 100 ms; it returns the context's
-// error within a second.
-func TestPairedBootstrapCountsCancelled(t *testing.T) {
-	t.Parallel()
-	left, right := pairedNormal(4, 1_000_000, 0)
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(100*time.Millisecond, cancel)
-	start := time.Now()
-	_, err := stats.PairedBootstrapCounts([]int{400_000, 600_000}, meanStatistic(left, right), stats.BootstrapOptions{Resamples: stats.MaxResamples, Context: ctx})
-	require.ErrorIs(t, err, context.Canceled)
-	require.Less(t, time.Since(start), 1100*time.Millisecond)
 }
 
 // The statistic here is the share of the drawn samples that are above 0.5
