@@ -131,37 +131,98 @@ func TestLogOverHTTP(t *testing.T) {
 
 // TestStalledBodyTimesOut sends headers and part of a body, then nothing:
 // the server gives up after ReadIdle, answers 408 and stores nothing, while
-// a body that keeps coming, slowly, is read to its end.
+// a body that keeps coming, for longer than ReadIdle in all but never
+// pausing for it, is read to its end.
 func TestStalledBodyTimesOut(t *testing.T) {
 	t.Parallel()
-	ts := startServer(t, Config{ReadIdle: 400 * time.Millisecond})
+	const idle = time.Second
+	reads := make(chan struct{}, 1)
+	ts := startServerOn(t, Config{ReadIdle: idle}, func(l net.Listener) net.Listener { return readSignals{l, reads} })
 	w := ts.token(t, store.TokenWriter, "")
 	conn, err := net.Dial("tcp", strings.TrimPrefix(ts.url, "http://"))
 	require.NoError(t, err)
 	defer conn.Close()
-	start := time.Now()
+	// Only a safety net: a server that never gave up fails the read below
+	// rather than hanging the test.
+	require.NoError(t, conn.SetDeadline(time.Now().Add(30*time.Second)))
 	fmt.Fprintf(conn, "POST /api/v1/evaluations?experiment=e&run=slow&eval_set=test HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: text/csv\r\nContent-Length: 1000\r\n\r\nsample_id,x\nu1,1\n", w)
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	require.NoError(t, err)
 	b, _ := io.ReadAll(resp.Body)
 	require.Equal(t, http.StatusRequestTimeout, resp.StatusCode, string(b))
-	require.Less(t, time.Since(start), 5*time.Second)
 	code, _ := apiError(t, b)
 	require.Equal(t, "timeout", code)
 	require.Zero(t, ts.evaluations(t))
 
-	// A slow body whose bytes keep coming, each within ReadIdle, is fine.
+	// A slow body whose bytes keep coming is fine: each row is sent as soon
+	// as the server has read the one before, so no pause comes near
+	// ReadIdle, and rows are sent until the body has taken twice ReadIdle,
+	// so that a deadline not renewed by each read would have cut it.
+	select {
+	case <-reads: // the stalled request's
+	default:
+	}
 	pr, pw := io.Pipe()
+	defer pr.Close() // a writer still sending when the request failed stops
+	rows := make(chan int, 1)
+	start := time.Now()
 	go func() {
-		fmt.Fprint(pw, "sample_id,x\n")
-		for i := range 6 {
-			time.Sleep(150 * time.Millisecond)
-			fmt.Fprintf(pw, "u%d,1\n", i)
+		defer pw.Close()
+		n := 0
+		defer func() { rows <- n }()
+		if _, err := fmt.Fprint(pw, "sample_id,x\n"); err != nil {
+			return
 		}
-		pw.Close()
+		stuck := time.After(30 * time.Second) // a safety net: the server stopped reading
+		for time.Since(start) < 2*idle {
+			select {
+			case <-reads:
+			case <-stuck:
+				return
+			}
+			if _, err := fmt.Fprintf(pw, "u%d,1\n", n); err != nil {
+				return
+			}
+			n++
+		}
 	}()
 	status, b := ts.do(t, "POST", "/api/v1/evaluations?experiment=e&run=slow&eval_set=test", w, pr, "Content-Type", "text/csv")
 	require.Equal(t, http.StatusCreated, status, string(b))
+	var got logAnswer
+	require.NoError(t, json.Unmarshal(b, &got))
+	require.Equal(t, int64(<-rows), got.Units, "every row sent was read")
+}
+
+// readSignals is a listener whose connections signal on reads each time
+// the server reads bytes from them; a signal that finds one waiting is
+// dropped.
+type readSignals struct {
+	net.Listener
+	reads chan<- struct{}
+}
+
+func (l readSignals) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return signalingConn{c, l.reads}, nil
+}
+
+type signalingConn struct {
+	net.Conn
+	reads chan<- struct{}
+}
+
+func (c signalingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		select {
+		case c.reads <- struct{}{}:
+		default:
+		}
+	}
+	return n, err
 }
 
 // TestShutdownFinishesLogsInFlight stops the server, as SIGTERM does, while
@@ -172,7 +233,28 @@ func TestShutdownFinishesLogsInFlight(t *testing.T) {
 	uploads := t.TempDir()
 	ts := startServer(t, Config{TempDir: uploads})
 	w := ts.token(t, store.TokenWriter, "")
+
+	// A kept-alive connection left idle: the shutdown closes it, which
+	// tells the test that the shutdown has begun and found the log in
+	// flight (it waits only while a connection is busy).
+	idleConn, err := net.Dial("tcp", strings.TrimPrefix(ts.url, "http://"))
+	require.NoError(t, err)
+	defer idleConn.Close()
+	fmt.Fprint(idleConn, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+	idleReader := bufio.NewReader(idleConn)
+	resp, err := http.ReadResponse(idleReader, nil)
+	require.NoError(t, err)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	idleClosed := make(chan struct{})
+	go func() {
+		_, _ = idleReader.ReadByte() // returns when the server closes the connection
+		close(idleClosed)
+	}()
+
 	pr, pw := io.Pipe()
+	defer pw.Close() // on a failure, the handler is not left waiting
 	type answer struct {
 		status int
 		body   []byte
@@ -196,9 +278,14 @@ func TestShutdownFinishesLogsInFlight(t *testing.T) {
 		matches, _ := filepath.Glob(filepath.Join(uploads, "verdict-upload-*"))
 		return len(matches) > 0
 	})
-	stopped := make(chan struct{})
-	go func() { ts.stop(); close(stopped) }()
-	time.Sleep(300 * time.Millisecond)
+	// stopped gets the request log as it was when the server stopped.
+	stopped := make(chan string, 1)
+	go func() { ts.stop(); stopped <- ts.log.String() }()
+	select {
+	case <-idleClosed:
+	case <-time.After(30 * time.Second): // a safety net only
+		t.Fatal("the shutdown did not close the idle connection")
+	}
 	select {
 	case <-stopped:
 		t.Fatal("the server stopped with a log in flight")
@@ -210,8 +297,35 @@ func TestShutdownFinishesLogsInFlight(t *testing.T) {
 	pw.Close()
 	a := <-got
 	require.Equal(t, http.StatusCreated, a.status, string(a.body))
-	<-stopped
+	var logAtStop string
+	select {
+	case logAtStop = <-stopped:
+	case <-time.After(30 * time.Second): // a safety net only
+		t.Fatal("the server did not stop once the log was answered")
+	}
+	// The log's request was answered, and logged, before the server
+	// stopped: not merely by the time the test looked.
+	require.Equal(t, []int{http.StatusCreated}, loggedStatuses(t, logAtStop, "POST", "/api/v1/evaluations"))
+	require.Contains(t, logAtStop, "shutting down: finishing requests in flight")
 	require.Equal(t, 1, ts.evaluations(t))
+}
+
+// loggedStatuses are the statuses of the request log's lines for method
+// and path, in order.
+func loggedStatuses(t *testing.T, log, method, path string) []int {
+	t.Helper()
+	var out []int
+	for line := range strings.Lines(log) {
+		var l struct {
+			Msg, Method, Path string
+			Status            int
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &l), line)
+		if l.Msg == "request" && l.Method == method && l.Path == path {
+			out = append(out, l.Status)
+		}
+	}
+	return out
 }
 
 func manyRows(n int) string {

@@ -50,6 +50,13 @@ func (s *syncBuffer) String() string {
 
 func startServer(t *testing.T, cfg Config) *testServer {
 	t.Helper()
+	return startServerOn(t, cfg, nil)
+}
+
+// startServerOn is startServer with the server's listener wrapped by wrap,
+// when it is not nil, so that a test can watch the server's connections.
+func startServerOn(t *testing.T, cfg Config, wrap func(net.Listener) net.Listener) *testServer {
+	t.Helper()
 	dbURL := storetest.NewDatabase(t)
 	st, err := store.Open(context.Background(), dbURL, store.Options{})
 	require.NoError(t, err)
@@ -60,6 +67,9 @@ func startServer(t *testing.T, cfg Config) *testServer {
 	require.NoError(t, err)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
+	if wrap != nil {
+		l = wrap(l)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, l, "", "") }()
