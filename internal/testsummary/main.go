@@ -26,11 +26,12 @@ import (
 
 // event is one line of `go test -json` (cmd/test2json's TestEvent).
 type event struct {
-	Action  string
-	Package string
-	Test    string
-	Elapsed float64
-	Output  string
+	Action     string
+	Package    string
+	ImportPath string // of build-output and build-fail events
+	Test       string
+	Elapsed    float64
+	Output     string
 }
 
 // testKey names one test, or a package's own output when Test is empty.
@@ -81,7 +82,7 @@ func (s *summary) add(e event) {
 		return
 	}
 	if e.Action == "build-fail" {
-		s.builds = append(s.builds, e.Package)
+		s.builds = append(s.builds, e.ImportPath)
 		return
 	}
 	if e.Package == "" {
@@ -165,9 +166,15 @@ func (s *summary) finish() (failed bool) {
 	w := s.out
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "== test summary")
-	prefix := modulePrefix(s.order)
-	width := len("package")
+	var shown []string // packages with tests
 	for _, name := range s.order {
+		if p := s.pkgs[name]; p.run > 0 || p.result != "skip" {
+			shown = append(shown, name)
+		}
+	}
+	prefix := modulePrefix(shown)
+	width := len("package")
+	for _, name := range shown {
 		width = max(width, len(strings.TrimPrefix(name, prefix)))
 	}
 	row := func(name, run, passed, skipped, failed, result string) {
@@ -177,11 +184,8 @@ func (s *summary) finish() (failed bool) {
 	row("package", "run", "passed", "skipped", "failed", "result")
 	var total pkgCount
 	var unfinished []string
-	for _, name := range s.order {
+	for _, name := range shown {
 		p := s.pkgs[name]
-		if p.run == 0 && p.result == "skip" {
-			continue // no test files
-		}
 		result := p.result
 		if result == "" {
 			result = "no result"

@@ -9,8 +9,8 @@ import (
 )
 
 // TestRunOnARealStream runs `go test -json` on the sample module in
-// testdata, whose tests pass, skip, skip in a subtest and fail, and checks
-// what the summary says of each.
+// testdata, whose tests pass, skip, skip in a subtest and fail, and one of
+// whose packages does not build, and checks what the summary says of each.
 func TestRunOnARealStream(t *testing.T) {
 	cmd := exec.Command("go", "test", "-json", "-count=1", "./...")
 	cmd.Dir = "testdata/sample"
@@ -30,7 +30,7 @@ func TestRunOnARealStream(t *testing.T) {
 	require.Contains(t, text, "a clue")
 	require.NotContains(t, text, "quiet when it passes")
 	require.NotContains(t, text, "=== RUN")
-	require.Contains(t, text, "--- FAIL: TestFails (0.00s)\n    bad_test.go:8: a clue\n")
+	require.Regexp(t, `--- FAIL: TestFails \([0-9.]+s\)\n    bad_test.go:8: a clue\n`, text)
 	// One row a package with tests, none for a package without, counting
 	// subtests: good runs TestPasses, TestSkips, TestSubtests and its two.
 	require.Regexp(t, `(?m)^bad +2 +1 +0 +1  fail$`, text)
@@ -40,6 +40,10 @@ func TestRunOnARealStream(t *testing.T) {
 	// Each skip with its reason, each failure with its message.
 	require.Contains(t, text, "2 skipped:\n  sample/good TestSkips\n      good_test.go:7: needs the moon\n  sample/good TestSubtests/two\n      good_test.go:11: needs 2 suns\n")
 	require.Contains(t, text, "1 failed:\n  sample/bad TestFails\n      bad_test.go:8: a clue\n      bad_test.go:9: want 1, got 2\n")
+	// The compiler's message, and the package named at the end.
+	require.Contains(t, text, `cannot use "not a number"`)
+	require.Regexp(t, `(?m)^broken +0 +0 +0 +0  fail$`, text)
+	require.Contains(t, text, "\nbuild failed: sample/broken [sample/broken.test]\n")
 }
 
 // TestRunPassesWhenNothingFails: the good package alone passes, and a
