@@ -610,7 +610,7 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request, c *caller) erro
 	if err != nil {
 		return badRequest("%v", err)
 	}
-	hist, err := compare.History(r.Context(), s.store, f)
+	hist, err := s.historyFor(r.Context(), c, f)
 	if err != nil {
 		return err
 	}

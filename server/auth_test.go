@@ -15,36 +15,44 @@ import (
 	"github.com/verdict-ml/verdict/store"
 )
 
-// requestFor builds a request that a route would serve for experiment exp:
-// path values and the parameters it requires filled with what the store
-// holds, so that a refusal comes from the router and not from a missing
-// parameter.
-func requestFor(rt route, exp string, evalID, cmpID, tokenID int64) (method, path string, body string) {
-	p := strings.NewReplacer("{id}", fmt.Sprint(evalID), "{name}", exp, "{$}", "").Replace(rt.pattern)
+// fixture is what requestFor fills a route's request with: an experiment,
+// two of its runs, their evaluation set and a metric they share, and the
+// IDs a path takes.
+type fixture struct {
+	experiment, baseline, candidate, evalSet, metric string
+	evalID, cmpID, tokenID                           int64
+}
+
+// requestFor builds a request that a route would serve for fixture f's
+// experiment: path values and the parameters it requires filled with what
+// the store holds, so that a refusal comes from the router and not from a
+// missing parameter.
+func requestFor(rt route, f fixture) (method, path string, body string) {
+	p := strings.NewReplacer("{id}", fmt.Sprint(f.evalID), "{name}", url.PathEscape(f.experiment), "{$}", "").Replace(rt.pattern)
 	if strings.HasPrefix(rt.pattern, "/api/v1/comparisons/") || rt.pattern == "/comparisons/{id}" {
-		p = strings.Replace(rt.pattern, "{id}", fmt.Sprint(cmpID), 1)
+		p = strings.Replace(rt.pattern, "{id}", fmt.Sprint(f.cmpID), 1)
 	}
 	if strings.HasPrefix(rt.pattern, "/api/v1/tokens/") {
-		p = strings.Replace(rt.pattern, "{id}", fmt.Sprint(tokenID), 1)
+		p = strings.Replace(rt.pattern, "{id}", fmt.Sprint(f.tokenID), 1)
 	}
 	q := url.Values{}
 	for _, prm := range rt.params {
 		switch prm.name {
 		case "experiment":
-			q.Set("experiment", exp)
+			q.Set("experiment", f.experiment)
 		case "run":
-			q.Add("run", "base")
+			q.Add("run", f.baseline)
 			if prm.repeat {
-				q.Add("run", "cand")
+				q.Add("run", f.candidate)
 			}
 		case "eval_set":
-			q.Set("eval_set", "test")
+			q.Set("eval_set", f.evalSet)
 		case "metric":
-			q.Set("metric", "x")
+			q.Set("metric", f.metric)
 		case "baseline":
-			q.Set("baseline", "base")
+			q.Set("baseline", f.baseline)
 		case "candidate":
-			q.Set("candidate", "cand")
+			q.Set("candidate", f.candidate)
 		case "name":
 			q.Set("name", "made-by-test")
 		case "role":
@@ -110,7 +118,8 @@ func TestEveryRouteRefusesWhoItShould(t *testing.T) {
 	before := countEvals()
 	covered := 0
 	for _, rt := range ts.routes {
-		method, path, body := requestFor(rt, "a", evalA, cmpA, victim.ID)
+		method, path, body := requestFor(rt, fixture{experiment: "a", baseline: "base", candidate: "cand", evalSet: "test", metric: "x",
+			evalID: evalA, cmpID: cmpA, tokenID: victim.ID})
 		name := rt.method + " " + rt.pattern
 		send := func(token string) (int, []byte) {
 			return ts.do(t, method, path, token, strings.NewReader(body), "Content-Type", "text/csv")

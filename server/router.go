@@ -75,7 +75,9 @@ var (
 		}
 		return e.Experiment, false, nil
 	}}
-	// scopeComparison: the path's {id} is a recorded comparison.
+	// scopeComparison: the path's {id} is a recorded comparison, of its
+	// baseline's experiment; one whose candidate is of another experiment
+	// touches both, and only an unlimited token may see it.
 	scopeComparison = scope{name: "comparison", find: func(ctx context.Context, s *Server, r *http.Request) (string, bool, error) {
 		id, err := pathID(r)
 		if err != nil {
@@ -85,7 +87,11 @@ var (
 		if err != nil {
 			return "", false, err
 		}
-		return h.Experiment, false, nil
+		same, err := s.sameExperiment(ctx, h, map[int64]string{})
+		if err != nil {
+			return "", false, err
+		}
+		return h.Experiment, !same, nil
 	}}
 	// scopeNone: the request touches no experiment's data (the API's
 	// description, signing out).
@@ -188,9 +194,12 @@ func (s *Server) authorize(rt route, r *http.Request) (*caller, error) {
 	}
 	switch {
 	case all && rt.scope.filtered:
-	case all:
+	case all && rt.scope.name == scopeQuery.name:
 		return c, &httpError{status: http.StatusForbidden, code: "forbidden",
 			msg: fmt.Sprintf("this token is limited to experiment %q: name it (experiment=%s)", exp, exp)}
+	case all:
+		return c, &httpError{status: http.StatusForbidden, code: "forbidden",
+			msg: fmt.Sprintf("this token is limited to experiment %q", exp)}
 	case touched != "" && touched != exp:
 		return c, &httpError{status: http.StatusForbidden, code: "forbidden",
 			msg: fmt.Sprintf("this token is limited to experiment %q", exp)}

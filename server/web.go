@@ -179,6 +179,15 @@ func (s *Server) experimentPage(w http.ResponseWriter, r *http.Request, c *calle
 		return err
 	}
 	x := v.(*compare.Experiment)
+	if lim := c.limited(); lim != "" {
+		// The summary is kept for every reader: a limited one gets a copy
+		// without the comparisons with other experiments' evaluations.
+		own := *x
+		if own.History, err = s.within(r.Context(), lim, x.History, map[int64]string{}); err != nil {
+			return err
+		}
+		x = &own
+	}
 	page, err := report.ExperimentPage(x, x.Generated, store.Version(), pageHrefs)
 	if err != nil {
 		return err
