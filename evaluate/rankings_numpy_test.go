@@ -2,10 +2,14 @@ package evaluate_test
 
 import (
 	"archive/zip"
+	"context"
 	"fmt"
 	"math"
 	"path/filepath"
+	"runtime/pprof"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -682,21 +686,79 @@ func TestNumPyRankingsMany(t *testing.T) {
 	require.Equal(t, uint64(n-n/10), r.Targets().Len())
 }
 
+// goroutineLabel is the profiler label key that marks the goroutines a
+// test starts, directly or through the goroutines they start, so that the
+// test can count its own among those of the tests running beside it.
+const goroutineLabel = "verdict-test"
+
+// labelledGoroutines returns how many live goroutines carry the profiler
+// label goroutineLabel = value, from the goroutine profile, whose text form
+// heads each group of identical stacks with its count and lists the group's
+// labels as `# labels: {"key":"value", …}`.
+func labelledGoroutines(t *testing.T, value string) int {
+	t.Helper()
+	var b strings.Builder
+	require.NoError(t, pprof.Lookup("goroutine").WriteTo(&b, 1))
+	mark := fmt.Sprintf("%q:%q", goroutineLabel, value)
+	n := 0
+	for _, group := range strings.Split(b.String(), "\n\n") {
+		var count int
+		if _, err := fmt.Sscanf(group, "%d @", &count); err != nil {
+			continue // the profile's header line
+		}
+		for line := range strings.Lines(group) {
+			if strings.HasPrefix(line, "# labels: ") && strings.Contains(line, mark) {
+				n += count
+			}
+		}
+	}
+	return n
+}
+
+// goroutineExitWait bounds the wait for goroutines that were told to stop
+// to return. Close waits until each has signalled that it is done, so they
+// are gone microseconds later; a goroutine still there after this long has
+// leaked.
+const goroutineExitWait = 10 * time.Second
+
+// TestNumPyRankingsClose closes rankings before reading and after one of
+// their six batches, while the goroutines that read ahead are blocked on
+// full buffers: Close returns no error and leaves none of the goroutines
+// that reading started.
 func TestNumPyRankingsClose(t *testing.T) {
 	t.Parallel()
 	dir := copyFixtures(t, "items.npy", "scores.npy", "targets.npz")
-	open := func() *evaluate.NumPyRankings {
-		r, err := evaluate.OpenNumPyRankings(filepath.Join(dir, "items.npy"), filepath.Join(dir, "scores.npy"),
-			filepath.Join(dir, "targets.npz"), "", evaluate.RankingOptions{BatchSize: 1})
-		require.NoError(t, err)
-		return r
+	for _, tt := range []struct {
+		name  string
+		reads int
+	}{
+		{name: "before reading", reads: 0},
+		{name: "after the first batch", reads: 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var r *evaluate.NumPyRankings
+			pprof.Do(t.Context(), pprof.Labels(goroutineLabel, t.Name()), func(context.Context) {
+				var err error
+				r, err = evaluate.OpenNumPyRankings(filepath.Join(dir, "items.npy"), filepath.Join(dir, "scores.npy"),
+					filepath.Join(dir, "targets.npz"), "", evaluate.RankingOptions{BatchSize: 1})
+				require.NoError(t, err)
+				for range tt.reads {
+					_, err := r.Next()
+					require.NoError(t, err)
+				}
+			})
+			if tt.reads > 0 {
+				require.Positive(t, labelledGoroutines(t, t.Name()), "reading started goroutines, which the count sees")
+			}
+			require.NoError(t, r.Close())
+			deadline := time.Now().Add(goroutineExitWait)
+			for labelledGoroutines(t, t.Name()) > 0 && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+			require.Zero(t, labelledGoroutines(t, t.Name()), "goroutines left running %v after Close", goroutineExitWait)
+		})
 	}
-	// Closed before reading, and half way: the goroutines stop.
-	require.NoError(t, open().Close())
-	r := open()
-	_, err := r.Next()
-	require.NoError(t, err)
-	require.NoError(t, r.Close())
 }
 
 func TestNumPyRankingsNextAfterClose(t *testing.T) {
