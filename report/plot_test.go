@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/xml"
 	"errors"
 	"image/png"
@@ -10,6 +11,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -276,52 +279,209 @@ func TestPlotsRejectBadInput(t *testing.T) {
 	}
 }
 
+// TestPlotEdgeCasesDraw draws each plot at its edges (ties, no interval,
+// one value, a critical difference longer than the axis, many runs, spans
+// of hours and of years) and reads the SVG as a reader would: the texts,
+// the axes by their tick labels, and where the marks lie against them.
 func TestPlotEdgeCasesDraw(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2024, 3, 1, 9, 0, 0, 0, time.UTC)
+	num := parseNumber(t)
+	// Tick labels of a time axis: "Mar 1 09:00" within 2024, or "Jul 2024".
+	clock := func(s string) float64 {
+		tm, err := time.Parse("Jan 2 15:04 2006", s+" 2024")
+		require.NoError(t, err)
+		return plotUnixSeconds(tm)
+	}
+	month := func(s string) float64 {
+		tm, err := time.Parse("Jan 2006", s)
+		require.NoError(t, err)
+		return plotUnixSeconds(tm)
+	}
+	onePoint := []HistoryPoint{{Run: "ease", Time: at, Estimate: 0.1, Low: math.NaN(), High: math.NaN()}}
+	sameDay := []HistoryPoint{
+		{Run: "a", Time: at, Estimate: 0.1, Low: 0.09, High: 0.11},
+		{Run: "b", Time: at.Add(5 * time.Hour), Estimate: 0.1, Low: 0.09, High: 0.11},
+	}
+	years := []HistoryPoint{
+		{Run: "a", Time: at, Estimate: 0.1, Low: math.NaN(), High: math.NaN()},
+		{Run: "b", Time: at.AddDate(3, 0, 0), Estimate: 0.2, Low: math.NaN(), High: math.NaN()},
+	}
 	for _, tc := range []struct {
-		name string
-		plot func() (*Figure, error)
+		name  string
+		plot  func() (*Figure, error)
+		check func(t *testing.T, d svgDoc)
 	}{
-		{name: "cd without cd or cliques", plot: func() (*Figure, error) {
-			return CriticalDifference("", []string{"a", "b"}, []float64{1.5, 1.5}, math.NaN(), [][]string{{"a"}})
-		}},
-		{name: "cd longer than the axis", plot: func() (*Figure, error) {
-			return CriticalDifference("ranks", []string{"a", "b", "c"}, []float64{1, 2, 3}, 4.2, [][]string{{"a", "b", "c"}})
-		}},
-		{name: "cd many runs", plot: func() (*Figure, error) {
-			var names []string
-			var ranks []float64
-			for i := range 25 {
-				names = append(names, "run-"+string(rune('a'+i)))
-				ranks = append(ranks, 1+float64(i)*0.95)
-			}
-			return CriticalDifference("", names, ranks, 3.1, nil)
-		}},
-		{name: "forest without intervals", plot: func() (*Figure, error) {
-			return Forest("", "", []ForestRow{{Label: "a", Estimate: 0, Low: math.NaN(), High: math.NaN()}})
-		}},
-		{name: "histogram all equal", plot: func() (*Figure, error) {
-			return Histogram("identical runs", "difference", []float64{0, 0, 0})
-		}},
-		{name: "histogram one value", plot: func() (*Figure, error) {
-			return Histogram("", "", []float64{0.25})
-		}},
-		{name: "history one point", plot: func() (*Figure, error) {
-			return History("", "", []HistoryPoint{{Run: "ease", Time: at, Estimate: 0.1, Low: math.NaN(), High: math.NaN()}})
-		}},
-		{name: "history within a day", plot: func() (*Figure, error) {
-			return History("", "", []HistoryPoint{
-				{Run: "a", Time: at, Estimate: 0.1, Low: 0.09, High: 0.11},
-				{Run: "b", Time: at.Add(5 * time.Hour), Estimate: 0.1, Low: 0.09, High: 0.11},
-			})
-		}},
-		{name: "history over years", plot: func() (*Figure, error) {
-			return History("", "", []HistoryPoint{
-				{Run: "a", Time: at, Estimate: 0.1, Low: math.NaN(), High: math.NaN()},
-				{Run: "b", Time: at.AddDate(3, 0, 0), Estimate: 0.2, Low: math.NaN(), High: math.NaN()},
-			})
-		}},
+		{
+			name: "cd without cd or cliques",
+			plot: func() (*Figure, error) {
+				return CriticalDifference("", []string{"a", "b"}, []float64{1.5, 1.5}, math.NaN(), [][]string{{"a"}})
+			},
+			check: func(t *testing.T, d svgDoc) {
+				axis, line := d.cdAxis(t, []string{"1", "2"})
+				// Tied runs leave the axis at the same point, half way,
+				// one to each side.
+				requireCDRun(t, d, axis, line, "a", "1.50", 1.5, true)
+				requireCDRun(t, d, axis, line, "b", "1.50", 1.5, false)
+				require.False(t, slices.ContainsFunc(d.texts, func(l svgLabel) bool { return strings.HasPrefix(l.text, "CD") }), "no CD label for a NaN cd")
+				require.Empty(t, d.find(func(p svgPath) bool { return p.width() == 1.2 }), "no CD bar")
+				require.Empty(t, d.find(func(p svgPath) bool { return p.width() == 3 }), "no bar for a clique of one run")
+			},
+		},
+		{
+			name: "cd longer than the axis",
+			plot: func() (*Figure, error) {
+				return CriticalDifference("ranks", []string{"a", "b", "c"}, []float64{1, 2, 3}, 4.2, [][]string{{"a", "b", "c"}})
+			},
+			check: func(t *testing.T, d svgDoc) {
+				require.Equal(t, float64(plotTitleSize), d.label(t, "ranks").size)
+				axis, line := d.cdAxis(t, []string{"1", "2", "3"})
+				requireCDRun(t, d, axis, line, "a", "1.00", 1, true)
+				requireCDRun(t, d, axis, line, "b", "2.00", 2, true)
+				requireCDRun(t, d, axis, line, "c", "3.00", 3, false)
+				// 1 + 4.2 is past rank 3: the bar stops at the axis end,
+				// with a cap at rank 1 only.
+				requireCDBar(t, d, axis, "CD = 4.20", 1, 3, []float64{1})
+				// The clique bar joins ranks 1 to 3 and reaches 4 points
+				// past each (cdDiagram.Plot).
+				requireHorizontal(t, d, func(p svgPath) bool { return p.width() == 3 }, [][2]float64{{axis.at(1) - 4, axis.at(3) + 4}})
+			},
+		},
+		{
+			name: "cd many runs",
+			plot: func() (*Figure, error) {
+				names, ranks := manyRuns()
+				return CriticalDifference("", names, ranks, 3.1, nil)
+			},
+			check: func(t *testing.T, d svgDoc) {
+				// With 25 ranks a label every rank would crowd: every
+				// second, after the first.
+				ticks := []string{"1"}
+				for r := 2; r <= 24; r += 2 {
+					ticks = append(ticks, strconv.Itoa(r))
+				}
+				axis, line := d.cdAxis(t, ticks)
+				require.InDelta(t, axis.at(25), line.pts[1].x, svgTol, "the axis runs to rank 25")
+				names, ranks := manyRuns()
+				for i, name := range names {
+					// The better ⌈25/2⌉ = 13 runs are on the left.
+					requireCDRun(t, d, axis, line, name, strconv.FormatFloat(ranks[i], 'f', 2, 64), ranks[i], i < 13)
+				}
+				requireCDBar(t, d, axis, "CD = 3.10", 1, 4.1, []float64{1, 4.1})
+				leaders := d.find(func(p svgPath) bool { return p.width() == 0.8 && len(p.pts) == 3 })
+				require.Len(t, leaders, len(names))
+				for i, a := range leaders {
+					for _, b := range leaders[i+1:] {
+						for j := range 2 {
+							for k := range 2 {
+								require.False(t, segmentsCross(a.pts[j], a.pts[j+1], b.pts[k], b.pts[k+1]),
+									"leader lines %v and %v cross", a.pts, b.pts)
+							}
+						}
+					}
+				}
+			},
+		},
+		{
+			name: "forest without intervals",
+			plot: func() (*Figure, error) {
+				return Forest("", "", []ForestRow{{Label: "a", Estimate: 0, Low: math.NaN(), High: math.NaN()}})
+			},
+			check: func(t *testing.T, d svgDoc) {
+				// The range around the one value, 0, widens to ±1
+				// (plotRange), labelled every 0.25.
+				xa := d.xAxis(t, []string{"-1.00", "-0.75", "-0.50", "-0.25", "0.00", "0.25", "0.50", "0.75", "1.00"}, num)
+				// Not distinguishable: a grey ring, at 0, on row a.
+				rings := d.find(func(p svgPath) bool { return p.circle && p.stroke() == "#8C8C8C" })
+				require.Len(t, rings, 1)
+				mark := rings[0].pts[0]
+				require.InDelta(t, xa.at(0), mark.x, svgTol)
+				row := d.label(t, "a")
+				require.Equal(t, float64(plotLabelSize), row.size)
+				require.Less(t, row.x, mark.x)
+				require.InDelta(t, mark.y, row.y, forestHalfRow, "the marker is on row a")
+				require.Empty(t, d.find(func(p svgPath) bool { return !p.circle && p.stroke() == "#8C8C8C" }), "no interval line")
+				var values []svgLabel
+				for _, l := range d.texts {
+					if l.text == "0.00" && l.x > xa.at(1) {
+						values = append(values, l)
+					}
+				}
+				require.Len(t, values, 1, "the value, right of the data")
+				require.InDelta(t, mark.y, values[0].y, forestHalfRow, "the value is on row a")
+			},
+		},
+		{
+			name: "histogram all equal",
+			plot: func() (*Figure, error) {
+				return Histogram("identical runs", "difference", []float64{0, 0, 0})
+			},
+			check: func(t *testing.T, d svgDoc) {
+				require.Equal(t, float64(plotTitleSize), d.label(t, "identical runs").size)
+				require.Equal(t, float64(plotLabelSize), d.label(t, "difference").size)
+				require.True(t, d.label(t, "users").rotated)
+				// Values all 0: an axis 1 wide around 0 (histogramEqualSpan)
+				// and 2 % more each side; counts up to 3 and 15 % headroom.
+				xa := d.xAxis(t, []string{"-0.4", "-0.2", "0.0", "0.2", "0.4"}, num)
+				ya := d.yAxis(t, []string{"0", "1", "2", "3"}, num)
+				// One bar of the 3 values, a twentieth of the axis wide.
+				requireHistogram(t, d, xa, ya, [][3]float64{{-0.025, 0.025, 3}}, 0, "mean 0")
+			},
+		},
+		{
+			name: "histogram one value",
+			plot: func() (*Figure, error) {
+				return Histogram("", "", []float64{0.25})
+			},
+			check: func(t *testing.T, d svgDoc) {
+				// 0.25 ± 0.5 (histogramEqualSpan) and 2 % more each side.
+				xa := d.xAxis(t, []string{"-0.2", "0.0", "0.2", "0.4", "0.6"}, num)
+				ya := d.yAxis(t, []string{"0", "1"}, num)
+				requireHistogram(t, d, xa, ya, [][3]float64{{0.225, 0.275, 1}}, 0.25, "mean 0.250")
+			},
+		},
+		{
+			name: "history one point",
+			plot: func() (*Figure, error) {
+				return History("", "", onePoint)
+			},
+			check: func(t *testing.T, d svgDoc) {
+				d.label(t, "logged on 2024-03-01 (UTC)")
+				// 12 hours either side of 09:00, every 6 hours; 0.1 ± 1
+				// (plotRange of an empty span), every 0.25.
+				xa := d.xAxis(t, []string{"Mar 1 00:00", "Mar 1 06:00", "Mar 1 12:00", "Mar 1 18:00"}, clock)
+				ya := d.yAxis(t, []string{"-0.75", "-0.50", "-0.25", "0.00", "0.25", "0.50", "0.75", "1.00"}, num)
+				requireHistoryPoints(t, d, xa, ya, onePoint)
+			},
+		},
+		{
+			name: "history within a day",
+			plot: func() (*Figure, error) {
+				return History("", "", sameDay)
+			},
+			check: func(t *testing.T, d svgDoc) {
+				d.label(t, "logged on 2024-03-01 (UTC)")
+				// 09:00 to 14:00, hourly; 0.09 to 0.11 with 8 % more each
+				// side (plotRange).
+				xa := d.xAxis(t, []string{"Mar 1 09:00", "Mar 1 10:00", "Mar 1 11:00", "Mar 1 12:00", "Mar 1 13:00", "Mar 1 14:00"}, clock)
+				ya := d.yAxis(t, []string{"0.090", "0.095", "0.100", "0.105", "0.110"}, num)
+				requireHistoryPoints(t, d, xa, ya, sameDay)
+			},
+		},
+		{
+			name: "history over years",
+			plot: func() (*Figure, error) {
+				return History("", "", years)
+			},
+			check: func(t *testing.T, d svgDoc) {
+				d.label(t, "logged (UTC)")
+				// March 2024 to March 2027, every 6 months; 0.1 to 0.2
+				// with 8 % more each side.
+				xa := d.xAxis(t, []string{"Jul 2024", "Jan 2025", "Jul 2025", "Jan 2026", "Jul 2026", "Jan 2027"}, month)
+				ya := d.yAxis(t, []string{"0.10", "0.12", "0.14", "0.16", "0.18", "0.20"}, num)
+				requireHistoryPoints(t, d, xa, ya, years)
+			},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -329,9 +489,172 @@ func TestPlotEdgeCasesDraw(t *testing.T) {
 			require.NoError(t, err)
 			var b bytes.Buffer
 			require.NoError(t, fig.Write(&b, "svg"))
-			svgText(t, b.Bytes())
+			tc.check(t, readSVG(t, b.Bytes()))
 		})
 	}
+}
+
+// manyRuns are 25 runs, run-a to run-y, with average ranks 1 to 23.8 in
+// steps of 0.95.
+func manyRuns() (names []string, ranks []float64) {
+	for i := range 25 {
+		names = append(names, "run-"+string(rune('a'+i)))
+		ranks = append(ranks, 1+float64(i)*0.95)
+	}
+	return names, ranks
+}
+
+// cdHalfRow is half the distance between the rows of run names of a
+// critical-difference diagram (cdDiagram.layout): a name and its leader
+// line are on one row when they are closer than this.
+const cdHalfRow = 9
+
+// forestHalfRow is half the height of a forest plot's row, 0.3 inches.
+const forestHalfRow = 0.15 * 72
+
+// requireCDRun requires that a critical-difference diagram writes run name
+// and its average rank rankText on one row, on the left of the axis or on
+// the right, the rank nearer the axis, at the end of a leader line that
+// leaves the axis at rank.
+func requireCDRun(t *testing.T, d svgDoc, axis svgAxis, line svgPath, name, rankText string, rank float64, left bool) {
+	t.Helper()
+	start, end := line.pts[0].x, line.pts[1].x
+	onSide := func(x float64) bool {
+		if left {
+			return x < start
+		}
+		return x > end
+	}
+	n := d.label(t, name)
+	require.True(t, onSide(n.x), "%s is on its side", name)
+	var ranks []svgLabel
+	for _, l := range d.texts {
+		if l.text == rankText && math.Abs(l.y-n.y) < svgTol && onSide(l.x) {
+			ranks = append(ranks, l)
+		}
+	}
+	require.Len(t, ranks, 1, "%s's rank %s on its row", name, rankText)
+	if left {
+		require.Less(t, n.x, ranks[0].x, "%s's rank is between its name and the axis", name)
+	} else {
+		require.Greater(t, n.x, ranks[0].x, "%s's rank is between its name and the axis", name)
+	}
+	leaders := d.find(func(p svgPath) bool {
+		return p.width() == 0.8 && len(p.pts) == 3 && math.Abs(p.pts[2].y-n.y) < cdHalfRow && onSide(p.pts[2].x)
+	})
+	require.Len(t, leaders, 1, "a leader line to %s", name)
+	require.InDelta(t, line.pts[0].y, leaders[0].pts[0].y, svgTol, "%s's leader line leaves the axis", name)
+	require.InDelta(t, axis.at(rank), leaders[0].pts[0].x, svgTol, "%s's leader line leaves the axis at rank %v", name, rank)
+}
+
+// requireCDBar requires the critical difference's label and its bar, 1.2
+// points wide, from rank from to rank to, with end caps at the ranks caps.
+func requireCDBar(t *testing.T, d svgDoc, axis svgAxis, label string, from, to float64, caps []float64) {
+	t.Helper()
+	d.label(t, label)
+	bar := func(p svgPath) bool { return p.width() == 1.2 }
+	requireHorizontal(t, d, bar, [][2]float64{{axis.at(from), axis.at(to)}})
+	var got []float64
+	for _, p := range d.find(bar) {
+		if lo, _, ok := p.segment(true); ok {
+			got = append(got, lo.x)
+		}
+	}
+	require.Len(t, got, len(caps), "end caps")
+	slices.Sort(got)
+	for i, c := range caps {
+		require.InDelta(t, axis.at(c), got[i], svgTol, "an end cap at rank %v", c)
+	}
+}
+
+// requireHorizontal requires that the horizontal lines among the paths
+// keep selects span the x ranges want, left to right by their starts.
+func requireHorizontal(t *testing.T, d svgDoc, keep func(svgPath) bool, want [][2]float64) {
+	t.Helper()
+	var got [][2]float64
+	for _, p := range d.find(keep) {
+		if lo, hi, ok := p.segment(false); ok {
+			got = append(got, [2]float64{lo.x, hi.x})
+		}
+	}
+	require.Len(t, got, len(want))
+	slices.SortFunc(got, func(a, b [2]float64) int { return cmp.Compare(a[0], b[0]) })
+	for i, w := range want {
+		require.InDelta(t, w[0], got[i][0], svgTol, "line %d starts", i)
+		require.InDelta(t, w[1], got[i][1], svgTol, "line %d ends", i)
+	}
+}
+
+// requireHistogram requires a histogram's bars, each {from, to, count},
+// its dashed zero line, and its mean line at mean, named legend.
+func requireHistogram(t *testing.T, d svgDoc, xa, ya svgAxis, bars [][3]float64, mean float64, legend string) {
+	t.Helper()
+	fills := d.find(func(p svgPath) bool { return p.fill() == "#A6C0E0" })
+	require.Len(t, fills, len(bars))
+	for i, b := range bars {
+		xs, ys := []float64{}, []float64{}
+		for _, pt := range fills[i].pts {
+			xs, ys = append(xs, pt.x), append(ys, pt.y)
+		}
+		require.InDelta(t, xa.at(b[0]), slices.Min(xs), svgTol, "bar %d starts at %v", i, b[0])
+		require.InDelta(t, xa.at(b[1]), slices.Max(xs), svgTol, "bar %d ends at %v", i, b[1])
+		require.InDelta(t, ya.at(0), slices.Min(ys), svgTol, "bar %d stands on 0", i)
+		require.InDelta(t, ya.at(b[2]), slices.Max(ys), svgTol, "bar %d counts %v", i, b[2])
+	}
+	vertical := func(colour string) []float64 {
+		var xs []float64
+		for _, p := range d.find(func(p svgPath) bool { return p.dashed() && p.stroke() == colour }) {
+			if lo, _, ok := p.segment(true); ok {
+				xs = append(xs, lo.x)
+			}
+		}
+		return xs
+	}
+	zero := vertical("#000000")
+	require.Len(t, zero, 1, "a zero line")
+	require.InDelta(t, xa.at(0), zero[0], svgTol, "the zero line")
+	means := vertical("#C0392B")
+	require.Len(t, means, 1, "a mean line")
+	require.InDelta(t, xa.at(mean), means[0], svgTol, "the mean line")
+	d.label(t, legend)
+}
+
+// requireHistoryPoints requires a marker at each point's time and
+// estimate with the run's name beside it, and a bar from Low to High for
+// each point that has an interval.
+func requireHistoryPoints(t *testing.T, d svgDoc, xa, ya svgAxis, points []HistoryPoint) {
+	t.Helper()
+	// historyLabelOffset moves a name 6 points across and 3 up or down
+	// from its marker's centre, and a 9-point name is under 12 high.
+	const beside = 15
+	markers := d.find(func(p svgPath) bool { return p.circle && p.fill() == "#2C5D9E" })
+	require.Len(t, markers, len(points))
+	var bars []svgPath
+	for _, p := range d.find(func(p svgPath) bool { return p.stroke() == "#2C5D9E" }) {
+		if _, _, ok := p.segment(true); ok {
+			bars = append(bars, p)
+		}
+	}
+	intervals := 0
+	for _, pt := range points {
+		x, y := xa.at(plotUnixSeconds(pt.Time)), ya.at(pt.Estimate)
+		require.True(t, slices.ContainsFunc(markers, func(m svgPath) bool {
+			return math.Abs(m.pts[0].x-x) < svgTol && math.Abs(m.pts[0].y-y) < svgTol
+		}), "a marker for %s at (%v, %v), at (%.2f, %.2f) on the page", pt.Run, pt.Time, pt.Estimate, x, y)
+		name := d.label(t, pt.Run)
+		require.Equal(t, float64(plotSmallSize), name.size)
+		require.InDelta(t, x, name.x, beside, "%s's name is beside its marker", pt.Run)
+		require.InDelta(t, y, name.y, beside, "%s's name is beside its marker", pt.Run)
+		if math.IsNaN(pt.Low) {
+			continue
+		}
+		intervals++
+		require.True(t, slices.ContainsFunc(bars, func(b svgPath) bool {
+			lo, hi, _ := b.segment(true)
+			return math.Abs(lo.x-x) < svgTol && math.Abs(lo.y-ya.at(pt.Low)) < svgTol && math.Abs(hi.y-ya.at(pt.High)) < svgTol
+		}), "an interval bar for %s from %v to %v", pt.Run, pt.Low, pt.High)
+	}
+	require.Len(t, bars, intervals, "interval bars")
 }
 
 func TestHistogramBins(t *testing.T) {
