@@ -107,6 +107,8 @@ def paired_t():
     a = RNG.uniform(0, 1, 25)
     add("no gap at 99%", a, a + RNG.normal(0, 0.05, 25), 0.99)
     add("hit rates 0/1", [1, 0, 1, 1, 0, 1, 1, 1, 0, 1], [0, 0, 1, 0, 0, 1, 0, 1, 0, 1])
+    # The inputs of ExamplePairedT (ttest_example_test.go).
+    add("ExamplePairedT", [1, 1, 0, 1, 0.5, 1, 0, 1], [0, 1, 0, 1, 0, 1, 0, 0.5])
     return cases
 
 
@@ -141,6 +143,10 @@ def corrected_t():
     add("5x2 repeated 2-fold", RNG.normal(0.01, 0.03, 10), 500, 500)
     add("3-fold, negative", [-0.02, -0.035, -0.01], 2000, 1000)
     add("large significant", RNG.normal(0.05, 0.01, 30), 270, 30)
+    # The inputs of ExampleCorrectedResampledTDiffs (ttest_example_test.go).
+    add("ExampleCorrectedResampledTDiffs",
+        [0.012, 0.02, 0.004, 0.015, 0.009, 0.011, 0.018, 0.007, 0.013, 0.01],
+        900, 100)
     return cases
 
 

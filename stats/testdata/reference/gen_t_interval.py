@@ -105,6 +105,10 @@ def cases():
     paired("paired, 40 users", RNG.normal(0.03, 0.1, 40))
     paired("paired, 1000 users at 80%", RNG.normal(-0.01, 0.2, 1000), 0.80)
     paired("paired, 4 users at 50%", [0.1, -0.05, 0.2, 0.07], 0.50)
+    # The inputs of ExampleTInterval (ttest_example_test.go).
+    corrected("ExampleTInterval",
+              [0.012, 0.025, -0.004, 0.018, 0.009, 0.021, 0.003, 0.015,
+               0.011, 0.007], 900, 100)
     return out
 
 
