@@ -318,6 +318,100 @@ func TestPairedBootstrapMulticlassCancelled(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 }
 
+// mcSigmas is how many Monte Carlo standard errors a seeded bootstrap's
+// output may stray from its exact value before a test fails: 4.5 σ keeps
+// the chance that a correct implementation fails under 10⁻⁵ a check.
+const mcSigmas = 4.5
+
+// supportTol absorbs rounding when a replicate's difference is compared
+// with the exact distribution's: both are multiples of 1/9, computed in
+// different orders.
+const supportTol = 1e-12
+
+// TestPairedBootstrapMulticlassExample runs ExamplePairedBootstrapMulticlass
+// on the example's input as testdata/fixtures.json holds it, and checks it
+// against the fixture: the accuracies are scikit-learn's, and the seeded
+// interval, standard error and p-value lie within Monte Carlo error of the
+// exact bootstrap distribution that gen_fixtures.py enumerates, all 27³
+// equally likely stratified draws.
+func TestPairedBootstrapMulticlassExample(t *testing.T) {
+	t.Parallel()
+	ex := readFixtures(t).BootstrapExample
+	opts := classify.DefaultBootstrapOptions()
+	opts.Seed = 1 // the example's
+	res, err := classify.PairedBootstrapMulticlass("accuracy", ex.Labels, ex.Left, ex.Right, ex.K, opts)
+	require.NoError(t, err)
+	w := ex.Want
+	requireClose(t, w.Left, res.Left, "left accuracy")
+	requireClose(t, w.Right, res.Right, "right accuracy")
+	requireClose(t, w.Left-w.Right, res.Difference, "difference")
+
+	// P(D ≤ x) and P(D < x) of the exact distribution.
+	atMost := func(x float64) (p float64) {
+		for i, d := range w.Differences {
+			if d <= x+supportTol {
+				p += w.Probabilities[i]
+			}
+		}
+		return p
+	}
+	below := func(x float64) (p float64) {
+		for i, d := range w.Differences {
+			if d < x-supportTol {
+				p += w.Probabilities[i]
+			}
+		}
+		return p
+	}
+	B := float64(res.Resamples)
+	require.Equal(t, stats.DefaultResamples, res.Resamples, "the example's B, the default")
+	// A bound is the q-quantile of B replicates: on the probability scale
+	// it lies where P(D < bound) ≤ q ≤ P(D ≤ bound), give or take the
+	// standard error of a proportion, √(q(1 − q)/B).
+	for _, b := range []struct {
+		name string
+		q    float64
+		got  float64
+	}{{"low", 0.025, res.Low}, {"high", 0.975, res.High}} {
+		tol := mcSigmas * math.Sqrt(b.q*(1-b.q)/B)
+		require.GreaterOrEqual(t, atMost(b.got), b.q-tol, "%s bound %v: P(D ≤ it)", b.name, b.got)
+		require.LessOrEqual(t, below(b.got), b.q+tol, "%s bound %v: P(D < it)", b.name, b.got)
+	}
+	require.InDelta(t, w.Quantile975, res.High, supportTol, "the upper quantile, whose neighbours are far from 97.5 %")
+
+	// The standard error is the standard deviation of B replicates, whose
+	// own standard error is √((μ₄ − σ⁴)/B) / (2σ).
+	var mean, m2, m4 float64
+	for i, d := range w.Differences {
+		mean += w.Probabilities[i] * d
+	}
+	for i, d := range w.Differences {
+		m2 += w.Probabilities[i] * math.Pow(d-mean, 2)
+		m4 += w.Probabilities[i] * math.Pow(d-mean, 4)
+	}
+	require.InDelta(t, w.SD, math.Sqrt(m2), supportTol, "the fixture's SD is its distribution's")
+	require.InDelta(t, w.SD, res.SE, mcSigmas*math.Sqrt((m4-m2*m2)/B)/(2*w.SD))
+
+	// The p-value is 2·(1 + #{d ≥ 0})/(B + 1), d ≥ 0 being the rarer side,
+	// with #{d ≥ 0} ~ Binomial(B, P(D ≥ 0)).
+	ge := 1 - below(0)
+	require.InDelta(t, w.PValue, 2*ge, supportTol, "the fixture's p-value is its distribution's")
+	require.InDelta(t, 2*(1+B*ge)/(B+1), res.PValue, mcSigmas*2*math.Sqrt(B*ge*(1-ge))/(B+1))
+}
+
+// The accuracies are scikit-learn's (accuracy_score of the argmax, 5/9 and
+// 8/9). The interval, standard error and p-value are this seed's 2000
+// replicates. The replicates sample the exact bootstrap distribution of
+// the difference, all 27³ equally likely draws of 3 samples from each
+// class's 3, which testdata/gen_fixtures.py enumerates: standard deviation
+// √(10/243) = 0.203 (each class adds 3·var of its per-sample differences,
+// 2/9, 2/3 and 2/9, over 9²), p-value limit 2·P(D ≥ 0) = 0.170, and 2.5 %
+// and 97.5 % quantiles -7/9 and 1/9. P(D ≤ -7/9) = 0.0251 is so close to
+// 2.5 % that 2000 replicates put the lower bound at -7/9 (-0.778) or -6/9
+// (-0.667) about equally often (47 % each, and 6 % just between); this
+// seed gives -6/9.
+// TestPairedBootstrapMulticlassExample checks the output against that
+// distribution within Monte Carlo error.
 func ExamplePairedBootstrapMulticlass() {
 	// Nine samples, three of each of three classes. The baseline (left)
 	// predicts the argmax of its row right for 5 of them, the candidate

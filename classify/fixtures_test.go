@@ -20,7 +20,8 @@ import (
 const refTol = 1e-12
 
 // fixtures is testdata/fixtures.json, written by testdata/gen_fixtures.py
-// with scikit-learn (ECE with NumPy, by its definition).
+// with scikit-learn (ECE with NumPy, by its definition; the bootstrap
+// example's distribution by enumerating its draws).
 type fixtures struct {
 	Versions map[string]string `json:"versions"`
 	Binary   []struct {
@@ -40,6 +41,25 @@ type fixtures struct {
 		Want   map[string]float64 `json:"want"`
 		Errors []string           `json:"errors"`
 	} `json:"multiclass"`
+	// BootstrapExample is ExamplePairedBootstrapMulticlass's input, each
+	// model's accuracy, and the exact distribution of the accuracy
+	// difference under the stratified bootstrap, enumerated.
+	BootstrapExample struct {
+		K      int       `json:"k"`
+		Labels []int32   `json:"labels"`
+		Left   []float64 `json:"left"`
+		Right  []float64 `json:"right"`
+		Want   struct {
+			Left          float64   `json:"left"`
+			Right         float64   `json:"right"`
+			Differences   []float64 `json:"differences"`
+			Probabilities []float64 `json:"probabilities"`
+			Quantile025   float64   `json:"quantile_025"`
+			Quantile975   float64   `json:"quantile_975"`
+			SD            float64   `json:"sd"`
+			PValue        float64   `json:"p_value"`
+		} `json:"want"`
+	} `json:"bootstrap_example"`
 }
 
 func readFixtures(t *testing.T) fixtures {

@@ -15,15 +15,23 @@ NumPy, because scikit-learn's metrics take hard predictions. (scikit-learn's
 own Binarizer and its classifiers' predict use score > threshold; the
 "at threshold" cases below make the difference visible.)
 
+The "bootstrap_example" section is ExamplePairedBootstrapMulticlass's input
+with scikit-learn's accuracy of each model and the exact distribution of
+the stratified bootstrap's accuracy difference, found by enumerating every
+draw (see bootstrap_example below).
+
 Cases where scikit-learn refuses a metric, or where verdict does, list it in
 "errors" instead of "want". The inputs are fixed by a seeded generator, so
 rerunning reproduces the file byte for byte with the same library versions.
 """
 
+import itertools
 import json
+import math
 import re
 import sys
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import sklearn
@@ -257,6 +265,77 @@ def multiclass_cases():
     return cases
 
 
+def bootstrap_example():
+    """ExamplePairedBootstrapMulticlass's models and its exact bootstrap.
+
+    The point estimates are scikit-learn's accuracy of each model's argmax
+    (numpy's argmax takes the first of tied maxima). The stratified
+    bootstrap draws 3 samples with replacement from each class's 3, so its
+    replicates are the 27**3 equally likely ordered draws; enumerating them
+    gives the exact distribution of the accuracy difference that the
+    example's 2000 seeded replicates sample: its probabilities, its lower
+    2.5 % and 97.5 % quantiles (the least d with P(D <= d) >= q), its
+    standard deviation and 2 * min(P(D <= 0), P(D >= 0)), the limit of the
+    bootstrap p-value. Probabilities are counted exactly with Fraction.
+    """
+    labels = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2])
+    baseline = np.array([
+        0.6, 0.3, 0.1, 0.3, 0.5, 0.2, 0.5, 0.1, 0.4,
+        0.2, 0.7, 0.1, 0.4, 0.4, 0.2, 0.1, 0.6, 0.3,
+        0.2, 0.2, 0.6, 0.5, 0.2, 0.3, 0.3, 0.4, 0.3,
+    ]).reshape(9, 3)
+    candidate = np.array([
+        0.7, 0.2, 0.1, 0.6, 0.3, 0.1, 0.5, 0.3, 0.2,
+        0.1, 0.8, 0.1, 0.3, 0.6, 0.1, 0.4, 0.3, 0.3,
+        0.1, 0.2, 0.7, 0.2, 0.2, 0.6, 0.2, 0.3, 0.5,
+    ]).reshape(9, 3)
+    n = len(labels)
+    hit_left = baseline.argmax(axis=1) == labels
+    hit_right = candidate.argmax(axis=1) == labels
+    diff = hit_left.astype(int) - hit_right.astype(int)
+    classes = [np.flatnonzero(labels == c) for c in range(3)]
+    counts = {}
+    draws = [itertools.product(idx, repeat=len(idx)) for idx in classes]
+    for drawn in itertools.product(*draws):
+        k = int(sum(diff[i] for group in drawn for i in group))
+        counts[k] = counts.get(k, 0) + 1
+    total = sum(counts.values())
+    assert total == 27 ** 3
+    ks = sorted(counts)
+    prob = {k: Fraction(counts[k], total) for k in ks}
+
+    def quantile(q):
+        cum = Fraction(0)
+        for k in ks:
+            cum += prob[k]
+            if cum >= q:
+                return k / n
+
+    mean = sum(Fraction(k, n) * prob[k] for k in ks)
+    var = sum((Fraction(k, n) - mean) ** 2 * prob[k] for k in ks)
+    le0 = sum(prob[k] for k in ks if k <= 0)
+    ge0 = sum(prob[k] for k in ks if k >= 0)
+    return {
+        "name": "ExamplePairedBootstrapMulticlass",
+        "source": "sklearn.metrics.accuracy_score on argmax; the bootstrap "
+                  "distribution by enumerating all 27**3 stratified draws",
+        "k": 3,
+        "labels": [int(x) for x in labels],
+        "left": [float(x) for x in baseline.ravel()],
+        "right": [float(x) for x in candidate.ravel()],
+        "want": {
+            "left": float(metrics.accuracy_score(labels, baseline.argmax(axis=1))),
+            "right": float(metrics.accuracy_score(labels, candidate.argmax(axis=1))),
+            "differences": [k / n for k in ks],
+            "probabilities": [float(prob[k]) for k in ks],
+            "quantile_025": quantile(Fraction(25, 1000)),
+            "quantile_975": quantile(Fraction(975, 1000)),
+            "sd": math.sqrt(var),
+            "p_value": float(min(1, 2 * min(le0, ge0))),
+        },
+    }
+
+
 def main():
     doc = {
         "generator": "gen_fixtures.py",
@@ -264,6 +343,7 @@ def main():
         "sources": SOURCES,
         "binary": binary_cases(),
         "multiclass": multiclass_cases(),
+        "bootstrap_example": bootstrap_example(),
     }
     text = json.dumps(doc, indent=1, allow_nan=False)
     # One line per array of numbers keeps the file small and its diffs short.
