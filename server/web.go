@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 
 	"github.com/verdict-ml/verdict/compare"
@@ -83,12 +84,46 @@ var signInForm = template.Must(template.New("signin").Parse(`<form class="signin
 <button type="submit">Sign in</button>
 </form>`))
 
-// safeNext keeps a redirect on this server.
+// safeNext keeps the redirect after signing in on this server: it returns
+// next as http.Redirect will send it (its path cleaned, its query kept) when
+// that is a path here, and "/" otherwise. A path here starts with one slash
+// followed by neither a slash nor a backslash, before and after cleaning
+// and percent-decoding, and holds printable ASCII only, with no backslash
+// anywhere: browsers read a backslash as a slash and drop tabs and
+// newlines, so that `/\evil.example`, "/<TAB>/evil.example" and
+// `/./\evil.example` (which cleaning turns into `/\evil.example`) would each
+// send the browser to another host.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+	if !localPath(next) {
 		return "/"
 	}
-	return next
+	p, query, hasQuery := strings.Cut(next, "?")
+	cleaned := path.Clean(p)
+	if strings.HasSuffix(p, "/") && !strings.HasSuffix(cleaned, "/") {
+		cleaned += "/"
+	}
+	if hasQuery {
+		cleaned += "?" + query
+	}
+	if !localPath(cleaned) {
+		return "/"
+	}
+	return cleaned
+}
+
+// localPath reports whether s is a path on this server: see safeNext.
+func localPath(s string) bool {
+	if len(s) == 0 || s[0] != '/' || len(s) > 1 && (s[1] == '/' || s[1] == '\\') {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; c <= ' ' || c >= 0x7f || c == '\\' {
+			return false
+		}
+	}
+	p, _, _ := strings.Cut(s, "?")
+	decoded, err := url.PathUnescape(p)
+	return err == nil && !strings.HasPrefix(decoded, "//") && !strings.HasPrefix(decoded, "/\\")
 }
 
 func (s *Server) login(w http.ResponseWriter, r *http.Request, c *caller) error {
