@@ -7,7 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/verdict-ml/verdict/store/storetest"
@@ -33,6 +35,78 @@ func verdictCmd(t *testing.T, args ...string) *exec.Cmd {
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), "VERDICT_TEST_AS_MAIN=1")
 	return cmd
+}
+
+// safetyNet bounds the waits of tests that act on what they see a verdict
+// process do. It only keeps a broken test from hanging; no test measures
+// anything by it.
+const safetyNet = time.Minute
+
+// startVerdict starts cmd, made by verdictCmd, and returns a channel that
+// receives what its Wait returns. The process is killed if t ends first.
+func startVerdict(t *testing.T, cmd *exec.Cmd) <-chan error {
+	t.Helper()
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return exited
+}
+
+// awaitExit returns what the Wait of a process started by startVerdict
+// returned, failing t if it has not exited within safetyNet.
+func awaitExit(t *testing.T, exited <-chan error, what string) error {
+	t.Helper()
+	select {
+	case err := <-exited:
+		return err
+	case <-time.After(safetyNet):
+		require.FailNow(t, what+": still running after "+safetyNet.String())
+		return nil
+	}
+}
+
+// await polls seen until it returns true, so that a test acts once it sees
+// the work it waits for under way rather than after a time it hopes is
+// long enough. It fails t if the process whose Wait result exited receives
+// ends first, or if nothing is seen within safetyNet.
+func await(t *testing.T, exited <-chan error, what string, seen func() bool) {
+	t.Helper()
+	deadline := time.After(safetyNet)
+	for !seen() {
+		select {
+		case err := <-exited:
+			require.FailNowf(t, "the process ended before "+what, "%v", err)
+		case <-deadline:
+			require.FailNow(t, "not seen within "+safetyNet.String()+": "+what)
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+}
+
+// awaitSeen is await for query, which returns one boolean, on the database
+// at url.
+func awaitSeen(t *testing.T, url string, exited <-chan error, what, query string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	await(t, exited, what, func() bool {
+		var seen bool
+		require.NoError(t, conn.QueryRow(ctx, query).Scan(&seen), "waiting until %s", what)
+		return seen
+	})
+}
+
+// exitCode is the exit code of a process whose Wait returned err; it fails
+// t unless the process exited by itself with a code other than 0.
+func exitCode(t *testing.T, err error) int {
+	t.Helper()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, "the process failed")
+	require.True(t, exit.Exited(), "the process exited by itself, not by a signal: %v", exit)
+	return exit.ExitCode()
 }
 
 // result is what a command line did.
