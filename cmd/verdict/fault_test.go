@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strconv"
@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/verdict-ml/verdict/internal/testenv"
 	"github.com/verdict-ml/verdict/store/localpg"
 	"github.com/verdict-ml/verdict/store/storetest"
 )
@@ -79,9 +80,9 @@ func TestLogKilledAtAnyMomentLeavesNothing(t *testing.T) {
 
 // TestServerKilledMidLogAndMidCompare runs its own cluster and shuts its
 // server down at once (SIGQUIT to the postmaster, what pg_ctl stop -m
-// immediate sends) in the middle of a log and of a compare: each fails with
-// an error, the restarted server holds nothing partial and no comparison,
-// and the retries succeed.
+// immediate sends) in the middle of a log and of a compare, once each is
+// seen at work: each fails with an error, the restarted server holds
+// nothing partial and no comparison, and the retries succeed.
 func TestServerKilledMidLogAndMidCompare(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -110,18 +111,37 @@ func TestServerKilledMidLogAndMidCompare(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "scores.csv")
 	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
 
-	// Mid-log.
-	cmd := verdictCmd(t, "--database-url", url, "log", "-e", "faults", "-r", "a", "-s", "test", path)
+	// Mid-log: the log reads the file through a named pipe, so it cannot
+	// end before the test has written the second half, and the server dies
+	// once rows of the first have reached the COPY.
+	fifo := filepath.Join(t.TempDir(), "fifo.csv")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	cmd := verdictCmd(t, "--database-url", url, "log", "-e", "faults", "-r", "a", "-s", "test", fifo)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	time.Sleep(300 * time.Millisecond)
+	exited := startVerdict(t, cmd)
+	w := openPipe(t, fifo, exited)
+	half := strings.Index(b.String()[b.Len()/2:], "\n") + b.Len()/2 + 1
+	_, err = w.WriteString(b.String()[:half])
+	require.NoError(t, err)
+	awaitSeen(t, url, exited, "rows of the log have reached its COPY", `
+		SELECT EXISTS (
+			SELECT FROM pg_stat_progress_copy p JOIN pg_stat_activity a USING (pid)
+			WHERE p.datname = current_database() AND a.application_name = 'verdict'
+			  AND p.tuples_processed > 0)`)
 	kill()
-	require.Error(t, cmd.Wait(), "a log whose server died does not succeed")
-	require.NotEmpty(t, stderr.String(), "it says what happened")
+	// The rest of the input, which the log stops reading once it finds
+	// its connection gone.
+	_, _ = w.WriteString(b.String()[half:])
+	require.NoError(t, w.Close())
+	err = awaitExit(t, exited, "a log whose server died")
+	require.Equal(t, exitError, exitCode(t, err), "a log whose server died does not succeed: %s", stderr.String())
+	// It says what happened: the connection went while it loaded the values.
+	require.True(t, strings.HasPrefix(stderr.String(), "verdict: load per-unit values: "), stderr.String())
 	url, err = cl.Ensure(ctx) // restarts the server, which recovers
 	require.NoError(t, err)
 	require.Zero(t, queryInt(t, url, `SELECT count(*) FROM evaluations`), "nothing of the killed log")
+	require.Zero(t, queryInt(t, url, `SELECT count(*) FROM pg_tables WHERE schemaname = 'verdict_units'`), "no table of its values")
 	res = runVerdict(t, url, "log", "-e", "faults", "-r", "a", "-s", "test", path)
 	require.Equal(t, 0, res.code, res.stderr)
 	other := filepath.Join(t.TempDir(), "other.csv")
@@ -129,21 +149,54 @@ func TestServerKilledMidLogAndMidCompare(t *testing.T) {
 	res = runVerdict(t, url, "log", "-e", "faults", "-r", "b", "-s", "test", other)
 	require.Equal(t, 0, res.code, res.stderr)
 
-	// Mid-compare: pairing 300,000 users and resampling them takes a few
-	// seconds; the server dies in them, and the compare's record with it.
+	// Mid-compare: pairing 300,000 users and resampling them 20,000 times
+	// takes seconds; the server dies once the compare's transaction is
+	// seen at its join (running, or run and resampling), seconds before
+	// the compare could record anything.
 	cmd = verdictCmd(t, "--database-url", url, "compare", "-e", "faults", "--resamples", "20000", "a", "b")
 	stderr.Reset()
 	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	time.Sleep(500 * time.Millisecond)
+	exited = startVerdict(t, cmd)
+	awaitSeen(t, url, exited, "the compare is pairing the runs", `
+		SELECT EXISTS (
+			SELECT FROM pg_stat_activity
+			WHERE datname = current_database() AND application_name = 'verdict'
+			  AND xact_start IS NOT NULL AND query LIKE '%FULL JOIN%')`)
 	kill()
-	require.Error(t, cmd.Wait(), "a compare whose server died does not succeed")
+	err = awaitExit(t, exited, "a compare whose server died")
+	require.Equal(t, exitError, exitCode(t, err), "a compare whose server died does not succeed: %s", stderr.String())
+	// The connection went in the join, or at the record after the
+	// resampling: in the compare's work, not before it.
+	require.Regexp(t, `^verdict: (pair evaluations \d+ and \d+|record comparison): `, stderr.String())
 	url, err = cl.Ensure(ctx)
 	require.NoError(t, err)
 	require.Zero(t, queryInt(t, url, `SELECT count(*) FROM comparisons`), "nothing recorded")
 	res = runVerdict(t, url, "compare", "-e", "faults", "a", "b")
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Equal(t, 1, queryInt(t, url, `SELECT count(*) FROM comparisons`))
+}
+
+// openPipe opens the named pipe at path for writing once the process whose
+// Wait result exited receives has opened it for reading, failing t if the
+// process ends first. The pipe is closed when t ends.
+func openPipe(t *testing.T, path string, exited <-chan error) *os.File {
+	t.Helper()
+	opened := make(chan *os.File, 1)
+	go func() {
+		if f, err := os.OpenFile(path, os.O_WRONLY, 0); err == nil {
+			opened <- f
+		}
+	}()
+	select {
+	case f := <-opened:
+		t.Cleanup(func() { _ = f.Close() })
+		return f
+	case err := <-exited:
+		require.FailNowf(t, "the process ended before it opened "+path, "%v", err)
+	case <-time.After(safetyNet):
+		require.FailNow(t, "the process did not open "+path+" within "+safetyNet.String())
+	}
+	return nil
 }
 
 // TestDroppedConnectionMidLog ends the server's session of a log while its
@@ -191,16 +244,23 @@ func TestDroppedConnectionMidLog(t *testing.T) {
 func TestFullDiskMidLog(t *testing.T) {
 	t.Parallel()
 	if os.Geteuid() != 0 {
-		t.Skip("mounting a small tmpfs needs root")
+		testenv.Need(t, testenv.Root, fmt.Sprintf("mounting the 8 MB tmpfs that fills up takes root; the tests run as uid %d", os.Geteuid()))
 	}
-	url := storetest.NewDatabase(t)
 	dir, err := os.MkdirTemp("", "verdict-full-disk-")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=8M,mode=0700", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs here: %v: %s", err, out)
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=8M,mode=0700"); err != nil {
+		// Root may still be refused the mount (EPERM in a container
+		// without CAP_SYS_ADMIN, or in a user namespace). No run promises
+		// a mount, so the test skips there, saying why.
+		reason := "the kernel refuses root a tmpfs mount on " + dir
+		if errors.Is(err, syscall.EPERM) {
+			reason += ", as it does in a container without CAP_SYS_ADMIN (docker run --cap-add SYS_ADMIN, or --privileged, allows it)"
+		}
+		t.Skipf("%s: mount: %v", reason, err)
 	}
-	t.Cleanup(func() { _ = exec.Command("umount", "-l", dir).Run() })
+	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
+	url := storetest.NewDatabase(t)
 	// The server runs as the postgres user when verdict runs as root.
 	if pg, err := user.Lookup("postgres"); err == nil {
 		uid, _ := strconv.Atoi(pg.Uid)
