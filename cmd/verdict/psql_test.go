@@ -20,11 +20,13 @@ import (
 	"github.com/verdict-ml/verdict/store/storetest"
 )
 
-// passwordRole creates a superuser role with a password and returns its
-// name and password. When the test server's pg_hba.conf is at hand, as it is
-// for the embedded cluster, which trusts its local users, the role is made to
-// give its password; requiresPassword says whether the server asks for it.
-func passwordRole(t *testing.T) (role, password string, requiresPassword bool) {
+// passwordRole creates a superuser role with a password, makes the test
+// server ask it for that password, and returns its name and password. The
+// rules that ask go at the head of the server's pg_hba.conf, which the test
+// reads and writes through the server as its superuser, so that the file
+// need be neither on this machine nor readable by this user:
+// pg_read_binary_file reads it, and lo_export writes it.
+func passwordRole(t *testing.T) (role, password string) {
 	t.Helper()
 	ctx := context.Background()
 	admin := storetest.ServerURL(t)
@@ -50,26 +52,16 @@ func passwordRole(t *testing.T) (role, password string, requiresPassword bool) {
 	})
 
 	var hbaFile string
-	require.NoError(t, conn.QueryRow(ctx, `SELECT current_setting('hba_file')`).Scan(&hbaFile))
-	hba, err := os.ReadFile(hbaFile)
-	if err != nil {
-		t.Logf("pg_hba.conf is not at hand (%v): the server decides whether %s gives its password", err, role)
-		return role, password, false
-	}
+	var hba []byte
+	require.NoError(t, conn.QueryRow(ctx, `SELECT current_setting('hba_file'), pg_read_binary_file(current_setting('hba_file'))`).Scan(&hbaFile, &hba),
+		"read the test server's pg_hba.conf, as its superuser, to make it ask %s for its password", role)
 	rules := fmt.Sprintf("local all %[1]s scram-sha-256\nhost all %[1]s all scram-sha-256\n", role)
-	require.NoError(t, os.WriteFile(hbaFile, append([]byte(rules), hba...), 0))
-	reload := func() {
-		_, err := conn.Exec(ctx, `SELECT pg_reload_conf()`)
-		require.NoError(t, err)
-	}
-	reload()
+	writeHBA(t, conn, hbaFile, append([]byte(rules), hba...))
 	t.Cleanup(func() {
-		require.NoError(t, os.WriteFile(hbaFile, hba, 0))
 		conn, err := pgx.Connect(ctx, admin)
 		require.NoError(t, err)
 		defer conn.Close(ctx)
-		_, err = conn.Exec(ctx, `SELECT pg_reload_conf()`)
-		require.NoError(t, err)
+		writeHBA(t, conn, hbaFile, hba)
 	})
 	// The server reloads its configuration in the background.
 	cfg, err := pgx.ParseConfig(admin)
@@ -83,11 +75,28 @@ func passwordRole(t *testing.T) (role, password string, requiresPassword bool) {
 		var pgErr *pgconn.PgError
 		return errors.As(err, &pgErr) && pgErr.Code == "28P01" // invalid_password
 	}, 10*time.Second, 20*time.Millisecond, "the server asks %s for its password", role)
-	return role, password, true
+	return role, password
+}
+
+// writeHBA writes content to the server's pg_hba.conf at path, through a
+// large object that the rollback removes, and has the server reload it.
+func writeHBA(t *testing.T, conn *pgx.Conn, path string, content []byte) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := conn.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(ctx) }()
+	var lo uint32
+	require.NoError(t, tx.QueryRow(ctx, `SELECT lo_from_bytea(0, $1)`, content).Scan(&lo))
+	_, err = tx.Exec(ctx, `SELECT lo_export($1, $2)`, lo, path)
+	require.NoError(t, err, "write %s as a superuser of the server", path)
+	require.NoError(t, tx.Rollback(ctx))
+	_, err = conn.Exec(ctx, `SELECT pg_reload_conf()`)
+	require.NoError(t, err)
 }
 
 func TestDBPsqlKeepsPasswordOutOfArgs(t *testing.T) {
-	role, password, requiresPassword := passwordRole(t)
+	role, password := passwordRole(t)
 	db := storetest.NewDatabase(t)
 	u, err := url.Parse(db)
 	require.NoError(t, err)
@@ -137,20 +146,18 @@ func TestDBPsqlKeepsPasswordOutOfArgs(t *testing.T) {
 			require.Equal(t, role+"\n", res.stdout)
 			require.NotContains(t, res.stderr, password)
 
-			if requiresPassword {
-				// Given the same arguments but not the password, psql
-				// cannot connect: the password only travels beside them.
-				cmd := exec.Command(psql, args...)
-				for _, kv := range os.Environ() {
-					if !strings.HasPrefix(kv, "PGPASSWORD=") && !strings.HasPrefix(kv, "PGPASSFILE=") {
-						cmd.Env = append(cmd.Env, kv)
-					}
+			// Given the same arguments but not the password, psql
+			// cannot connect: the password only travels beside them.
+			cmd := exec.Command(psql, args...)
+			for _, kv := range os.Environ() {
+				if !strings.HasPrefix(kv, "PGPASSWORD=") && !strings.HasPrefix(kv, "PGPASSFILE=") {
+					cmd.Env = append(cmd.Env, kv)
 				}
-				cmd.Env = append(cmd.Env, "PGPASSFILE=/nonexistent/verdict-test-pgpass")
-				out, err := cmd.CombinedOutput()
-				require.Error(t, err, string(out))
-				require.Contains(t, string(out), "password")
 			}
+			cmd.Env = append(cmd.Env, "PGPASSFILE=/nonexistent/verdict-test-pgpass")
+			out, err := cmd.CombinedOutput()
+			require.Error(t, err, string(out))
+			require.Contains(t, string(out), "password")
 		})
 	}
 
