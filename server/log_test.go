@@ -193,6 +193,53 @@ func TestStalledBodyTimesOut(t *testing.T) {
 	require.Equal(t, int64(<-rows), got.Units, "every row sent was read")
 }
 
+// TestDeclaredBodyTooLargeIsRefusedAtOnce declares a Content-Length over
+// MaxBody, sends a few bytes of the body and then nothing: the server
+// answers 413 without waiting for the rest, or for ReadIdle, which is long
+// here, and closes the connection; with a token or without, on the API and
+// on the sign-in form.
+func TestDeclaredBodyTooLargeIsRefusedAtOnce(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, Config{MaxBody: 1 << 20, ReadIdle: 10 * time.Minute})
+	w := ts.token(t, store.TokenWriter, "")
+	for _, tc := range []struct {
+		name, request string
+	}{
+		{"log with a token", "POST /api/v1/evaluations?experiment=e&run=big&eval_set=test HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + w +
+			"\r\nContent-Type: text/csv\r\nContent-Length: 10000000000\r\n\r\nsample_id,x\nu1,1\n"},
+		{"log without a token", "POST /api/v1/evaluations?experiment=e&run=big&eval_set=test HTTP/1.1\r\nHost: x\r\n" +
+			"Content-Type: text/csv\r\nContent-Length: 10000000000\r\n\r\nsample_id,x\nu1,1\n"},
+		{"sign-in form", "POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n" +
+			"Content-Length: 2000000\r\n\r\ncsrf=x&token="},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", strings.TrimPrefix(ts.url, "http://"))
+			require.NoError(t, err)
+			defer conn.Close()
+			// Only a safety net, far below ReadIdle: a server that waits
+			// for the body fails the read below rather than hanging the
+			// test.
+			require.NoError(t, conn.SetDeadline(time.Now().Add(30*time.Second)))
+			_, err = io.WriteString(conn, tc.request)
+			require.NoError(t, err)
+			br := bufio.NewReader(conn)
+			resp, err := http.ReadResponse(br, nil)
+			require.NoError(t, err, "the answer comes before the body")
+			b, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			require.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode, string(b))
+			require.True(t, resp.Close, "the connection is closed rather than the rest of the body read")
+			code, msg := apiError(t, b)
+			require.Equal(t, "payload_too_large", code)
+			require.Contains(t, msg, "1048576 bytes")
+			_, err = br.ReadByte()
+			require.ErrorIs(t, err, io.EOF, "the server closed the connection")
+		})
+	}
+	require.Zero(t, ts.evaluations(t))
+	require.Equal(t, []int{413, 413}, loggedStatuses(t, ts.log.String(), "POST", "/api/v1/evaluations"))
+}
+
 // readSignals is a listener whose connections signal on reads each time
 // the server reads bytes from them; a signal that finds one waiting is
 // dropped.

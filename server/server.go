@@ -73,6 +73,7 @@ type Server struct {
 	cfg      Config
 	routes   []route
 	mux      *http.ServeMux
+	handler  http.Handler // mux, behind the checks every request goes through
 	sessions *sessions
 	answers  *answers // leaderboards, as JSON
 	reports  *answers // experiments' summaries, for their pages
@@ -95,11 +96,12 @@ func New(st *store.Store, cfg Config) (*Server, error) {
 		s.fail(rec, r, route{}, &httpError{status: http.StatusNotFound, code: "not_found", msg: "no such route: see /api/v1/openapi.json"})
 		s.logRequest(r, rec, nil)
 	}))
+	s.handler = s.refuseDeclaredTooLarge(s.withReadIdle(s.mux))
 	return s, nil
 }
 
 // Handler is the server's HTTP handler.
-func (s *Server) Handler() http.Handler { return s.mux }
+func (s *Server) Handler() http.Handler { return s.handler }
 
 // Listen opens addr, "host:port".
 func Listen(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
@@ -109,7 +111,7 @@ func Listen(addr string) (net.Listener, error) { return net.Listen("tcp", addr) 
 // key it serves HTTPS.
 func (s *Server) Serve(ctx context.Context, l net.Listener, certFile, keyFile string) error {
 	hs := &http.Server{
-		Handler:           s.withReadIdle(s.mux),
+		Handler:           s.handler,
 		ReadHeaderTimeout: s.cfg.ReadIdle,
 		WriteTimeout:      s.cfg.WriteTimeout,
 		IdleTimeout:       s.cfg.IdleTimeout,
@@ -139,6 +141,24 @@ func (s *Server) Serve(ctx context.Context, l net.Listener, certFile, keyFile st
 		err = e
 	}
 	return err
+}
+
+// refuseDeclaredTooLarge answers 413 at once to a request whose declared
+// Content-Length is over MaxBody, whatever its route and before its token
+// is checked, without reading a byte of the body: the connection is closed
+// rather than the rest of the body read (or waited for). A body of no
+// declared length is held to MaxBody as it is read (serve).
+func (s *Server) refuseDeclaredTooLarge(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength <= s.cfg.MaxBody {
+			h.ServeHTTP(w, r)
+			return
+		}
+		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+		rec.Header().Set("Connection", "close")
+		s.fail(rec, r, route{}, &http.MaxBytesError{Limit: s.cfg.MaxBody})
+		s.logRequest(r, rec, nil)
+	})
 }
 
 // withReadIdle gives each read of a request's body ReadIdle to make
