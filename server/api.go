@@ -202,7 +202,7 @@ func bodyFormat(r *http.Request) (string, error) {
 // reader, Parquet and NPZ included, reads it as verdict log reads a file:
 // memory stays bounded whatever the body's size.
 func (s *Server) spool(body io.Reader, ext string) (string, func(), error) {
-	f, done, err := s.tempFile("verdict-upload-*" + ext)
+	f, done, err := s.uploads.create(ext)
 	if err != nil {
 		return "", nil, err
 	}
@@ -261,7 +261,7 @@ func (s *Server) logEvaluation(w http.ResponseWriter, r *http.Request, c *caller
 // rewritten so (asBody).
 func (s *Server) openBody(body io.Reader, format string) (in *scores.Scores, tmp string, done func(), err error) {
 	if known, text := scores.KnownFormat(format); known && text {
-		f, remove, err := s.tempFile("verdict-upload-*." + format)
+		f, remove, err := s.uploads.create("." + format)
 		if err != nil {
 			return nil, "", nil, err
 		}

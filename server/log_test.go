@@ -278,7 +278,7 @@ func (c signalingConn) Read(p []byte) (int, error) {
 func TestShutdownFinishesLogsInFlight(t *testing.T) {
 	t.Parallel()
 	uploads := t.TempDir()
-	ts := startServer(t, Config{TempDir: uploads})
+	ts := startServer(t, Config{SpoolDir: uploads})
 	w := ts.token(t, store.TokenWriter, "")
 
 	// A kept-alive connection left idle: the shutdown closes it, which
@@ -322,7 +322,7 @@ func TestShutdownFinishesLogsInFlight(t *testing.T) {
 	}()
 	fmt.Fprint(pw, "sample_id,x\nu1,0.5\n")
 	waitFor(t, "the request to be in flight", func() bool {
-		matches, _ := filepath.Glob(filepath.Join(uploads, "verdict-upload-*"))
+		matches, _ := filepath.Glob(filepath.Join(uploads, "server-*", "verdict-upload-*"))
 		return len(matches) > 0
 	})
 	// stopped gets the request log as it was when the server stopped.

@@ -63,8 +63,12 @@ func startServerOn(t *testing.T, cfg Config, wrap func(net.Listener) net.Listene
 	t.Cleanup(st.Close)
 	logs := &syncBuffer{}
 	cfg.Logger = slog.New(slog.NewJSONHandler(logs, nil))
+	if cfg.SpoolDir == "" {
+		cfg.SpoolDir = t.TempDir()
+	}
 	srv, err := New(st, cfg)
 	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, srv.Close()) }) // after stop
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	if wrap != nil {

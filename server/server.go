@@ -9,10 +9,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/verdict-ml/verdict/store"
+	"github.com/verdict-ml/verdict/store/localpg"
 )
 
 // Config is how a Server serves.
@@ -35,9 +36,11 @@ type Config struct {
 	// ShutdownGrace is how long Serve waits for requests in flight when
 	// its context ends. Default 5 min: long enough for a log to commit.
 	ShutdownGrace time.Duration
-	// TempDir holds uploaded files while they are read. Default: the
-	// system's.
-	TempDir string
+	// SpoolDir holds uploads while they are read. The server keeps them in
+	// a folder of its own inside, which Close removes; New first removes
+	// what servers that were killed left there. Default:
+	// $VERDICT_HOME/spool.
+	SpoolDir string
 	// Logger gets one line per request; it never holds a token. Default:
 	// discard.
 	Logger *slog.Logger
@@ -61,6 +64,9 @@ func (c Config) withDefaults() Config {
 	if c.ShutdownGrace <= 0 {
 		c.ShutdownGrace = 5 * time.Minute
 	}
+	if c.SpoolDir == "" {
+		c.SpoolDir = filepath.Join(localpg.DefaultHome(), "spool")
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -78,13 +84,19 @@ type Server struct {
 	answers  *answers // leaderboards, as JSON
 	reports  *answers // experiments' summaries, for their pages
 	replays  *replays
+	uploads  *spool
 }
 
-// New returns a Server of st. It fails if a route is not protected.
+// New returns a Server of st. It fails if a route is not protected, or if
+// it cannot make its folder in Config.SpoolDir. Close removes that folder.
 func New(st *store.Store, cfg Config) (*Server, error) {
 	s := &Server{store: st, cfg: cfg.withDefaults(), mux: http.NewServeMux(), sessions: newSessions(), answers: newAnswers(256), reports: newAnswers(16), replays: newReplays()}
 	s.routes = s.table()
-	if err := checkRoutes(s.routes); err != nil {
+	err := checkRoutes(s.routes)
+	if err != nil {
+		return nil, err
+	}
+	if s.uploads, err = openSpool(s.cfg.SpoolDir); err != nil {
 		return nil, err
 	}
 	for _, rt := range s.routes {
@@ -99,6 +111,10 @@ func New(st *store.Store, cfg Config) (*Server, error) {
 	s.handler = s.refuseDeclaredTooLarge(s.withReadIdle(s.mux))
 	return s, nil
 }
+
+// Close removes the server's folder of uploads. Call it once Serve has
+// returned.
+func (s *Server) Close() error { return s.uploads.close() }
 
 // Handler is the server's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.handler }
@@ -198,13 +214,4 @@ func (s *Server) logRequest(r *http.Request, rec *recorder, c *caller) {
 		attrs = append(attrs, "token_id", c.token.ID, "token_name", c.token.Name)
 	}
 	s.cfg.Logger.Info("request", attrs...)
-}
-
-// tempFile creates a file for an upload, removed by the returned function.
-func (s *Server) tempFile(pattern string) (*os.File, func(), error) {
-	f, err := os.CreateTemp(s.cfg.TempDir, pattern)
-	if err != nil {
-		return nil, nil, err
-	}
-	return f, func() { f.Close(); os.Remove(f.Name()) }, nil
 }

@@ -24,6 +24,7 @@ func serveCommand() *cli.Command {
 			&cli.StringFlag{Name: "tls-key", Usage: "the private key of --tls-cert, in PEM `FILE`"},
 			&cli.Int64Flag{Name: "max-body", Value: 2 << 30, Usage: "refuse request bodies over `BYTES` with 413"},
 			&cli.DurationFlag{Name: "read-timeout", Value: 30 * time.Second, Usage: "drop a request whose headers or body send nothing for `DURATION`"},
+			&cli.StringFlag{Name: "spool-dir", Usage: "keep uploads in `FOLDER` while they are read (default: $VERDICT_HOME/spool)"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c, "serve takes no arguments"); err != nil {
@@ -39,10 +40,11 @@ func serveCommand() *cli.Command {
 			}
 			defer st.Close()
 			srv, err := server.New(st, server.Config{MaxBody: c.Int64("max-body"), ReadIdle: c.Duration("read-timeout"),
-				Logger: slog.New(slog.NewJSONHandler(c.App.ErrWriter, nil)), Secure: cert != ""})
+				SpoolDir: c.String("spool-dir"), Logger: slog.New(slog.NewJSONHandler(c.App.ErrWriter, nil)), Secure: cert != ""})
 			if err != nil {
 				return err
 			}
+			defer srv.Close()
 			l, err := server.Listen(c.String("listen"))
 			if err != nil {
 				return userError("--listen: %v", err)

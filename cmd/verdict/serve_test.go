@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"syscall"
@@ -34,7 +35,8 @@ func TestServeAndTokens(t *testing.T) {
 	require.Equal(t, 2, res.code)
 	require.Contains(t, res.stderr, "--role")
 
-	cmd := verdictCmd(t, "--database-url", url, "serve", "--listen", "127.0.0.1:0")
+	spool := t.TempDir()
+	cmd := verdictCmd(t, "--database-url", url, "serve", "--listen", "127.0.0.1:0", "--spool-dir", spool)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -88,6 +90,11 @@ func TestServeAndTokens(t *testing.T) {
 		require.NoError(t, err, "a clean exit after SIGTERM")
 	case <-time.After(20 * time.Second):
 		t.Fatal("the server did not stop after SIGTERM")
+	}
+	left, err := os.ReadDir(spool)
+	require.NoError(t, err)
+	for _, e := range left {
+		require.False(t, e.IsDir(), "the server removed its folder of uploads when it stopped: %s is left", e.Name())
 	}
 	all := <-logs
 	require.Contains(t, all, `"path":"/api/v1/evaluations"`)
