@@ -1,9 +1,11 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -51,5 +53,64 @@ func TestLoginRedirectStaysOnServer(t *testing.T) {
 			require.Equal(t, http.StatusSeeOther, resp.StatusCode, body)
 			require.Equal(t, tc.want, resp.Header.Get("Location"))
 		})
+	}
+}
+
+// TestSessionsOutliveARestart signs a browser in, restarts the server (a
+// new Server on the same database): the cookie still opens the pages, and
+// the sign-out form made before the restart still works. Revoking the
+// token ends its sessions, and an expired session opens nothing.
+func TestSessionsOutliveARestart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ts := startServer(t, Config{})
+	tok, secret, err := ts.st.CreateToken(ctx, "browser", store.TokenReader, "")
+	require.NoError(t, err)
+	wc := newWebClient(t, ts)
+	wc.signIn("/", secret)
+	status, body := wc.get("/")
+	require.Equal(t, http.StatusOK, status, body)
+	signOut := formCSRF(t, body)
+
+	wc.ts = ts.restart(t, Config{})
+	status, body = wc.get("/")
+	require.Equal(t, http.StatusOK, status, "the session outlives the restart: %s", body)
+	require.Contains(t, body, "Signed in as")
+	require.Equal(t, signOut, formCSRF(t, body), "the session's CSRF token is the same")
+	status, body = wc.get("/api/v1/experiments")
+	require.Equal(t, http.StatusOK, status, body)
+
+	// Revoking the token ends the session, for pages and for the API.
+	_, err = ts.st.RevokeToken(ctx, tok.ID)
+	require.NoError(t, err)
+	status, body = wc.get("/")
+	require.Equal(t, http.StatusUnauthorized, status)
+	require.Contains(t, body, `action="/login"`)
+	status, body = wc.get("/api/v1/experiments")
+	require.Equal(t, http.StatusUnauthorized, status)
+	code, _ := apiError(t, []byte(body))
+	require.Equal(t, "unauthorized", code)
+
+	// An expired session opens nothing; one that has not expired, of the
+	// same token, does.
+	other, _, err := ts.st.CreateToken(ctx, "other browser", store.TokenReader, "")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name    string
+		expires time.Time
+		want    int
+	}{
+		{"expired a minute ago", time.Now().Add(-time.Minute), http.StatusUnauthorized},
+		{"expires in an hour", time.Now().Add(time.Hour), http.StatusOK},
+	} {
+		id, err := ts.st.CreateSession(ctx, other.ID, tc.expires)
+		require.NoError(t, err)
+		req, err := http.NewRequest("GET", wc.ts.url+"/", nil)
+		require.NoError(t, err)
+		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: id})
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, tc.want, resp.StatusCode, tc.name)
 	}
 }

@@ -61,6 +61,20 @@ func startServerOn(t *testing.T, cfg Config, wrap func(net.Listener) net.Listene
 	st, err := store.Open(context.Background(), dbURL, store.Options{})
 	require.NoError(t, err)
 	t.Cleanup(st.Close)
+	return serveStore(t, st, dbURL, cfg, wrap)
+}
+
+// restart stops the server and serves its store with a new Server, on
+// another port, as a restart of verdict serve does.
+func (ts *testServer) restart(t *testing.T, cfg Config) *testServer {
+	t.Helper()
+	ts.stop()
+	return serveStore(t, ts.st, ts.dbURL, cfg, nil)
+}
+
+// serveStore serves st with a new Server on a loopback port.
+func serveStore(t *testing.T, st *store.Store, dbURL string, cfg Config, wrap func(net.Listener) net.Listener) *testServer {
+	t.Helper()
 	logs := &syncBuffer{}
 	cfg.Logger = slog.New(slog.NewJSONHandler(logs, nil))
 	if cfg.SpoolDir == "" {

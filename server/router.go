@@ -230,21 +230,20 @@ func (s *Server) authenticate(r *http.Request, web bool) (*caller, error) {
 	// A session cookie signs in pages, and reads of the API from them. It
 	// never authorises a change but through a form with the session's
 	// CSRF token.
-	sess := s.sessions.get(r)
-	if sess == nil || !(web || r.Method == http.MethodGet || r.Method == http.MethodHead) {
+	read := r.Method == http.MethodGet || r.Method == http.MethodHead
+	if _, err := r.Cookie(sessionCookie); err != nil || !(web || read) {
 		return nil, unauthorized
 	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead && !sess.checkCSRF(r) {
-		return nil, &httpError{status: http.StatusForbidden, code: "forbidden", msg: "the form's CSRF token is missing or wrong: reload the page"}
-	}
-	t, err := s.store.Authenticate(r.Context(), sess.secret)
+	sess, t, err := s.sessionOf(r)
 	if errors.Is(err, store.ErrUnauthorized) {
-		s.sessions.drop(sess)
-		unauthorized.msg = "the session's token was revoked: sign in again"
+		unauthorized.msg = "the session has ended (signed out, expired, or its token revoked): sign in again"
 		return nil, unauthorized
 	}
 	if err != nil {
 		return nil, err
+	}
+	if !read && !sess.checkCSRF(r) {
+		return nil, &httpError{status: http.StatusForbidden, code: "forbidden", msg: "the form's CSRF token is missing or wrong: reload the page"}
 	}
 	return &caller{token: t, session: sess}, nil
 }

@@ -75,22 +75,21 @@ func (c Config) withDefaults() Config {
 
 // Server serves verdict's HTTP API and web view over a store.
 type Server struct {
-	store    *store.Store
-	cfg      Config
-	routes   []route
-	mux      *http.ServeMux
-	handler  http.Handler // mux, behind the checks every request goes through
-	sessions *sessions
-	answers  *answers // leaderboards, as JSON
-	reports  *answers // experiments' summaries, for their pages
-	replays  *replays
-	uploads  *spool
+	store   *store.Store
+	cfg     Config
+	routes  []route
+	mux     *http.ServeMux
+	handler http.Handler // mux, behind the checks every request goes through
+	answers *answers     // leaderboards, as JSON
+	reports *answers     // experiments' summaries, for their pages
+	replays *replays
+	uploads *spool
 }
 
 // New returns a Server of st. It fails if a route is not protected, or if
 // it cannot make its folder in Config.SpoolDir. Close removes that folder.
 func New(st *store.Store, cfg Config) (*Server, error) {
-	s := &Server{store: st, cfg: cfg.withDefaults(), mux: http.NewServeMux(), sessions: newSessions(), answers: newAnswers(256), reports: newAnswers(16), replays: newReplays()}
+	s := &Server{store: st, cfg: cfg.withDefaults(), mux: http.NewServeMux(), answers: newAnswers(256), reports: newAnswers(16), replays: newReplays()}
 	s.routes = s.table()
 	err := checkRoutes(s.routes)
 	if err != nil {

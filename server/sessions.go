@@ -2,17 +2,21 @@ package server
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"net/http"
-	"sync"
 	"time"
+
+	"github.com/verdict-ml/verdict/store"
 )
 
-// A browser signs in once with a token; the server keeps the token in
-// memory under a random session ID, which the browser holds in an
-// HTTP-only, SameSite=Strict cookie. Every request re-checks the token, so
-// revoking it ends its sessions. Each session has a CSRF token that every
+// A browser signs in once with a token; the store keeps a session of that
+// token under a random ID, of which the database holds only a hash, and
+// the browser holds the ID in an HTTP-only, SameSite=Strict cookie. The
+// session being in the database, a restart of the server signs nobody out.
+// Every request checks the session's token, so revoking the token ends its
+// sessions. Each session has a CSRF token, derived from its ID, that every
 // form that changes anything carries.
 
 const (
@@ -21,11 +25,20 @@ const (
 	csrfField     = "csrf"
 )
 
+// session is a browser's session, as a request presents it.
 type session struct {
-	id      string
-	secret  string // the token the browser signed in with
-	csrf    string
-	expires time.Time
+	id   string
+	csrf string
+}
+
+func newSession(id string) *session { return &session{id: id, csrf: csrfOf(id)} }
+
+// csrfOf is the CSRF token of session id: a hash of the ID, under a label
+// of its own so that it is not the hash the database keeps. Only the
+// browser holding the ID can know it, and it needs no storing.
+func csrfOf(id string) string {
+	sum := sha256.Sum256([]byte("verdict csrf\x00" + id))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
 // checkCSRF compares the form's CSRF token with the session's, in
@@ -38,13 +51,6 @@ func (s *session) checkCSRF(r *http.Request) bool {
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.csrf)) == 1
 }
 
-type sessions struct {
-	mu   sync.Mutex
-	byID map[string]*session
-}
-
-func newSessions() *sessions { return &sessions{byID: map[string]*session{}} }
-
 func randomID() string {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
@@ -53,49 +59,40 @@ func randomID() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// start makes a session for secret and sets its cookie on w.
-func (ss *sessions) start(w http.ResponseWriter, secret string, secure bool) *session {
-	s := &session{id: randomID(), secret: secret, csrf: randomID(), expires: time.Now().Add(sessionLife)}
-	ss.mu.Lock()
-	now := time.Now()
-	for id, old := range ss.byID {
-		if now.After(old.expires) {
-			delete(ss.byID, id)
-		}
+// startSession stores a session of token t and sets its cookie on w.
+func (s *Server) startSession(w http.ResponseWriter, r *http.Request, t *store.Token) error {
+	expires := time.Now().Add(sessionLife)
+	id, err := s.store.CreateSession(r.Context(), t.ID, expires)
+	if err != nil {
+		return err
 	}
-	ss.byID[s.id] = s
-	ss.mu.Unlock()
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: s.id, Path: "/", HttpOnly: true, Secure: secure,
-		SameSite: http.SameSiteStrictMode, Expires: s.expires})
-	return s
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", HttpOnly: true, Secure: s.cfg.Secure,
+		SameSite: http.SameSiteStrictMode, Expires: expires})
+	return nil
 }
 
-// get returns the live session of r's cookie, or nil.
-func (ss *sessions) get(r *http.Request) *session {
+// sessionOf returns the session of r's cookie and its token, or
+// store.ErrUnauthorized when r has no cookie or its session is not valid.
+func (s *Server) sessionOf(r *http.Request) (*session, *store.Token, error) {
 	c, err := r.Cookie(sessionCookie)
 	if err != nil {
-		return nil
+		return nil, nil, store.ErrUnauthorized
 	}
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	s := ss.byID[c.Value]
-	if s == nil || time.Now().After(s.expires) {
-		return nil
+	t, _, err := s.store.SessionToken(r.Context(), c.Value)
+	if err != nil {
+		return nil, nil, err
 	}
-	return s
+	return newSession(c.Value), t, nil
 }
 
-func (ss *sessions) drop(s *session) {
-	ss.mu.Lock()
-	delete(ss.byID, s.id)
-	ss.mu.Unlock()
-}
-
-// end drops the session and clears its cookie.
-func (ss *sessions) end(w http.ResponseWriter, s *session, secure bool) {
-	if s != nil {
-		ss.drop(s)
+// endSession ends the session, if any, and clears its cookie.
+func (s *Server) endSession(w http.ResponseWriter, r *http.Request, sess *session) error {
+	if sess != nil {
+		if err := s.store.EndSession(r.Context(), sess.id); err != nil {
+			return err
+		}
 	}
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true, Secure: secure,
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true, Secure: s.cfg.Secure,
 		SameSite: http.SameSiteStrictMode, MaxAge: -1})
+	return nil
 }

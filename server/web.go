@@ -127,14 +127,18 @@ func localPath(s string) bool {
 }
 
 func (s *Server) login(w http.ResponseWriter, r *http.Request, c *caller) error {
-	s.sessions.start(w, strings.TrimSpace(r.PostFormValue("token")), s.cfg.Secure)
+	if err := s.startSession(w, r, c.token); err != nil {
+		return err
+	}
 	http.SetCookie(w, &http.Cookie{Name: loginCSRFCookie, Value: "", Path: "/login", MaxAge: -1})
 	http.Redirect(w, r, safeNext(r.PostFormValue("next")), http.StatusSeeOther)
 	return nil
 }
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request, c *caller) error {
-	s.sessions.end(w, c.session, s.cfg.Secure)
+	if err := s.endSession(w, r, c.session); err != nil {
+		return err
+	}
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 	return nil
 }
