@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,5 +114,56 @@ func TestSessionsOutliveARestart(t *testing.T) {
 		require.NoError(t, err)
 		resp.Body.Close()
 		require.Equal(t, tc.want, resp.StatusCode, tc.name)
+	}
+}
+
+// TestCookieSecureBehindAProxy serves plain HTTP, as behind a proxy that
+// terminates TLS: with CookieSecure every cookie the sign-in sets and
+// clears is Secure, and without it none is.
+func TestCookieSecureBehindAProxy(t *testing.T) {
+	t.Parallel()
+	for _, secure := range []bool{false, true} {
+		ts := startServer(t, Config{CookieSecure: secure})
+		reader := ts.token(t, store.TokenReader, "")
+		// No cookie jar: a jar would not send Secure cookies over HTTP.
+		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		cookie := func(resp *http.Response, name string) *http.Cookie {
+			t.Helper()
+			for _, c := range resp.Cookies() {
+				if c.Name == name {
+					return c
+				}
+			}
+			t.Fatalf("no cookie %s in the answer", name)
+			return nil
+		}
+		send := func(method, path string, form url.Values, cookies ...*http.Cookie) *http.Response {
+			t.Helper()
+			req, err := http.NewRequest(method, ts.url+path, strings.NewReader(form.Encode()))
+			require.NoError(t, err)
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			for _, c := range cookies {
+				req.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})
+			}
+			resp, err := client.Do(req)
+			require.NoError(t, err)
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			return resp
+		}
+
+		resp := send("GET", "/", nil)
+		require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+		csrf := cookie(resp, loginCSRFCookie)
+		require.Equal(t, secure, csrf.Secure, "the sign-in form's cookie, CookieSecure %v", secure)
+		resp = send("POST", "/login", url.Values{"csrf": {csrf.Value}, "next": {"/"}, "token": {reader}}, csrf)
+		require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+		session := cookie(resp, sessionCookie)
+		require.Equal(t, secure, session.Secure, "the session cookie, CookieSecure %v", secure)
+		require.True(t, session.HttpOnly)
+		require.Equal(t, secure, cookie(resp, loginCSRFCookie).Secure, "the sign-in form's cookie, cleared")
+		resp = send("POST", "/logout", url.Values{"csrf": {csrfOf(session.Value)}}, session)
+		require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+		require.Equal(t, secure, cookie(resp, sessionCookie).Secure, "the session cookie, cleared")
 	}
 }

@@ -44,8 +44,11 @@ type Config struct {
 	// Logger gets one line per request; it never holds a token. Default:
 	// discard.
 	Logger *slog.Logger
-	// Secure marks the session cookie Secure: set it when serving HTTPS.
-	Secure bool
+	// CookieSecure marks the cookies Secure, so that browsers send them
+	// over HTTPS only: set it behind a proxy that terminates TLS. A request
+	// that reaches the server over TLS (Serve with a certificate) gets
+	// Secure cookies without it.
+	CookieSecure bool
 }
 
 func (c Config) withDefaults() Config {

@@ -59,6 +59,10 @@ func randomID() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
+// secureCookies reports whether the cookies of the answer to r are marked
+// Secure: when the server is told it is behind HTTPS, or r came over TLS.
+func (s *Server) secureCookies(r *http.Request) bool { return s.cfg.CookieSecure || r.TLS != nil }
+
 // startSession stores a session of token t and sets its cookie on w.
 func (s *Server) startSession(w http.ResponseWriter, r *http.Request, t *store.Token) error {
 	expires := time.Now().Add(sessionLife)
@@ -66,7 +70,7 @@ func (s *Server) startSession(w http.ResponseWriter, r *http.Request, t *store.T
 	if err != nil {
 		return err
 	}
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", HttpOnly: true, Secure: s.cfg.Secure,
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", HttpOnly: true, Secure: s.secureCookies(r),
 		SameSite: http.SameSiteStrictMode, Expires: expires})
 	return nil
 }
@@ -92,7 +96,7 @@ func (s *Server) endSession(w http.ResponseWriter, r *http.Request, sess *sessio
 			return err
 		}
 	}
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true, Secure: s.cfg.Secure,
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true, Secure: s.secureCookies(r),
 		SameSite: http.SameSiteStrictMode, MaxAge: -1})
 	return nil
 }

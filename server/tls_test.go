@@ -49,14 +49,15 @@ func selfSigned(t *testing.T) (certFile, keyFile string, cert *x509.Certificate)
 }
 
 // TestServeHTTPS serves with a certificate: a client that trusts it gets
-// answers, plain HTTP gets none, and the session cookie is Secure.
+// answers, plain HTTP gets none, and the session cookie is Secure without
+// being asked for.
 func TestServeHTTPS(t *testing.T) {
 	t.Parallel()
 	certFile, keyFile, cert := selfSigned(t)
 	st, err := store.Open(context.Background(), storetest.NewDatabase(t), store.Options{})
 	require.NoError(t, err)
 	t.Cleanup(st.Close)
-	srv, err := New(st, Config{Secure: true, SpoolDir: t.TempDir()})
+	srv, err := New(st, Config{SpoolDir: t.TempDir()})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, srv.Close()) })
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -55,7 +55,7 @@ func (s *Server) authenticateForm(r *http.Request, _ bool) (*caller, error) {
 // sign-in form, whose CSRF value is also set as a cookie.
 func (s *Server) signInPage(w http.ResponseWriter, r *http.Request, problem string) {
 	csrf := randomID()
-	http.SetCookie(w, &http.Cookie{Name: loginCSRFCookie, Value: csrf, Path: "/login", HttpOnly: true, Secure: s.cfg.Secure, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: loginCSRFCookie, Value: csrf, Path: "/login", HttpOnly: true, Secure: s.secureCookies(r), SameSite: http.SameSiteStrictMode})
 	next := r.URL.RequestURI()
 	if r.Method != http.MethodGet || r.URL.Path == "/login" {
 		next = r.PostFormValue("next")
@@ -130,7 +130,8 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, c *caller) error 
 	if err := s.startSession(w, r, c.token); err != nil {
 		return err
 	}
-	http.SetCookie(w, &http.Cookie{Name: loginCSRFCookie, Value: "", Path: "/login", MaxAge: -1})
+	http.SetCookie(w, &http.Cookie{Name: loginCSRFCookie, Value: "", Path: "/login", HttpOnly: true, Secure: s.secureCookies(r),
+		SameSite: http.SameSiteStrictMode, MaxAge: -1})
 	http.Redirect(w, r, safeNext(r.PostFormValue("next")), http.StatusSeeOther)
 	return nil
 }

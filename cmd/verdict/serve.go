@@ -22,6 +22,7 @@ func serveCommand() *cli.Command {
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:8080", Usage: "`ADDRESS` to listen on, host:port"},
 			&cli.StringFlag{Name: "tls-cert", Usage: "serve HTTPS with the certificate in PEM `FILE`"},
 			&cli.StringFlag{Name: "tls-key", Usage: "the private key of --tls-cert, in PEM `FILE`"},
+			&cli.BoolFlag{Name: "cookie-secure", Usage: "mark cookies Secure (HTTPS only) when a proxy in front terminates TLS; --tls-cert does without it"},
 			&cli.Int64Flag{Name: "max-body", Value: 2 << 30, Usage: "refuse request bodies over `BYTES` with 413"},
 			&cli.DurationFlag{Name: "read-timeout", Value: 30 * time.Second, Usage: "drop a request whose headers or body send nothing for `DURATION`"},
 			&cli.StringFlag{Name: "spool-dir", Usage: "keep uploads in `FOLDER` while they are read (default: $VERDICT_HOME/spool)"},
@@ -40,7 +41,7 @@ func serveCommand() *cli.Command {
 			}
 			defer st.Close()
 			srv, err := server.New(st, server.Config{MaxBody: c.Int64("max-body"), ReadIdle: c.Duration("read-timeout"),
-				SpoolDir: c.String("spool-dir"), Logger: slog.New(slog.NewJSONHandler(c.App.ErrWriter, nil)), Secure: cert != ""})
+				SpoolDir: c.String("spool-dir"), Logger: slog.New(slog.NewJSONHandler(c.App.ErrWriter, nil)), CookieSecure: c.Bool("cookie-secure")})
 			if err != nil {
 				return err
 			}

@@ -36,7 +36,7 @@ func TestServeAndTokens(t *testing.T) {
 	require.Contains(t, res.stderr, "--role")
 
 	spool := t.TempDir()
-	cmd := verdictCmd(t, "--database-url", url, "serve", "--listen", "127.0.0.1:0", "--spool-dir", spool)
+	cmd := verdictCmd(t, "--database-url", url, "serve", "--listen", "127.0.0.1:0", "--spool-dir", spool, "--cookie-secure")
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -65,6 +65,17 @@ func TestServeAndTokens(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
+	// --cookie-secure: the sign-in form's cookie is Secure over plain HTTP,
+	// as behind a proxy that terminates TLS.
+	resp, err := http.Get(addr + "/")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	require.NotEmpty(t, resp.Cookies())
+	for _, c := range resp.Cookies() {
+		require.True(t, c.Secure, "cookie %s", c.Name)
+	}
+
 	status, body := call("POST", "/api/v1/evaluations?experiment=e&run=a&eval_set=test", writer, "sample_id,x\nu1,1\nu2,0\n")
 	require.Equal(t, 201, status, body)
 	status, body = call("GET", "/api/v1/runs?experiment=e", writer, "")
