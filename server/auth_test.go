@@ -77,7 +77,10 @@ func requestFor(rt route, f fixture) (method, path string, body string) {
 // form), before the handler runs: nothing is logged or recorded.
 func TestEveryRouteRefusesWhoItShould(t *testing.T) {
 	t.Parallel()
-	ts := startServer(t, Config{})
+	// Every route's wrong and revoked tokens are failures of one address:
+	// allow them all, so that each is answered 401 (TestFailedTokensThrottled
+	// checks the limit).
+	ts := startServer(t, Config{FailedAuthBurst: 1000})
 	ctx := context.Background()
 	admin := ts.token(t, store.TokenAdmin, "")
 	evalA := ts.logCSV(t, admin, "a", "base", "sample_id,x\nu1,0.5\nu2,0.25\nu3,1\n")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/evaluate"
@@ -17,9 +18,10 @@ import (
 // httpError is an error with its HTTP status and the code of the API's
 // error body: {"error": {"code": ..., "message": ...}}.
 type httpError struct {
-	status int
-	code   string
-	msg    string
+	status     int
+	code       string
+	msg        string
+	retryAfter int // seconds, for Retry-After; 0 for none
 }
 
 func (e *httpError) Error() string { return e.msg }
@@ -72,6 +74,9 @@ func (s *Server) fail(w *recorder, r *http.Request, rt route, err error) {
 	}
 	if w.written {
 		return // too late to say more; the log has it
+	}
+	if he.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(he.retryAfter))
 	}
 	if rt.web && he.status == http.StatusUnauthorized {
 		s.signInPage(w, r, map[bool]string{true: he.msg}[rt.formToken])

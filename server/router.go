@@ -215,12 +215,12 @@ func (s *Server) authenticate(r *http.Request, web bool) (*caller, error) {
 	if h := r.Header.Get("Authorization"); h != "" {
 		scheme, presented, ok := strings.Cut(h, " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") {
-			return nil, unauthorized
+			return nil, s.authFailed(r, unauthorized)
 		}
 		t, err := s.store.Authenticate(r.Context(), strings.TrimSpace(presented))
 		if errors.Is(err, store.ErrUnauthorized) {
 			unauthorized.msg = "the token is invalid or revoked"
-			return nil, unauthorized
+			return nil, s.authFailed(r, unauthorized)
 		}
 		if err != nil {
 			return nil, err

@@ -44,6 +44,13 @@ type Config struct {
 	// Logger gets one line per request; it never holds a token. Default:
 	// discard.
 	Logger *slog.Logger
+	// FailedAuthBurst is how many times a client address may fail to
+	// authenticate (a wrong, revoked or malformed token, in a header or
+	// the sign-in form) before its failures are answered 429; one more is
+	// allowed every FailedAuthEvery. Valid tokens are never limited.
+	// Defaults: 10, and 6 s.
+	FailedAuthBurst int
+	FailedAuthEvery time.Duration
 	// CookieSecure marks the cookies Secure, so that browsers send them
 	// over HTTPS only: set it behind a proxy that terminates TLS. A request
 	// that reaches the server over TLS (Serve with a certificate) gets
@@ -67,6 +74,12 @@ func (c Config) withDefaults() Config {
 	if c.ShutdownGrace <= 0 {
 		c.ShutdownGrace = 5 * time.Minute
 	}
+	if c.FailedAuthBurst <= 0 {
+		c.FailedAuthBurst = 10
+	}
+	if c.FailedAuthEvery <= 0 {
+		c.FailedAuthEvery = 6 * time.Second
+	}
 	if c.SpoolDir == "" {
 		c.SpoolDir = filepath.Join(localpg.DefaultHome(), "spool")
 	}
@@ -76,23 +89,29 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// throttledAddresses bounds the client addresses whose failed
+// authentications are counted: about 200 bytes each.
+const throttledAddresses = 10000
+
 // Server serves verdict's HTTP API and web view over a store.
 type Server struct {
-	store   *store.Store
-	cfg     Config
-	routes  []route
-	mux     *http.ServeMux
-	handler http.Handler // mux, behind the checks every request goes through
-	answers *answers     // leaderboards, as JSON
-	reports *answers     // experiments' summaries, for their pages
-	replays *replays
-	uploads *spool
+	store    *store.Store
+	cfg      Config
+	routes   []route
+	mux      *http.ServeMux
+	handler  http.Handler // mux, behind the checks every request goes through
+	answers  *answers     // leaderboards, as JSON
+	reports  *answers     // experiments' summaries, for their pages
+	replays  *replays
+	uploads  *spool
+	throttle *throttle // of failed authentications, by client address
 }
 
 // New returns a Server of st. It fails if a route is not protected, or if
 // it cannot make its folder in Config.SpoolDir. Close removes that folder.
 func New(st *store.Store, cfg Config) (*Server, error) {
 	s := &Server{store: st, cfg: cfg.withDefaults(), mux: http.NewServeMux(), answers: newAnswers(256), reports: newAnswers(16), replays: newReplays()}
+	s.throttle = newThrottle(s.cfg.FailedAuthEvery, s.cfg.FailedAuthBurst, throttledAddresses)
 	s.routes = s.table()
 	err := checkRoutes(s.routes)
 	if err != nil {

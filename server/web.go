@@ -43,7 +43,7 @@ func (s *Server) authenticateForm(r *http.Request, _ bool) (*caller, error) {
 	}
 	t, err := s.store.Authenticate(r.Context(), strings.TrimSpace(r.PostFormValue("token")))
 	if errors.Is(err, store.ErrUnauthorized) {
-		return nil, &httpError{status: http.StatusUnauthorized, code: "unauthorized", msg: "the token is invalid or revoked"}
+		return nil, s.authFailed(r, &httpError{status: http.StatusUnauthorized, code: "unauthorized", msg: "the token is invalid or revoked"})
 	}
 	if err != nil {
 		return nil, err
