@@ -57,7 +57,7 @@ var (
 
 // table is every route the server has: the API's and the pages'.
 func (s *Server) table() []route {
-	return append(s.apiRoutes(), s.webRoutes()...)
+	return append(append(s.apiRoutes(), s.webRoutes()...), s.metricsRoute()...)
 }
 
 func (s *Server) apiRoutes() []route {
@@ -246,6 +246,8 @@ func (s *Server) logEvaluation(w http.ResponseWriter, r *http.Request, c *caller
 	status := http.StatusCreated
 	if logged.Existing {
 		status = http.StatusOK
+	} else {
+		s.metrics.logged()
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -380,6 +382,7 @@ func (s *Server) evaluate(w http.ResponseWriter, r *http.Request, c *caller) err
 	status := http.StatusOK
 	if res.EvaluationID != nil && !res.Existing {
 		status = http.StatusCreated
+		s.metrics.logged()
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -518,6 +521,7 @@ func (s *Server) compare(record bool) func(http.ResponseWriter, *http.Request, *
 			if err != nil {
 				return err
 			}
+			s.metrics.compared(record)
 			return report.Comparison(buf, "json", res)
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/verdict-ml/verdict/store"
 )
@@ -154,16 +155,20 @@ func checkRoutes(routes []route) error {
 // experiment and holds a limited token to it, then runs the route.
 func (s *Server) serve(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+		rec := newRecorder(w)
 		c, err := s.authorize(rt, r)
 		if err == nil {
-			r.Body = http.MaxBytesReader(rec, r.Body, s.cfg.MaxBody)
+			body := &countingReader{ReadCloser: http.MaxBytesReader(rec, r.Body, s.cfg.MaxBody)}
+			r.Body = body
 			err = rt.handle(rec, r, c)
+			if err == nil && rt.body != "" {
+				s.metrics.ingest(body.n)
+			}
 		}
 		if err != nil {
 			s.fail(rec, r, rt, err)
 		}
-		s.logRequest(r, rec, c)
+		s.logRequest(r, rec, c, rt.method+" "+rt.pattern)
 	})
 }
 
@@ -248,12 +253,18 @@ func (s *Server) authenticate(r *http.Request, web bool) (*caller, error) {
 	return &caller{token: t, session: sess}, nil
 }
 
-// recorder remembers the status and size of a response, for the log.
+// recorder remembers the status and size of a response, and when its
+// request began, for the log and the metrics.
 type recorder struct {
 	http.ResponseWriter
 	status  int
 	bytes   int64
 	written bool
+	start   time.Time
+}
+
+func newRecorder(w http.ResponseWriter) *recorder {
+	return &recorder{ResponseWriter: w, status: http.StatusOK, start: time.Now()}
 }
 
 func (r *recorder) WriteHeader(status int) {

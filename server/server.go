@@ -56,6 +56,13 @@ type Config struct {
 	// that reaches the server over TLS (Serve with a certificate) gets
 	// Secure cookies without it.
 	CookieSecure bool
+	// Metrics serves Prometheus metrics at GET /metrics, to a token of any
+	// role. Default: off.
+	Metrics bool
+	// MetricsAddr, "host:port", serves the metrics there instead, apart
+	// from the API and without a token, for a Prometheus that scrapes a
+	// private address; it turns Metrics on. New opens it.
+	MetricsAddr string
 }
 
 func (c Config) withDefaults() Config {
@@ -80,6 +87,9 @@ func (c Config) withDefaults() Config {
 	if c.FailedAuthEvery <= 0 {
 		c.FailedAuthEvery = 6 * time.Second
 	}
+	if c.MetricsAddr != "" {
+		c.Metrics = true
+	}
 	if c.SpoolDir == "" {
 		c.SpoolDir = filepath.Join(localpg.DefaultHome(), "spool")
 	}
@@ -88,6 +98,10 @@ func (c Config) withDefaults() Config {
 	}
 	return c
 }
+
+// ErrMetricsAddr is returned by New when it cannot listen on
+// Config.MetricsAddr; the error says why.
+var ErrMetricsAddr = errors.New("cannot serve the metrics on their address")
 
 // throttledAddresses bounds the client addresses whose failed
 // authentications are counted: about 200 bytes each.
@@ -105,19 +119,34 @@ type Server struct {
 	replays  *replays
 	uploads  *spool
 	throttle *throttle // of failed authentications, by client address
+	metrics  *metrics  // nil unless Config.Metrics
+	// metricsListener is Config.MetricsAddr's, opened by New.
+	metricsListener net.Listener
 }
 
-// New returns a Server of st. It fails if a route is not protected, or if
-// it cannot make its folder in Config.SpoolDir. Close removes that folder.
+// New returns a Server of st. It fails if a route is not protected, if it
+// cannot make its folder in Config.SpoolDir, or if it cannot listen on
+// Config.MetricsAddr. Close removes that folder and closes that address.
 func New(st *store.Store, cfg Config) (*Server, error) {
 	s := &Server{store: st, cfg: cfg.withDefaults(), mux: http.NewServeMux(), answers: newAnswers(256), reports: newAnswers(16), replays: newReplays()}
 	s.throttle = newThrottle(s.cfg.FailedAuthEvery, s.cfg.FailedAuthBurst, throttledAddresses)
+	if s.cfg.Metrics {
+		s.metrics = newMetrics()
+	}
 	s.routes = s.table()
 	err := checkRoutes(s.routes)
 	if err != nil {
 		return nil, err
 	}
+	if s.cfg.MetricsAddr != "" {
+		if s.metricsListener, err = Listen(s.cfg.MetricsAddr); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrMetricsAddr, err)
+		}
+	}
 	if s.uploads, err = openSpool(s.cfg.SpoolDir); err != nil {
+		if s.metricsListener != nil {
+			s.metricsListener.Close()
+		}
 		return nil, err
 	}
 	for _, rt := range s.routes {
@@ -125,17 +154,34 @@ func New(st *store.Store, cfg Config) (*Server, error) {
 	}
 	// Anything else: 404 (or 405) as JSON, without saying more.
 	s.mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+		rec := newRecorder(w)
 		s.fail(rec, r, route{}, &httpError{status: http.StatusNotFound, code: "not_found", msg: "no such route: see /api/v1/openapi.json"})
-		s.logRequest(r, rec, nil)
+		s.logRequest(r, rec, nil, "")
 	}))
 	s.handler = s.refuseDeclaredTooLarge(s.withReadIdle(s.mux))
 	return s, nil
 }
 
-// Close removes the server's folder of uploads. Call it once Serve has
-// returned.
-func (s *Server) Close() error { return s.uploads.close() }
+// Close removes the server's folder of uploads and closes its metrics
+// address, if Serve has not. Call it once Serve has returned.
+func (s *Server) Close() error {
+	err := s.uploads.close()
+	if s.metricsListener != nil {
+		if e := s.metricsListener.Close(); !errors.Is(e, net.ErrClosed) {
+			err = errors.Join(err, e)
+		}
+	}
+	return err
+}
+
+// MetricsAddr is the address Config.MetricsAddr opened (its port chosen
+// when it asked for port 0), or nil.
+func (s *Server) MetricsAddr() net.Addr {
+	if s.metricsListener == nil {
+		return nil
+	}
+	return s.metricsListener.Addr()
+}
 
 // Handler is the server's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.handler }
@@ -143,9 +189,9 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Listen opens addr, "host:port".
 func Listen(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
 
-// Serve serves on l until ctx ends, then stops taking requests and waits
-// for those in flight, up to Config.ShutdownGrace. With a certificate and
-// key it serves HTTPS.
+// Serve serves on l, and the metrics on Config.MetricsAddr, until ctx
+// ends, then stops taking requests and waits for those in flight, up to
+// Config.ShutdownGrace. With a certificate and key it serves HTTPS on l.
 func (s *Server) Serve(ctx context.Context, l net.Listener, certFile, keyFile string) error {
 	hs := &http.Server{
 		Handler:           s.handler,
@@ -163,19 +209,41 @@ func (s *Server) Serve(ctx context.Context, l net.Listener, certFile, keyFile st
 		hs.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 		l = tls.NewListener(l, hs.TLSConfig)
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(l) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
+	servers, listeners := []*http.Server{hs}, []net.Listener{l}
+	if s.metricsListener != nil {
+		servers = append(servers, &http.Server{
+			Handler:           s.metrics.handler(),
+			ReadHeaderTimeout: s.cfg.ReadIdle,
+			WriteTimeout:      time.Minute,
+			IdleTimeout:       s.cfg.IdleTimeout,
+			ErrorLog:          hs.ErrorLog,
+		})
+		listeners = append(listeners, s.metricsListener)
 	}
-	s.cfg.Logger.Info("shutting down: finishing requests in flight", "grace", s.cfg.ShutdownGrace.String())
+	errc := make(chan error, len(servers))
+	for i, srv := range servers {
+		go func() { errc <- srv.Serve(listeners[i]) }()
+	}
+	// Until ctx ends, or a server stops on its own, which stops the other.
+	var err error
+	stopped := 0
+	select {
+	case err = <-errc:
+		stopped++
+	case <-ctx.Done():
+		s.cfg.Logger.Info("shutting down: finishing requests in flight", "grace", s.cfg.ShutdownGrace.String())
+	}
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace)
 	defer cancel()
-	err := hs.Shutdown(sctx)
-	if e := <-errc; !errors.Is(e, http.ErrServerClosed) && err == nil {
-		err = e
+	for _, srv := range servers {
+		if e := srv.Shutdown(sctx); err == nil {
+			err = e
+		}
+	}
+	for ; stopped < len(servers); stopped++ {
+		if e := <-errc; !errors.Is(e, http.ErrServerClosed) && err == nil {
+			err = e
+		}
 	}
 	return err
 }
@@ -191,10 +259,10 @@ func (s *Server) refuseDeclaredTooLarge(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+		rec := newRecorder(w)
 		rec.Header().Set("Connection", "close")
 		s.fail(rec, r, route{}, &http.MaxBytesError{Limit: s.cfg.MaxBody})
-		s.logRequest(r, rec, nil)
+		s.logRequest(r, rec, nil, "")
 	})
 }
 
@@ -228,7 +296,10 @@ func (b *idleBody) Read(p []byte) (int, error) {
 // errReadIdle is a body that stalled.
 var errReadIdle = errors.New("request body timed out")
 
-func (s *Server) logRequest(r *http.Request, rec *recorder, c *caller) {
+// logRequest logs the request and counts it in the metrics, under route
+// (its method and pattern; "" for none).
+func (s *Server) logRequest(r *http.Request, rec *recorder, c *caller, route string) {
+	s.metrics.observe(route, rec.status, rec.start)
 	attrs := []any{"method", r.Method, "path", r.URL.Path, "status", rec.status, "bytes", rec.bytes,
 		"remote", r.RemoteAddr}
 	if c != nil && c.token != nil {

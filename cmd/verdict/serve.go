@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -23,6 +24,8 @@ func serveCommand() *cli.Command {
 			&cli.StringFlag{Name: "tls-cert", Usage: "serve HTTPS with the certificate in PEM `FILE`"},
 			&cli.StringFlag{Name: "tls-key", Usage: "the private key of --tls-cert, in PEM `FILE`"},
 			&cli.BoolFlag{Name: "cookie-secure", Usage: "mark cookies Secure (HTTPS only) when a proxy in front terminates TLS; --tls-cert does without it"},
+			&cli.BoolFlag{Name: "metrics", Usage: "serve Prometheus metrics at /metrics, to a token of any role"},
+			&cli.StringFlag{Name: "metrics-addr", Usage: "serve the metrics at /metrics on `ADDRESS` (host:port) instead, without a token; implies --metrics"},
 			&cli.Int64Flag{Name: "max-body", Value: 2 << 30, Usage: "refuse request bodies over `BYTES` with 413"},
 			&cli.DurationFlag{Name: "read-timeout", Value: 30 * time.Second, Usage: "drop a request whose headers or body send nothing for `DURATION`"},
 			&cli.StringFlag{Name: "spool-dir", Usage: "keep uploads in `FOLDER` while they are read (default: $VERDICT_HOME/spool)"},
@@ -41,7 +44,11 @@ func serveCommand() *cli.Command {
 			}
 			defer st.Close()
 			srv, err := server.New(st, server.Config{MaxBody: c.Int64("max-body"), ReadIdle: c.Duration("read-timeout"),
-				SpoolDir: c.String("spool-dir"), Logger: slog.New(slog.NewJSONHandler(c.App.ErrWriter, nil)), CookieSecure: c.Bool("cookie-secure")})
+				SpoolDir: c.String("spool-dir"), Logger: slog.New(slog.NewJSONHandler(c.App.ErrWriter, nil)), CookieSecure: c.Bool("cookie-secure"),
+				Metrics: c.Bool("metrics"), MetricsAddr: c.String("metrics-addr")})
+			if errors.Is(err, server.ErrMetricsAddr) {
+				return userError("--metrics-addr: %v", err)
+			}
 			if err != nil {
 				return err
 			}
@@ -51,7 +58,11 @@ func serveCommand() *cli.Command {
 				return userError("--listen: %v", err)
 			}
 			scheme := map[bool]string{false: "http", true: "https"}[cert != ""]
-			fmt.Fprintf(c.App.ErrWriter, "verdict serve: %s on %s://%s (database %s)\n", store.Version(), scheme, l.Addr(), st.URL())
+			fmt.Fprintf(c.App.ErrWriter, "verdict serve: %s on %s://%s (database %s)", store.Version(), scheme, l.Addr(), st.URL())
+			if a := srv.MetricsAddr(); a != nil {
+				fmt.Fprintf(c.App.ErrWriter, ", metrics on http://%s/metrics", a)
+			}
+			fmt.Fprintln(c.App.ErrWriter)
 			return srv.Serve(c.Context, l, cert, key)
 		},
 	}

@@ -34,17 +34,22 @@ func TestServeAndTokens(t *testing.T) {
 	res = runVerdict(t, url, "token", "create", "--name", "x", "--role", "root")
 	require.Equal(t, 2, res.code)
 	require.Contains(t, res.stderr, "--role")
+	res = runVerdict(t, url, "serve", "--metrics-addr", "not an address", "--spool-dir", t.TempDir())
+	require.Equal(t, 2, res.code, res.stderr)
+	require.Contains(t, res.stderr, "--metrics-addr")
 
 	spool := t.TempDir()
-	cmd := verdictCmd(t, "--database-url", url, "serve", "--listen", "127.0.0.1:0", "--spool-dir", spool, "--cookie-secure")
+	cmd := verdictCmd(t, "--database-url", url, "serve", "--listen", "127.0.0.1:0", "--spool-dir", spool, "--cookie-secure",
+		"--metrics-addr", "127.0.0.1:0")
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	lines := bufio.NewScanner(stderr)
 	require.True(t, lines.Scan(), "the server says where it listens")
-	addr := regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+`).FindString(lines.Text())
-	require.NotEmpty(t, addr, lines.Text())
+	addrs := regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+`).FindAllString(lines.Text(), -1)
+	require.Len(t, addrs, 2, "the API's address, then the metrics': %s", lines.Text())
+	addr, metrics := addrs[0], addrs[1]
 	logs := make(chan string, 1)
 	go func() {
 		var all strings.Builder
@@ -83,6 +88,15 @@ func TestServeAndTokens(t *testing.T) {
 	require.Contains(t, body, `"run": "a"`)
 	status, body = call("GET", "/api/v1/runs?experiment=e", reader, "")
 	require.Equal(t, 403, status, body)
+
+	// The metrics, on their own address, need no token.
+	resp, err = http.Get(metrics + "/metrics")
+	require.NoError(t, err)
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(b))
+	require.Contains(t, string(b), `verdict_evaluations_logged_total 1`)
 
 	res = runVerdict(t, url, "token", "revoke", "1")
 	require.Equal(t, 0, res.code, res.stderr)
