@@ -212,8 +212,10 @@ func TestDiffDirection(t *testing.T) {
 			require.NoError(t, report.Diff(&out, "table", res))
 			text := out.String()
 			require.True(t, strings.HasPrefix(text, tt.words+": evaluation "), text)
-			require.Contains(t, text, fmt.Sprintf("%d paired users; difference = baseline − candidate", len(tt.wantDiff)))
-			require.Contains(t, text, fmt.Sprintf("the %d users for whom the candidate did worst:", len(tt.wantDiff)))
+			require.Contains(t, text, fmt.Sprintf("%s; difference = baseline − candidate", paired(len(tt.wantDiff))))
+			require.Contains(t, text, fmt.Sprintf("%s for whom the candidate did worst:", the(len(tt.wantDiff))))
+			require.Contains(t, text, fmt.Sprintf("\n%s for ", these(len(tt.wantDiff))))
+			require.NotContains(t, text, " 1 users")
 			require.Contains(t, text, fmt.Sprintf("the candidate is better for %s, worse for %d, the same for %d\n",
 				users(len(tt.improved)), len(tt.regressed), len(tt.same)))
 			// The table lists the users in the order Diff gave.
@@ -225,9 +227,32 @@ func TestDiffDirection(t *testing.T) {
 			}
 			out.Reset()
 			require.NoError(t, report.Diff(&out, "table", best))
-			require.Contains(t, out.String(), fmt.Sprintf("the %d users for whom the candidate did best:", len(tt.wantDiff)))
+			require.Contains(t, out.String(), fmt.Sprintf("%s for whom the candidate did best:", the(len(tt.wantDiff))))
 		})
 	}
+}
+
+// paired, the and these are how report.Diff counts n users, in the
+// singular for one.
+func paired(n int) string {
+	if n == 1 {
+		return "1 paired user"
+	}
+	return fmt.Sprintf("%d paired users", n)
+}
+
+func the(n int) string {
+	if n == 1 {
+		return "the user"
+	}
+	return fmt.Sprintf("the %d users", n)
+}
+
+func these(n int) string {
+	if n == 1 {
+		return "this user accounts"
+	}
+	return fmt.Sprintf("these %d users account", n)
 }
 
 // users is n users, as report.Diff says it.

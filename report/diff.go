@@ -43,9 +43,13 @@ func Diff(w io.Writer, format string, d *compare.DiffResult) error {
 	if d.Best {
 		what = "did best"
 	}
-	fmt.Fprintf(w, "%s (%s): evaluation %d (%s, baseline) against %d (%s, candidate), %d paired users; difference = baseline − candidate\n\n",
-		Printable(d.Metric), d.Direction, d.BaseEval.ID, Printable(d.Baseline), d.CandEval.ID, Printable(d.Candidate), d.Units)
-	fmt.Fprintf(w, "the %d users for whom the candidate %s:\n", n, what)
+	fmt.Fprintf(w, "%s (%s): evaluation %d (%s, baseline) against %d (%s, candidate), %s; difference = baseline − candidate\n\n",
+		Printable(d.Metric), d.Direction, d.BaseEval.ID, Printable(d.Baseline), d.CandEval.ID, Printable(d.Candidate), plural(d.Units, "paired user"))
+	if n == 1 {
+		fmt.Fprintf(w, "the user for whom the candidate %s:\n", what)
+	} else {
+		fmt.Fprintf(w, "the %d users for whom the candidate %s:\n", n, what)
+	}
 	if err := t.Write(w, format); err != nil {
 		return err
 	}
@@ -56,11 +60,15 @@ func Diff(w io.Writer, format string, d *compare.DiffResult) error {
 		q[i] = v
 	}
 	fmt.Fprintf(w, "difference quantiles: min %s, 5%% %s, 25%% %s, median %s, 75%% %s, 95%% %s, max %s\n", q...)
+	these := fmt.Sprintf("these %d users account", n)
+	if n == 1 {
+		these = "this user accounts"
+	}
 	if d.Share != nil {
-		fmt.Fprintf(w, "these %d users account for %s of the total difference %s (%.0f%%)\n", n, Signed(d.TopDifference), Signed(d.TotalDifference), 100**d.Share)
+		fmt.Fprintf(w, "%s for %s of the total difference %s (%.0f%%)\n", these, Signed(d.TopDifference), Signed(d.TotalDifference), 100**d.Share)
 	} else {
-		fmt.Fprintf(w, "these %d users account for %s; the total difference %s is too close to zero (gains and losses cancel) for a share to mean anything\n",
-			n, Signed(d.TopDifference), Signed(d.TotalDifference))
+		fmt.Fprintf(w, "%s for %s; the total difference %s is too close to zero (gains and losses cancel) for a share to mean anything\n",
+			these, Signed(d.TopDifference), Signed(d.TotalDifference))
 	}
 	return nil
 }
