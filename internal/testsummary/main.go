@@ -104,6 +104,7 @@ func (s *summary) add(e event) {
 			}
 		case "pass", "fail", "skip":
 			p.result, p.elapsed = e.Action, e.Elapsed
+			s.unfinished(e.Package)
 		}
 		return
 	}
@@ -137,6 +138,31 @@ func (s *summary) add(e event) {
 			}
 		}
 		s.fails = append(s.fails, outcome{k, reasons(lines)})
+		delete(s.buffered, k)
+	}
+}
+
+// unfinished ends the tests of pkg that were still running when its test
+// binary ended: a timeout's panic, a crash or os.Exit. Their lines, the
+// panic and its goroutines among them, are printed, and each counts as
+// failed, since go test -json reports no result for it.
+func (s *summary) unfinished(pkg string) {
+	var keys []testKey
+	for k := range s.buffered {
+		if k.pkg == pkg {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].test < keys[j].test })
+	p := s.pkg(pkg)
+	for _, k := range keys {
+		lines := s.buffered[k]
+		fmt.Fprintf(s.out, "--- UNFINISHED: %s\n", k.test)
+		for _, l := range lines {
+			fmt.Fprint(s.out, l)
+		}
+		p.failed++
+		s.fails = append(s.fails, outcome{k, append([]string{"(did not finish)"}, reasons(lines)...)})
 		delete(s.buffered, k)
 	}
 }

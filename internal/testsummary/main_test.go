@@ -12,7 +12,7 @@ import (
 // testdata, whose tests pass, skip, skip in a subtest and fail, and one of
 // whose packages does not build, and checks what the summary says of each.
 func TestRunOnARealStream(t *testing.T) {
-	cmd := exec.Command("go", "test", "-json", "-count=1", "./...")
+	cmd := exec.Command("go", "test", "-json", "-count=1", "./bad", "./broken", "./empty", "./good")
 	cmd.Dir = "testdata/sample"
 	cmd.Env = append(cmd.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
 	stream, err := cmd.Output()
@@ -67,4 +67,25 @@ func TestRunPassesWhenNothingFails(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, failed)
 	require.Contains(t, out.String(), "no result: sample/good (its test binary ended without reporting)")
+}
+
+// TestRunNamesTestsATimeoutEnded: a test still running when its binary's
+// -timeout panics has no result event; it counts as failed, with the
+// panic's lines.
+func TestRunNamesTestsATimeoutEnded(t *testing.T) {
+	cmd := exec.Command("go", "test", "-json", "-count=1", "-timeout=1s", "./slow")
+	cmd.Dir = "testdata/sample"
+	cmd.Env = append(cmd.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	stream, err := cmd.Output()
+	require.Error(t, err)
+
+	var out bytes.Buffer
+	failed, err := run(bytes.NewReader(stream), &out)
+	require.NoError(t, err)
+	require.True(t, failed)
+	text := out.String()
+	require.Contains(t, text, "--- UNFINISHED: TestNeverEnds\n")
+	require.Contains(t, text, "panic: test timed out after 1s")
+	require.Regexp(t, `(?m)^sample/slow +1 +0 +0 +1  fail$`, text)
+	require.Contains(t, text, "1 failed:\n  sample/slow TestNeverEnds\n      (did not finish)\n      slow_test.go:7: started\n")
 }
