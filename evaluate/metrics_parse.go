@@ -46,9 +46,10 @@ var metricList = func() string {
 // MaxCutoff. Repeated specs are merged, so "ndcg@10" and "ndcg@10,20" give
 // one NDCG(10, 20).
 //
-// No specs give no metrics and no error; DefaultMetrics is the usual
-// fallback. Any malformed spec is an error wrapping ErrBadMetric that quotes
-// the spec and, for an unknown name, lists the known ones.
+// No specs give nil and no error; DefaultMetrics is the usual fallback,
+// and Run falls back to it. Any malformed spec is an error wrapping
+// ErrBadMetric that quotes the spec and, for an unknown name, lists the
+// known ones.
 func ParseMetrics(specs []string) ([]Metric, error) {
 	var (
 		order []family
@@ -91,6 +92,9 @@ func ParseMetrics(specs []string) ([]Metric, error) {
 			}
 			ks[cur] = append(ks[cur], k)
 		}
+	}
+	if len(order) == 0 {
+		return nil, nil
 	}
 	metrics := make([]Metric, len(order))
 	for i, f := range order {

@@ -17,7 +17,7 @@ import (
 
 // RunOptions say how Run evaluates rankings, and where the results go.
 type RunOptions struct {
-	// Metrics to compute; nil means DefaultMetrics at the rankings' width.
+	// Metrics to compute; none means DefaultMetrics at the rankings' width.
 	Metrics []Metric
 	// Workers is how many goroutines score batches; 0 means GOMAXPROCS.
 	Workers int
@@ -101,7 +101,7 @@ type Result struct {
 // store are its own, as LogEvaluation and LogAggregates return them.
 func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
 	metrics := opts.Metrics
-	if metrics == nil {
+	if len(metrics) == 0 {
 		metrics = DefaultMetrics(src.Width())
 	}
 	ev, err := NewEvaluator(metrics)

@@ -77,3 +77,28 @@ func TestEvaluateOverHTTP(t *testing.T) {
 	require.Contains(t, msg, "targets")
 	require.NotContains(t, msg, "verdict-upload")
 }
+
+// TestEvaluateOverHTTPDefaultMetrics: without metrics, the API evaluates
+// what the command line does, calibrated_recall and ndcg at the full width
+// of the predictions (4 in the fixtures), instead of failing.
+func TestEvaluateOverHTTPDefaultMetrics(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, Config{})
+	w := ts.token(t, store.TokenWriter, "")
+	files := map[string]string{"items": "items.npy", "scores": "scores.npy", "targets": "targets.npz", "sample_ids": "ids_str.npy"}
+	body, ctype := multipartBody(t, files)
+	status, b := ts.do(t, "POST", "/api/v1/evaluate?no_log=true", w, body, "Content-Type", ctype)
+	require.Equal(t, 200, status, string(b))
+	var got evaluate.Result
+	require.NoError(t, json.Unmarshal(b, &got))
+
+	dir := filepath.Join("..", "evaluate", "testdata", "rankings")
+	src, err := evaluate.OpenNumPyRankings(filepath.Join(dir, "items.npy"), filepath.Join(dir, "scores.npy"), filepath.Join(dir, "targets.npz"), filepath.Join(dir, "ids_str.npy"), evaluate.RankingOptions{})
+	require.NoError(t, err)
+	defer src.Close()
+	want, err := evaluate.Run(context.Background(), src, evaluate.RunOptions{Metrics: evaluate.DefaultMetrics(4)})
+	require.NoError(t, err)
+	require.Equal(t, []string{"calibrated_recall@4", "ndcg@4"}, got.Keys)
+	require.Equal(t, want.Keys, got.Keys)
+	require.Equal(t, want.Means, got.Means)
+}

@@ -223,3 +223,30 @@ func TestEvaluateFormats(t *testing.T) {
 		require.True(t, strings.HasPrefix(res.stdout, want), "%s:\n%s", format, res.stdout)
 	}
 }
+
+// TestEvaluateDefaultMetrics: without --metrics, evaluate computes
+// calibrated_recall and ndcg at the predictions' full width (4 here), as
+// its help says. The expected means are the formulas of docs/metrics.md
+// worked by hand on the fixtures above (relevant items at ranks u0: 2,3 of
+// R=2; u2: 3,4 of R=2; u3: 4 of R=2; u4: 1 of R=1).
+func TestEvaluateDefaultMetrics(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join("..", "..", "evaluate", "testdata", "rankings")
+	res := runVerdict(t, "postgres://unused.invalid/none", "evaluate", "--no-log", "--format", "json",
+		"--items", filepath.Join(dir, "items.npy"),
+		"--scores", filepath.Join(dir, "scores.npy"),
+		"--targets", filepath.Join(dir, "targets.npz"),
+		"--sample-ids", filepath.Join(dir, "ids_str.npy"))
+	require.Equal(t, 0, res.code, res.stderr)
+	var out evaluate.Result
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+
+	g := func(rank int) float64 { return 1 / math.Log2(float64(rank)+1) }
+	idcg2 := g(1) + g(2)
+	ndcg := ((g(2)+g(3))/idcg2 + (g(3)+g(4))/idcg2 + g(4)/idcg2 + 1) / 4
+	calibrated := (1.0 + 1 + 0.5 + 1) / 4 // hits / min(4, R)
+	require.Len(t, out.Means, 2, "%v", out.Means)
+	const tol = 1e-12
+	require.InDelta(t, calibrated, out.Means["calibrated_recall@4"], tol)
+	require.InDelta(t, ndcg, out.Means["ndcg@4"], tol)
+}
