@@ -50,6 +50,13 @@ var (
 	// no active worker node to hold the shards.
 	ErrNoWorkers = errors.New("the Citus coordinator has no active worker nodes: register them with citus_add_node (https://docs.citusdata.com)")
 
+	// ErrConflict is returned by LogEvaluation, LogEvaluationLong,
+	// LogAggregates and LogPredictions when an idempotency key already
+	// holds an evaluation logged by a request with another digest
+	// (NewEvaluation.RequestDigest): the new content would be dropped, so
+	// nothing is written. It is wrapped in an *IdempotencyConflictError.
+	ErrConflict = errors.New("conflict")
+
 	// ErrSchemaOutdated is returned by Distribute when the database schema
 	// is older than this verdict's: it must be migrated first.
 	ErrSchemaOutdated = errors.New("database schema is older than this verdict")
@@ -94,3 +101,19 @@ func (e *InputError) Error() string {
 }
 
 func (e *InputError) Unwrap() error { return ErrBadInput }
+
+// IdempotencyConflictError reports an idempotency key reused with other
+// content: the key already holds evaluation EvaluationID of the run. It
+// wraps ErrConflict.
+type IdempotencyConflictError struct {
+	Key          string
+	Run          string
+	EvaluationID int64
+}
+
+func (e *IdempotencyConflictError) Error() string {
+	return fmt.Sprintf("idempotency key %q already holds evaluation %d of run %s, logged with other content; nothing was stored: "+
+		"use a key that is unique to the content (a retry must send the same body and parameters)", e.Key, e.EvaluationID, namePreview(e.Run))
+}
+
+func (e *IdempotencyConflictError) Unwrap() error { return ErrConflict }

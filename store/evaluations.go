@@ -67,6 +67,7 @@ type Logged struct {
 	Elapsed  time.Duration
 
 	contentSHA string
+	requestSHA string // the request's digest, when the key holds one
 }
 
 const evaluationColumns = `
@@ -186,6 +187,47 @@ func (s *Store) findByKey(ctx context.Context, experiment, run, key string) (*Lo
 	return &Logged{Evaluation: *e, Existing: true}, nil
 }
 
+// FindRetry returns the evaluation an idempotency key already holds for a
+// run, when the request whose digest (see NewEvaluation.RequestDigest)
+// digest returns is a retry of the one that logged it: Existing is set,
+// and the log need not be sent. It returns nil and no error when the key
+// holds nothing yet, without calling digest, and an
+// *IdempotencyConflictError when the key holds an evaluation logged with
+// another digest. An evaluation stored without a digest (by a log without
+// one, or before verdict kept them) is taken for a retry.
+func (s *Store) FindRetry(ctx context.Context, experiment, run, key string, digest func() string) (*Logged, error) {
+	found, err := s.findByKey(ctx, experiment, run, key)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find idempotency key %q: %w", key, err)
+	}
+	_, held, err := heldByKey(ctx, s.pool, found.RunID, key)
+	if err != nil {
+		return nil, fmt.Errorf("find idempotency key %q: %w", key, err)
+	}
+	if held != "" && held != digest() {
+		return nil, &IdempotencyConflictError{Key: key, Run: run, EvaluationID: found.ID}
+	}
+	return found, nil
+}
+
+// heldByKey returns the evaluation an idempotency key holds for a run and
+// the digest of the request that logged it ("" when none was kept), or
+// ErrNotFound.
+func heldByKey(ctx context.Context, q querier, runID int64, key string) (int64, string, error) {
+	var id int64
+	var digest string
+	err := q.QueryRow(ctx, `
+		SELECT id, coalesce(request_sha256, '') FROM evaluations
+		WHERE run_id = $1 AND idempotency_key = $2`, runID, key).Scan(&id, &digest)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, "", ErrNotFound
+	}
+	return id, digest, err
+}
+
 // errConcurrentDuplicate reports that a concurrent transaction committed the
 // same evaluation first.
 var errConcurrentDuplicate = errors.New("evaluation logged concurrently")
@@ -245,6 +287,21 @@ func (s *Store) insertEvaluation(ctx context.Context, tx pgx.Tx, ev NewEvaluatio
 	if err := recordLabels(ctx, tx, res.EvalSetID, ev.Labels, l); err != nil {
 		return err
 	}
+	if ev.IdempotencyKey != "" && ev.RequestDigest != nil {
+		// The key is checked before the content: it names one request,
+		// and must not come to hold another's.
+		res.requestSHA = ev.RequestDigest()
+		id, held, err := heldByKey(ctx, tx, res.RunID, ev.IdempotencyKey)
+		switch {
+		case err == nil && held != "" && held != res.requestSHA:
+			return &IdempotencyConflictError{Key: ev.IdempotencyKey, Run: ev.Run, EvaluationID: id}
+		case err == nil:
+			res.ID, res.Existing = id, true
+			return nil
+		case !errors.Is(err, ErrNotFound):
+			return fmt.Errorf("look for idempotency key %q: %w", ev.IdempotencyKey, err)
+		}
+	}
 	content := l.content.sum()
 	res.contentSHA = content
 	err = tx.QueryRow(ctx, `
@@ -285,15 +342,15 @@ func (s *Store) insertEvaluation(ctx context.Context, tx pgx.Tx, ev NewEvaluatio
 			n_rows, n_scored_rows, n_units, required_k, protocol, cutoffs,
 			eval_draws, folds, repeats, n_train, n_test, metadata,
 			content_sha256, idempotency_key, software_version,
-			task, classes, threshold, ece_bins, aggregates_only)
+			task, classes, threshold, ece_bins, aggregates_only, request_sha256)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-			coalesce($18::jsonb, '{}'), $19, nullif($20, ''), $21, $22, $23, $24, $25, $26)`,
+			coalesce($18::jsonb, '{}'), $19, nullif($20, ''), $21, $22, $23, $24, $25, $26, nullif($27, ''))`,
 		l.id, res.RunID, res.EvalSetID, res.Metrics, lower, res.Aggregates,
 		res.Rows, res.ScoredRows, res.Units, positive(int64(p.RequiredK)), name, cutoffs,
 		positive(int64(p.EvalDraws)), positive(int64(p.Folds)), positive(int64(p.Repeats)),
 		positive(p.NTrain), positive(p.NTest), ev.Metadata,
 		content, ev.IdempotencyKey, Version(),
-		task, classes, threshold, bins, res.AggregatesOnly)
+		task, classes, threshold, bins, res.AggregatesOnly, res.requestSHA)
 	if isUniqueViolation(err) {
 		return errConcurrentDuplicate
 	}

@@ -43,11 +43,24 @@ type NewEvaluation struct {
 
 	// IdempotencyKey, when set, names the request: a second log with the
 	// same key for the same run is a retry of the first, so it writes
-	// nothing and returns the first evaluation with Existing set, whatever
-	// its content (a retried job may well have computed slightly different
-	// values). That holds also when the two logs run at once: one stores its
+	// nothing and returns the first evaluation with Existing set. Without
+	// RequestDigest that holds whatever its content (a retried job may well
+	// have computed slightly different values); with it, only for the same
+	// digest. That holds also when the two logs run at once: one stores its
 	// evaluation and the other returns it.
 	IdempotencyKey string
+
+	// RequestDigest, when set with IdempotencyKey, returns the digest of
+	// the request that logs (SHA-256 in 64 lower-case hexadecimal digits, of
+	// its body and of the parameters that shape the evaluation); it is
+	// called once the source's last row has been read, so that a caller may
+	// compute it as the body streams by. The digest is stored with the key,
+	// and the key then holds that content only: a later log with the same
+	// key and digest returns the first evaluation with Existing set, and
+	// one with another digest returns an *IdempotencyConflictError and
+	// writes nothing. Without it a key names a retry whatever the content,
+	// as above.
+	RequestDigest func() string
 
 	Protocol Protocol
 
@@ -339,11 +352,16 @@ func (s *Store) settleLog(ctx context.Context, ev NewEvaluation, out *Logged, er
 		err = nil
 	case errors.Is(err, errConcurrentDuplicate):
 		// A concurrent log with the same idempotency key, or of the same
-		// content, committed first: the answer is the evaluation it stored.
+		// content, committed first: the answer is the evaluation it stored,
+		// unless the key now holds other content.
 		out.Existing, err = true, nil
 		if ev.IdempotencyKey != "" {
-			if found, ferr := s.findByKey(ctx, ev.Experiment, ev.Run, ev.IdempotencyKey); ferr == nil {
-				out.ID = found.ID
+			id, digest, ferr := heldByKey(ctx, s.pool, out.RunID, ev.IdempotencyKey)
+			if ferr == nil {
+				if ev.RequestDigest != nil && digest != "" && digest != out.requestSHA {
+					return nil, &IdempotencyConflictError{Key: ev.IdempotencyKey, Run: ev.Run, EvaluationID: id}
+				}
+				out.ID = id
 				break
 			}
 		}
@@ -380,7 +398,10 @@ func (s *Store) startLog(ctx context.Context, ev *NewEvaluation) (*Logged, error
 		return nil, err
 	}
 	ev.TargetFingerprint = strings.ToLower(ev.TargetFingerprint)
-	if ev.IdempotencyKey == "" {
+	if ev.IdempotencyKey == "" || ev.RequestDigest != nil {
+		// With a request digest the key is checked once the rows are read
+		// and the digest known (insertEvaluation); a caller that can tell
+		// the digest sooner asks FindRetry first.
 		return nil, nil
 	}
 	found, err := s.findByKey(ctx, ev.Experiment, ev.Run, ev.IdempotencyKey)

@@ -491,6 +491,69 @@ func TestConcurrentIdempotencyKeyDifferentContent(t *testing.T) {
 	require.Equal(t, 2, count(t, url, `SELECT count(*) FROM pg_partition_tree('unit_values') WHERE isleaf`), "no partition of a loser is left")
 }
 
+// TestIdempotencyKeyWithDigest: a key logged with a request digest holds
+// that request only. The same digest is a retry, answered with the first
+// evaluation; another is refused with ErrConflict and writes nothing, also
+// when the logs run at once.
+func TestIdempotencyKeyWithDigest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, url := setup(t)
+	digest := func(c byte) func() string { return func() string { return strings.Repeat(string(c), 64) } }
+	keyed := func(d func() string) store.NewEvaluation {
+		ev := newEval("e", "r")
+		ev.IdempotencyKey, ev.RequestDigest = "job-42", d
+		return ev
+	}
+	first, err := s.LogEvaluation(ctx, keyed(digest('a')), &memRows{metrics: []string{"m"}, ids: []string{"x"}, vals: [][]float64{{1}}})
+	require.NoError(t, err)
+	again, err := s.LogEvaluation(ctx, keyed(digest('a')), &memRows{metrics: []string{"m"}, ids: []string{"x"}, vals: [][]float64{{1}}})
+	require.NoError(t, err)
+	require.True(t, again.Existing)
+	require.Equal(t, first.ID, again.ID)
+
+	_, err = s.LogEvaluation(ctx, keyed(digest('b')), &memRows{metrics: []string{"m"}, ids: []string{"y"}, vals: [][]float64{{0}}})
+	require.ErrorIs(t, err, store.ErrConflict)
+	var conflict *store.IdempotencyConflictError
+	require.ErrorAs(t, err, &conflict)
+	require.Equal(t, store.IdempotencyConflictError{Key: "job-42", Run: "r", EvaluationID: first.ID}, *conflict)
+
+	found, err := s.FindRetry(ctx, "e", "r", "job-42", digest('a'))
+	require.NoError(t, err)
+	require.Equal(t, first.ID, found.ID)
+	_, err = s.FindRetry(ctx, "e", "r", "job-42", digest('b'))
+	require.ErrorIs(t, err, store.ErrConflict)
+	found, err = s.FindRetry(ctx, "e", "r", "job-43", func() string { panic("no key, no digest needed") })
+	require.NoError(t, err)
+	require.Nil(t, found)
+
+	// At once, under a new key, each with its own digest: one is stored,
+	// every other is refused.
+	const n = 8
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			ev := keyed(digest("0123456789abcdef"[i]))
+			ev.IdempotencyKey = "job-43"
+			_, errs[i] = s.LogEvaluation(ctx, ev, &memRows{metrics: []string{"m"}, ids: []string{fmt.Sprintf("u%d", i)}, vals: [][]float64{{float64(i)}}})
+		})
+	}
+	wg.Wait()
+	stored := 0
+	for i := range n {
+		if errs[i] == nil {
+			stored++
+			continue
+		}
+		require.ErrorIs(t, errs[i], store.ErrConflict, "caller %d", i)
+	}
+	require.Equal(t, 1, stored)
+	require.Equal(t, 2, count(t, url, `SELECT count(*) FROM evaluations`))
+	require.Equal(t, 2, count(t, url, `SELECT count(*) FROM pg_partition_tree('unit_values') WHERE isleaf`))
+	require.Equal(t, 2, count(t, url, `SELECT count(*) FROM pg_tables WHERE schemaname = 'verdict_units' AND tablename NOT LIKE 'unit\_values\_g%'`), "no partition left behind")
+}
+
 // TestConcurrentLogsOfTheSameContent logs one evaluation many times at once
 // without a key: it is stored once, and every caller gets it.
 func TestConcurrentLogsOfTheSameContent(t *testing.T) {
