@@ -66,8 +66,9 @@ func (s *Server) apiRoutes() []route {
 		{method: "GET", pattern: "/api/v1/openapi.json", summary: "describe the API", role: store.TokenReader, scope: scopeNone, handle: s.openAPI},
 		{method: "GET", pattern: "/api/v1/experiments", summary: "list experiments", role: store.TokenReader, scope: scopeFiltered, handle: s.listExperiments},
 		{method: "POST", pattern: "/api/v1/evaluations", summary: "log an evaluation", role: store.TokenWriter, scope: scopeQuery,
-			params: append(append([]param{}, runParams...), param{name: "format", kind: "string", doc: "csv, tsv, jsonl (ndjson), parquet or npz (default: from Content-Type)"}),
-			body:   "the per-unit scores, in any format verdict log reads (gzip allowed); header Idempotency-Key makes a retry return the first evaluation", handle: s.logEvaluation},
+			params:     append(append([]param{}, runParams...), param{name: "format", kind: "string", doc: "csv, tsv, jsonl (ndjson), parquet or npz (default: from Content-Type)"}),
+			body:       "the per-unit scores, in any format verdict log reads (gzip allowed); header Idempotency-Key makes a retry return the first evaluation",
+			idempotent: true, handle: s.logEvaluation},
 		{method: "POST", pattern: "/api/v1/evaluate", summary: "compute ranking metrics and log them", role: store.TokenWriter, scope: scopeQuery,
 			params: append(append([]param{}, runParams...),
 				param{name: "metrics", kind: "string", repeat: true, doc: "metric specs, e.g. ndcg@10,20"},
@@ -234,7 +235,25 @@ func (s *Server) logEvaluation(w http.ResponseWriter, r *http.Request, c *caller
 		return err
 	}
 	body := &bodyReader{r: r.Body}
-	in, tmp, done, err := s.openBody(body, strings.ToLower(format))
+	d := newRequestDigest(r, body, strings.ToLower(format))
+	if ev.IdempotencyKey != "" {
+		ev.RequestDigest = d.digest
+		// A retry is answered without loading its body again: the body is
+		// read through the digest only, to tell a retry from other content.
+		logged, err := s.store.FindRetry(r.Context(), ev.Experiment, ev.Run, ev.IdempotencyKey, d.digest)
+		if err != nil {
+			return body.cause(err)
+		}
+		if logged != nil {
+			if err := body.cause(nil); err != nil {
+				return err
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			return report.Logged(w, "json", logged)
+		}
+	}
+	in, tmp, done, err := s.openBody(d, strings.ToLower(format))
 	if err != nil {
 		return body.cause(err)
 	}
@@ -338,6 +357,10 @@ func (s *Server) evaluate(w http.ResponseWriter, r *http.Request, c *caller) err
 		return badRequest("the body must be multipart/form-data with files items and targets: %v", err)
 	}
 	files := map[string]string{}
+	parts := &partsDigest{query: r.URL.Query().Encode(), parts: map[string][]byte{}}
+	if opts.Log.IdempotencyKey != "" {
+		opts.Log.RequestDigest = parts.digest
+	}
 	defer func() {
 		for _, p := range files {
 			os.Remove(p)
@@ -359,11 +382,13 @@ func (s *Server) evaluate(w http.ResponseWriter, r *http.Request, c *caller) err
 		if _, dup := files[name]; dup {
 			return badRequest("part %q is given twice", name)
 		}
-		path, done, err := s.spool(part, ext)
+		h, sum := parts.add(name)
+		path, done, err := s.spool(io.TeeReader(part, h), ext)
 		if err != nil {
 			return err
 		}
 		_ = done // removed with the others, by path
+		sum()
 		files[name] = path
 	}
 	if files["items"] == "" || files["targets"] == "" {

@@ -47,6 +47,8 @@ func classify(err error) *httpError {
 		return &httpError{status: http.StatusRequestTimeout, code: "timeout", msg: err.Error()}
 	case errors.Is(err, store.ErrNotFound):
 		return &httpError{status: http.StatusNotFound, code: "not_found", msg: err.Error()}
+	case errors.Is(err, store.ErrConflict):
+		return &httpError{status: http.StatusConflict, code: "conflict", msg: err.Error()}
 	case errors.Is(err, store.ErrNotComparable):
 		return &httpError{status: http.StatusConflict, code: "not_comparable", msg: err.Error() + "; allow_different_targets=true compares the units they share"}
 	case errors.Is(err, store.ErrSeveralEvalSets):

@@ -20,6 +20,7 @@ import (
 
 	"github.com/verdict-ml/verdict/internal/input/inputtest"
 	"github.com/verdict-ml/verdict/store"
+	"github.com/verdict-ml/verdict/store/storetest"
 )
 
 func (ts *testServer) evaluations(t *testing.T) int {
@@ -36,6 +37,74 @@ type logAnswer struct {
 	Aggregates map[string]float64 `json:"aggregates"`
 }
 
+// unitTables counts the tables of per-unit values, attached or not.
+func unitTables(t *testing.T, dbURL string) int64 {
+	t.Helper()
+	return storetest.Scalar[int64](t, dbURL, `
+		SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = 'verdict_units' AND c.relkind IN ('r', 'p')`)
+}
+
+// TestIdempotencyKeyHoldsOneContent: an Idempotency-Key names one request.
+// Sent again with the same body and parameters it is a retry, answered with
+// the first evaluation; with other content it is refused with 409, and
+// nothing is stored, rather than dropping the new data in silence.
+func TestIdempotencyKeyHoldsOneContent(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, Config{})
+	w := ts.token(t, store.TokenWriter, "")
+	const path = "/api/v1/evaluations?experiment=e&run=r&eval_set=test"
+	csv := "sample_id,ndcg\nu1,0.5\nu2,0.25\nu3,0\n"
+	status, b := ts.do(t, "POST", path, w, strings.NewReader(csv), "Content-Type", "text/csv", "Idempotency-Key", "nightly")
+	require.Equal(t, http.StatusCreated, status, string(b))
+	var first logAnswer
+	require.NoError(t, json.Unmarshal(b, &first))
+	tables, values := unitTables(t, ts.dbURL), storetest.Scalar[int64](t, ts.dbURL, `SELECT count(*) FROM unit_values`)
+	require.Equal(t, int64(3), values)
+
+	type want struct {
+		status   int
+		existing bool
+	}
+	for _, tc := range []struct {
+		name, path, csv, contentType string
+		want                         want
+	}{
+		{name: "same content", path: path, csv: csv, contentType: "text/csv", want: want{status: http.StatusOK, existing: true}},
+		{name: "other values", path: path, csv: "sample_id,ndcg\nu1,1\nu2,1\nu3,1\n", contentType: "text/csv", want: want{status: http.StatusConflict}},
+		{name: "a row more", path: path, csv: csv + "u4,1\n", contentType: "text/csv", want: want{status: http.StatusConflict}},
+		{name: "other parameters", path: path + "&tag=rerun", csv: csv, contentType: "text/csv", want: want{status: http.StatusConflict}},
+		{name: "other format", path: path, csv: "sample_id\tndcg\nu1\t0.5\nu2\t0.25\nu3\t0\n", contentType: "text/tab-separated-values", want: want{status: http.StatusConflict}},
+	} {
+		status, b := ts.do(t, "POST", tc.path, w, strings.NewReader(tc.csv), "Content-Type", tc.contentType, "Idempotency-Key", "nightly")
+		require.Equal(t, tc.want.status, status, "%s: %s", tc.name, b)
+		if tc.want.status == http.StatusConflict {
+			code, msg := apiError(t, b)
+			require.Equal(t, "conflict", code, tc.name)
+			require.Contains(t, msg, `"nightly"`, tc.name)
+			require.Contains(t, msg, fmt.Sprintf("evaluation %d", first.ID), tc.name)
+		} else {
+			var got logAnswer
+			require.NoError(t, json.Unmarshal(b, &got))
+			require.Equal(t, first.ID, got.ID, tc.name)
+			require.Equal(t, tc.want.existing, got.Existing, tc.name)
+			require.Equal(t, first.Aggregates, got.Aggregates, tc.name)
+		}
+		require.Equal(t, 1, ts.evaluations(t), tc.name)
+		require.Equal(t, values, storetest.Scalar[int64](t, ts.dbURL, `SELECT count(*) FROM unit_values`), tc.name)
+		require.Equal(t, tables, unitTables(t, ts.dbURL), tc.name)
+	}
+	run, err := ts.st.GetRun(context.Background(), "e", "r")
+	require.NoError(t, err)
+	require.Empty(t, run.Tags, "a refused log changes nothing of the run")
+
+	// The same content under a new key is the same evaluation, as without
+	// a key; the key still holds the first content only.
+	status, b = ts.do(t, "POST", path, w, strings.NewReader(csv), "Content-Type", "text/csv", "Idempotency-Key", "nightly-2")
+	require.Equal(t, http.StatusOK, status, string(b))
+	require.Equal(t, 1, ts.evaluations(t))
+}
+
 func TestLogOverHTTP(t *testing.T) {
 	t.Parallel()
 	ts := startServer(t, Config{MaxBody: 64 << 10})
@@ -50,12 +119,15 @@ func TestLogOverHTTP(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &first))
 	require.Equal(t, 0.25, first.Aggregates["ndcg"])
 	require.Equal(t, int64(3), first.Units)
-	status, b = ts.do(t, "POST", path, w, strings.NewReader(csv+"u4,1,1\n"), "Content-Type", "text/csv", "Idempotency-Key", "job-17")
+	status, b = ts.do(t, "POST", path, w, strings.NewReader(csv), "Content-Type", "text/csv", "Idempotency-Key", "job-17")
 	require.Equal(t, http.StatusOK, status, string(b))
 	var again logAnswer
 	require.NoError(t, json.Unmarshal(b, &again))
 	require.Equal(t, first.ID, again.ID)
 	require.True(t, again.Existing)
+	require.Equal(t, first.Aggregates, again.Aggregates)
+	require.Equal(t, 1, ts.evaluations(t))
+	require.Equal(t, int64(3), storetest.Scalar[int64](t, ts.dbURL, `SELECT count(*) FROM unit_values`))
 	e, err := ts.st.GetEvaluation(context.Background(), first.ID)
 	require.NoError(t, err)
 	require.Equal(t, []string{"loss"}, e.LowerIsBetter)

@@ -46,7 +46,8 @@ func (s *Server) describe() map[string]any {
 		}
 		if rt.idempotent {
 			ps = append(ps, map[string]any{"name": "Idempotency-Key", "in": "header", "required": false, "schema": map[string]any{"type": "string"},
-				"description": "names the request: sent again with the same key, it returns the first answer and stores nothing more"})
+				"description": "names the request: sent again with the same key and the same content, it returns the first answer and stores nothing more; " +
+					"a log or evaluate with the same key and other content (body or parameters) is 409 conflict, and stores nothing"})
 		}
 		if ps != nil {
 			op["parameters"] = ps
