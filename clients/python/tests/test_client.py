@@ -293,15 +293,34 @@ class ServerTest(unittest.TestCase):
         got = self.c.log(exp, "draws", "test", {("a", 0): {"x": 1.0}, ("a", 1): {"x": 0.0}, ("b", 0): {"x": 1.0}})
         self.assertEqual((got["n_rows"], got["n_units"]), (3, 2))
 
-    def test_the_same_idempotency_key_returns_the_first_evaluation(self) -> None:
+    def test_the_same_idempotency_key_and_content_returns_the_first_evaluation(self) -> None:
         exp = unique("key")
         first = self.c.log(exp, "r", "test", {"u1": {"x": 0.5}, "u2": {"x": 1.0}}, idempotency_key="epoch-3")
-        again = self.c.log(exp, "r", "test", {"u1": {"x": 0.25}, "u2": {"x": 0.0}}, idempotency_key="epoch-3")
+        again = self.c.log(exp, "r", "test", {"u1": {"x": 0.5}, "u2": {"x": 1.0}}, idempotency_key="epoch-3")
         self.assertFalse(first["existing"])
         self.assertTrue(again["existing"])
         self.assertEqual(again["evaluation_id"], first["evaluation_id"])
         self.assertEqual(again["aggregates"], first["aggregates"])
         self.assertEqual(self.run_evaluations(exp, "r"), 1)
+
+    def test_the_same_idempotency_key_with_other_content_is_a_conflict(self) -> None:
+        # New values under a key that already holds others are refused, not
+        # dropped in silence: nothing is stored, and the error names the key
+        # and the evaluation it holds.
+        exp = unique("key")
+        first = self.c.log(exp, "r", "test", {"u1": {"x": 0.5}, "u2": {"x": 1.0}}, idempotency_key="epoch-3")
+        with self.assertRaises(vc.VerdictError) as cm:
+            self.c.log(exp, "r", "test", {"u1": {"x": 0.25}, "u2": {"x": 0.0}}, idempotency_key="epoch-3")
+        self.assertEqual((cm.exception.status, cm.exception.code), (409, "conflict"))
+        self.assertIn('"epoch-3"', cm.exception.message)
+        self.assertIn(f"evaluation {first['evaluation_id']}", cm.exception.message)
+        with self.assertRaises(vc.VerdictError) as cm:
+            self.c.log(exp, "r", "test", {"u1": {"x": 0.5}, "u2": {"x": 1.0}}, idempotency_key="epoch-3", tags=["rerun"])
+        self.assertEqual(cm.exception.code, "conflict", "other parameters are other content")
+        self.assertEqual(self.run_evaluations(exp, "r"), 1)
+        (run,) = self.c.runs(exp)
+        self.assertEqual(run["tags"], [])
+        self.assertEqual(self.c.evaluation(first["evaluation_id"])["aggregates"], first["aggregates"])
 
     def test_a_refused_connection_is_retried(self) -> None:
         exp = unique("refused")
@@ -549,9 +568,12 @@ class ServerTest(unittest.TestCase):
         self.assertAlmostEqual(got["aggregates"]["precision@3"], 1 / 3, places=6)
         self.assertEqual(self.c.runs(exp)[0]["params"], {"k": 3})
         same_key = self.c.evaluate(exp, "keyed", "test", items, CSR(), metrics="hit_rate@3", idempotency_key="k1")
-        again = self.c.evaluate(exp, "keyed", "test", items[::-1].copy(), CSR(), metrics="hit_rate@3", idempotency_key="k1")
+        again = self.c.evaluate(exp, "keyed", "test", items, CSR(), metrics="hit_rate@3", idempotency_key="k1")
         self.assertTrue(again.get("existing"))
         self.assertEqual(again["evaluation_id"], same_key["evaluation_id"])
+        with self.assertRaises(vc.VerdictError) as cm:
+            self.c.evaluate(exp, "keyed", "test", items[::-1].copy(), CSR(), metrics="hit_rate@3", idempotency_key="k1")
+        self.assertEqual((cm.exception.status, cm.exception.code), (409, "conflict"), "other items under the key")
 
         # The same targets as a dense matrix, and as paths to files.
         dense = np.zeros((5, 6))

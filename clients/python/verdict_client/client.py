@@ -172,10 +172,14 @@ class Client:
         ``verdict fingerprint``). ``protocol`` and the counts after it
         describe the evaluation protocol, as ``verdict log`` takes them.
 
-        ``idempotency_key`` names this log: a second log with the same key
-        (for the same run) stores nothing and returns the first evaluation,
-        with ``existing`` true. When none is given, one is made for this
-        call, so that the client's own retries never store twice.
+        ``idempotency_key`` names this log and its content: a second log
+        with the same key (for the same run) and the same content stores
+        nothing and returns the first evaluation, with ``existing`` true;
+        one with other content (values, parameters, tags) raises
+        VerdictError with status 409 and code ``conflict``, and stores
+        nothing. Make keys unique to the content (include a hash of it).
+        When none is given, one is made for this call, so that the client's
+        own retries never store twice.
 
         Returns the server's answer: evaluation_id, existing, experiment,
         run, evaluation_set, n_rows, n_units, metrics, aggregates,
