@@ -171,6 +171,9 @@ const createdText = `to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24
 func ParseRunFilter(expr string) (*RunFilter, error) {
 	p := &filterParser{src: expr, bad: ErrBadFilter}
 	p.next()
+	if p.err != nil {
+		return nil, p.err // the first token's: an unterminated string, a bad character
+	}
 	if p.tok.kind == tokEOF {
 		return &RunFilter{}, nil
 	}

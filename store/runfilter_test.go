@@ -84,6 +84,10 @@ func TestRunFilterSyntaxErrorsPointAtTheColumn(t *testing.T) {
 		{"(run = 'x'", "bad filter: column 11: expected ) but found end of expression"},
 		{"run = 'x' run", `bad filter: column 11: unexpected "run" after a complete expression`},
 		{"run = 'x'; DROP TABLE runs; --", `bad filter: column 10: unexpected character ';'`},
+		// An error in the first token is no empty filter.
+		{"'", "bad filter: column 1: unterminated string"},
+		{"%", `bad filter: column 1: unexpected character '%'`},
+		{"  ;", `bad filter: column 3: unexpected character ';'`},
 	} {
 		_, err := store.ParseRunFilter(tt.filter)
 		require.ErrorIs(t, err, store.ErrBadFilter, tt.filter)
