@@ -180,6 +180,11 @@ func newEvaluation(r *http.Request) (store.NewEvaluation, error) {
 // else its Content-Type.
 func bodyFormat(r *http.Request) (string, error) {
 	if f := r.URL.Query().Get("format"); f != "" {
+		if known, _ := scores.KnownFormat(strings.ToLower(f)); !known {
+			// Refused before the format names a temporary file.
+			return "", &httpError{status: http.StatusUnprocessableEntity, code: "invalid_input",
+				msg: fmt.Sprintf("parameter format: %q is not a scores format: csv, tsv, jsonl (ndjson), parquet or npz", f)}
+		}
 		return f, nil
 	}
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -339,7 +344,7 @@ func (s *Server) evaluate(w http.ResponseWriter, r *http.Request, c *caller) err
 	if err != nil {
 		return &httpError{status: http.StatusUnprocessableEntity, code: "invalid_input", msg: err.Error()}
 	}
-	noLog := q.bool("no_log")
+	noLog, noValidate := q.bool("no_log"), q.bool("no_validate")
 	opts := evaluate.RunOptions{Metrics: metrics}
 	if q.err != nil {
 		return q.err
@@ -395,7 +400,7 @@ func (s *Server) evaluate(w http.ResponseWriter, r *http.Request, c *caller) err
 		return badRequest("the parts items and targets are required (scores and sample_ids are optional)")
 	}
 	src, err := evaluate.OpenNumPyRankings(files["items"], files["scores"], files["targets"], files["sample_ids"],
-		evaluate.RankingOptions{Width: evaluate.RequiredK(metrics), SkipValidation: q.bool("no_validate")})
+		evaluate.RankingOptions{Width: evaluate.RequiredK(metrics), SkipValidation: noValidate})
 	if err != nil {
 		return partNames(err, files)
 	}
@@ -530,9 +535,13 @@ func (s *Server) compare(record bool) func(http.ResponseWriter, *http.Request, *
 		opts := options(q)
 		opts.Metrics, opts.Method, opts.Adjust = q.strs("metric"), method, adjust
 		opts.AllowDifferentTargets, opts.Record, opts.Sentence = q.bool("allow_different_targets"), record, report.Verdict
-		if q.has("rope") {
+		decideAt := q.float("decide_at", 0)
+		switch {
+		case q.has("rope"):
 			rope := q.float("rope", 0)
-			opts.Rope, opts.DecideAt = &rope, q.float("decide_at", 0)
+			opts.Rope, opts.DecideAt = &rope, decideAt
+		case q.has("decide_at"):
+			q.errorf("parameter decide_at needs rope: it is the probability a decision within the rope must exceed")
 		}
 		if q.err != nil {
 			return q.err

@@ -12,6 +12,7 @@ import (
 	"github.com/verdict-ml/verdict/evaluate"
 	"github.com/verdict-ml/verdict/report"
 	"github.com/verdict-ml/verdict/scores"
+	"github.com/verdict-ml/verdict/stats"
 	"github.com/verdict-ml/verdict/store"
 )
 
@@ -30,10 +31,12 @@ func badRequest(format string, args ...any) error {
 	return &httpError{status: http.StatusBadRequest, code: "bad_request", msg: fmt.Sprintf(format, args...)}
 }
 
-// classify gives err its status and code. Bad input, the same errors the
-// command line reports with exit code 2, is 422 with the same message;
-// anything unexpected is 500 with a message that reveals nothing, logged in
-// full.
+// classify gives err its status and code, for every route in one place: a
+// handler returns the library's error as it is. Bad input, the same errors
+// the command line reports with exit code 2 (a filter that does not parse,
+// a parameter out of range), is 422 with the same message; an unknown
+// experiment, run or evaluation is 404; anything unexpected is 500 with a
+// message that reveals nothing, logged in full.
 func classify(err error) *httpError {
 	var he *httpError
 	var tooBig *http.MaxBytesError
@@ -55,9 +58,10 @@ func classify(err error) *httpError {
 		return &httpError{status: http.StatusBadRequest, code: "bad_request", msg: err.Error() + " with eval_set"}
 	case errors.Is(err, compare.ErrNeedExperiment):
 		return &httpError{status: http.StatusBadRequest, code: "bad_request", msg: err.Error() + ": name runs with experiment"}
-	case errors.Is(err, store.ErrBadInput), errors.Is(err, scores.ErrBadInput), errors.Is(err, evaluate.ErrBadInput),
+	case errors.Is(err, store.ErrBadInput), errors.Is(err, store.ErrBadFilter), errors.Is(err, scores.ErrBadInput), errors.Is(err, evaluate.ErrBadInput),
 		errors.Is(err, store.ErrUnknownMetric), errors.Is(err, store.ErrNoUnits), errors.Is(err, compare.ErrInvalid), errors.Is(err, compare.ErrNothingShared),
-		errors.Is(err, compare.ErrNotApplicable), errors.Is(err, compare.ErrNoEvaluations), errors.Is(err, scores.ErrUnknownFormat):
+		errors.Is(err, compare.ErrNotApplicable), errors.Is(err, compare.ErrNoEvaluations), errors.Is(err, scores.ErrUnknownFormat),
+		errors.Is(err, stats.ErrBadParameter), errors.Is(err, stats.ErrTooFew):
 		return &httpError{status: http.StatusUnprocessableEntity, code: "invalid_input", msg: err.Error()}
 	case errors.Is(err, store.ErrSchemaTooNew):
 		return &httpError{status: http.StatusServiceUnavailable, code: "read_only", msg: err.Error()}

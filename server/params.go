@@ -1,8 +1,13 @@
 package server
 
 import (
+	"fmt"
+	"math"
+	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 )
 
 // query reads a request's query parameters, keeping the first problem.
@@ -24,7 +29,16 @@ func (q *query) int(name string, def int) int {
 	if err != nil && q.err == nil {
 		q.err = badRequest("parameter %s: %q is not an integer", name, s)
 	}
+	q.nonNegative(name, int64(n))
 	return n
+}
+
+// nonNegative records a negative count: every integer parameter of the API
+// is a count or a size.
+func (q *query) nonNegative(name string, n int64) {
+	if n < 0 && q.err == nil {
+		q.err = &httpError{status: http.StatusUnprocessableEntity, code: "invalid_input", msg: fmt.Sprintf("parameter %s: %d is negative", name, n)}
+	}
 }
 
 func (q *query) int64(name string) int64 {
@@ -36,6 +50,7 @@ func (q *query) int64(name string) int64 {
 	if err != nil && q.err == nil {
 		q.err = badRequest("parameter %s: %q is not an integer", name, s)
 	}
+	q.nonNegative(name, n)
 	return n
 }
 
@@ -57,8 +72,8 @@ func (q *query) float(name string, def float64) float64 {
 		return def
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil && q.err == nil {
-		q.err = badRequest("parameter %s: %q is not a number", name, s)
+	if (err != nil || math.IsNaN(f) || math.IsInf(f, 0)) && q.err == nil {
+		q.err = badRequest("parameter %s: %q is not a finite number", name, s)
 	}
 	return f
 }
@@ -90,4 +105,24 @@ func (q *query) errorf(format string, args ...any) {
 	if q.err == nil {
 		q.err = badRequest(format, args...)
 	}
+}
+
+// checkText refuses a request whose query or path holds a NUL byte or text
+// that is not UTF-8: no name can hold one, and the database refuses them.
+func checkText(r *http.Request) error {
+	bad := func(s string) bool { return !utf8.ValidString(s) || strings.ContainsRune(s, 0) }
+	if bad(r.URL.Path) {
+		return badRequest("the path holds a NUL byte or is not UTF-8")
+	}
+	for name, vs := range r.URL.Query() {
+		if bad(name) {
+			return badRequest("a parameter's name holds a NUL byte or is not UTF-8")
+		}
+		for _, v := range vs {
+			if bad(v) {
+				return badRequest("parameter %s holds a NUL byte or is not UTF-8", name)
+			}
+		}
+	}
+	return nil
 }

@@ -158,6 +158,9 @@ func (s *Server) serve(rt route) http.Handler {
 		rec := newRecorder(w)
 		c, err := s.authorize(rt, r)
 		if err == nil {
+			err = checkText(r)
+		}
+		if err == nil {
 			body := &countingReader{ReadCloser: http.MaxBytesReader(rec, r.Body, s.cfg.MaxBody)}
 			r.Body = body
 			err = rt.handle(rec, r, c)
