@@ -18,7 +18,8 @@ import (
 // TestNoBadInputIsAServerError sends every parameter of every route, as the
 // route table declares them (the same table the OpenAPI description is made
 // from), a malformed value: of the wrong type, negative, out of range, an
-// unknown name, a path out of the spool folder, huge. Each must be answered
+// unknown name, a path out of the spool folder, huge; and its
+// Idempotency-Key, when it takes one. Each must be answered
 // 4xx with a message saying what is wrong, never 500: a 500 hides the
 // message in the server's log. A value that is well-formed for a free-form
 // string (a tag, a name) may be taken, but never with a 500.
@@ -51,12 +52,11 @@ func TestNoBadInputIsAServerError(t *testing.T) {
 		key := rt.method + " " + rt.pattern
 		base, ok := valid[key]
 		require.True(t, ok, "the test knows a valid request of %s", key)
-		send := func(path string, q url.Values) (int, string) {
+		send := func(path string, q url.Values, headers ...string) (int, string) {
 			var body io.Reader
-			var headers []string
 			if base.body != nil {
 				b, ctype := base.body(t)
-				body, headers = b, []string{"Content-Type", ctype}
+				body, headers = b, append(headers, "Content-Type", ctype)
 			}
 			if q != nil {
 				path += "?" + q.Encode()
@@ -93,6 +93,15 @@ func TestNoBadInputIsAServerError(t *testing.T) {
 				check(fmt.Sprintf("%s=%.40q", p.name, v), status, b, p.kind != "string" || structured[p.name])
 			}
 		}
+		if rt.idempotent {
+			for _, k := range []struct {
+				v       string
+				must4xx bool
+			}{{"k\xff", true}, {strings.Repeat("k", 4<<10), rt.body != ""}} {
+				status, b := send(base.path, base.query, "Idempotency-Key", k.v)
+				check(fmt.Sprintf("Idempotency-Key %.40q", k.v), status, b, k.must4xx)
+			}
+		}
 		if strings.Contains(rt.pattern, "{") {
 			for _, v := range pathValues {
 				path := rt.pattern[:strings.Index(rt.pattern, "{")] + v
@@ -111,6 +120,7 @@ func TestBadInputAnswers(t *testing.T) {
 	r := ts.token(t, store.TokenWriter, "")
 	for _, tc := range []struct {
 		name, method, path string
+		key                string // Idempotency-Key
 		status             int
 		code, message      string
 	}{
@@ -127,8 +137,17 @@ func TestBadInputAnswers(t *testing.T) {
 		{name: "unknown evaluation", method: "GET", path: "/api/v1/evaluations/999999", status: 404, code: "not_found"},
 		{name: "NUL byte", method: "GET", path: "/api/v1/runs?experiment=%00", status: 400, code: "bad_request", message: "parameter experiment holds a NUL byte or is not UTF-8"},
 		{name: "NaN", method: "GET", path: "/api/v1/compare?experiment=e&baseline=r1&candidate=r2&alpha=NaN", status: 400, code: "bad_request", message: `parameter alpha: "NaN" is not a finite number`},
+		{name: "huge key", method: "POST", path: "/api/v1/evaluations?experiment=e&run=k&eval_set=test", key: strings.Repeat("k", 300), status: 422, code: "invalid_input"},
+		{name: "key not UTF-8", method: "POST", path: "/api/v1/evaluations?experiment=e&run=k&eval_set=test", key: "k\xff", status: 400, code: "bad_request",
+			message: "header Idempotency-Key holds a NUL byte or is not UTF-8"},
+		{name: "evaluate's key not UTF-8", method: "POST", path: "/api/v1/evaluate?experiment=e&run=k&eval_set=test", key: "k\xff", status: 400, code: "bad_request",
+			message: "header Idempotency-Key holds a NUL byte or is not UTF-8"},
 	} {
-		status, b := ts.do(t, tc.method, tc.path, r, strings.NewReader("sample_id,m\nu1,1\n"), "Content-Type", "text/csv")
+		headers := []string{"Content-Type", "text/csv"}
+		if tc.key != "" {
+			headers = append(headers, "Idempotency-Key", tc.key)
+		}
+		status, b := ts.do(t, tc.method, tc.path, r, strings.NewReader("sample_id,m\nu1,1\n"), headers...)
 		require.Equal(t, tc.status, status, "%s: %s", tc.name, b)
 		code, msg := apiError(t, b)
 		require.Equal(t, tc.code, code, tc.name)

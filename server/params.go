@@ -107,12 +107,16 @@ func (q *query) errorf(format string, args ...any) {
 	}
 }
 
-// checkText refuses a request whose query or path holds a NUL byte or text
-// that is not UTF-8: no name can hold one, and the database refuses them.
+// checkText refuses a request whose query, path or Idempotency-Key holds a
+// NUL byte or text that is not UTF-8: no name can hold one, and the
+// database refuses them.
 func checkText(r *http.Request) error {
 	bad := func(s string) bool { return !utf8.ValidString(s) || strings.ContainsRune(s, 0) }
 	if bad(r.URL.Path) {
 		return badRequest("the path holds a NUL byte or is not UTF-8")
+	}
+	if bad(r.Header.Get("Idempotency-Key")) {
+		return badRequest("header Idempotency-Key holds a NUL byte or is not UTF-8")
 	}
 	for name, vs := range r.URL.Query() {
 		if bad(name) {
