@@ -12,18 +12,10 @@ import (
 // testdata, whose tests pass, skip, skip in a subtest and fail, and one of
 // whose packages does not build, and checks what the summary says of each.
 func TestRunOnARealStream(t *testing.T) {
-	cmd := exec.Command("go", "test", "-json", "-count=1", "./bad", "./broken", "./empty", "./good")
-	cmd.Dir = "testdata/sample"
-	cmd.Env = append(cmd.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-	stream, err := cmd.Output()
+	stream, err := sampleStream("./bad", "./broken", "./empty", "./good")
 	require.Error(t, err, "the sample's TestFails fails, so go test exits 1")
-	require.NotEmpty(t, stream)
-
-	var out bytes.Buffer
-	failed, err := run(bytes.NewReader(stream), &out)
-	require.NoError(t, err)
+	failed, text := summarize(t, stream)
 	require.True(t, failed)
-	text := out.String()
 
 	// The failing test's own lines are printed, the passing test's are not.
 	require.Contains(t, text, "want 1, got 2")
@@ -49,43 +41,48 @@ func TestRunOnARealStream(t *testing.T) {
 // TestRunPassesWhenNothingFails: the good package alone passes, and a
 // stream cut off before a package's result fails.
 func TestRunPassesWhenNothingFails(t *testing.T) {
-	cmd := exec.Command("go", "test", "-json", "-count=1", "./good")
-	cmd.Dir = "testdata/sample"
-	cmd.Env = append(cmd.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-	stream, err := cmd.Output()
+	stream, err := sampleStream("./good")
 	require.NoError(t, err)
-
-	var out bytes.Buffer
-	failed, err := run(bytes.NewReader(stream), &out)
-	require.NoError(t, err)
-	require.False(t, failed, out.String())
+	failed, text := summarize(t, stream)
+	require.False(t, failed, text)
 
 	cut := stream[:bytes.LastIndex(stream, []byte(`"Action":"pass","Package":"sample/good","Elapsed"`))]
 	cut = cut[:bytes.LastIndexByte(cut, '\n')+1]
-	out.Reset()
-	failed, err = run(bytes.NewReader(cut), &out)
-	require.NoError(t, err)
+	failed, text = summarize(t, cut)
 	require.True(t, failed)
-	require.Contains(t, out.String(), "no result: sample/good (its test binary ended without reporting)")
+	require.Contains(t, text, "no result: sample/good (its test binary ended without reporting)")
 }
 
 // TestRunNamesTestsATimeoutEnded: a test still running when its binary's
 // -timeout panics has no result event; it counts as failed, with the
 // panic's lines.
 func TestRunNamesTestsATimeoutEnded(t *testing.T) {
-	cmd := exec.Command("go", "test", "-json", "-count=1", "-timeout=1s", "./slow")
-	cmd.Dir = "testdata/sample"
-	cmd.Env = append(cmd.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-	stream, err := cmd.Output()
+	stream, err := sampleStream("-timeout=1s", "./slow")
 	require.Error(t, err)
-
-	var out bytes.Buffer
-	failed, err := run(bytes.NewReader(stream), &out)
-	require.NoError(t, err)
+	failed, text := summarize(t, stream)
 	require.True(t, failed)
-	text := out.String()
 	require.Contains(t, text, "--- UNFINISHED: TestNeverEnds\n")
 	require.Contains(t, text, "panic: test timed out after 1s")
 	require.Regexp(t, `(?m)^sample/slow +1 +0 +0 +1  fail$`, text)
 	require.Contains(t, text, "1 failed:\n  sample/slow TestNeverEnds\n      (did not finish)\n      slow_test.go:7: started\n")
+}
+
+// sampleStream is the output of `go test -json` on the sample module in
+// testdata, with args, and its error.
+func sampleStream(args ...string) ([]byte, error) {
+	cmd := exec.Command("go", append([]string{"test", "-json", "-count=1"}, args...)...)
+	cmd.Dir = "testdata/sample"
+	cmd.Env = append(cmd.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	return cmd.Output()
+}
+
+// summarize runs the summary on stream and returns whether it failed and
+// what it printed.
+func summarize(t *testing.T, stream []byte) (bool, string) {
+	t.Helper()
+	require.NotEmpty(t, stream)
+	var out bytes.Buffer
+	failed, err := run(bytes.NewReader(stream), &out)
+	require.NoError(t, err)
+	return failed, out.String()
 }
