@@ -54,7 +54,7 @@ func runFlags(required bool) []cli.Flag {
 		&cli.StringSliceFlag{Name: "tag", Usage: "run `TAG` (repeatable)"},
 		&cli.StringSliceFlag{Name: "meta", Usage: "evaluation metadata `KEY=VALUE` (repeatable)"},
 		&cli.StringFlag{Name: "git-commit", Usage: "git `COMMIT` of the run (default: HEAD of the working directory's repository)"},
-		&cli.StringFlag{Name: "idempotency-key", Usage: "`KEY` that makes a retried log return the first evaluation"},
+		&cli.StringFlag{Name: "idempotency-key", Usage: "`KEY` that makes a retried log return the first evaluation; the key holds one content, and the same key with other files or flags is refused"},
 	}
 }
 
@@ -79,6 +79,9 @@ func runEvaluate(c *cli.Context) error {
 	if logIt {
 		if opts.Log, err = newEvaluation(c, "logging needs %s (or pass --no-log to only compute)"); err != nil {
 			return err
+		}
+		if opts.Log.IdempotencyKey != "" {
+			opts.Log.RequestDigest = requestDigest(c)
 		}
 	}
 	src, err := openRankings(c, evaluate.RankingOptions{Width: evaluate.RequiredK(metrics), SkipValidation: c.Bool("no-validate")})

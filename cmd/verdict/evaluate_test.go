@@ -250,3 +250,26 @@ func TestEvaluateDefaultMetrics(t *testing.T) {
 	require.InDelta(t, calibrated, out.Means["calibrated_recall@4"], tol)
 	require.InDelta(t, ndcg, out.Means["ndcg@4"], tol)
 }
+
+// TestEvaluateIdempotencyKeyHoldsOneContent: evaluate's key holds the
+// files and flags it was first logged with; other metrics under the same
+// key are refused and store nothing, and the same request again returns
+// the first evaluation.
+func TestEvaluateIdempotencyKeyHoldsOneContent(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	res := runVerdict(t, url, evaluateArgs("-e", "movies", "-r", "model", "-s", "test", "--idempotency-key", "k1")...)
+	require.Equal(t, 0, res.code, res.stderr)
+
+	res = runVerdict(t, url, append(evaluateArgs("-e", "movies", "-r", "model", "-s", "test", "--idempotency-key", "k1"), "--metrics", "ndcg@3")...)
+	require.Equal(t, 2, res.code, res.stdout)
+	require.Contains(t, res.stderr, `idempotency key "k1" already holds evaluation 1`)
+	require.Equal(t, 1, queryInt(t, url, `SELECT count(*) FROM evaluations`))
+
+	res = runVerdict(t, url, evaluateArgs("--experiment", "movies", "--run", "model", "--eval-set", "test", "--idempotency-key", "k1")...)
+	require.Equal(t, 0, res.code, res.stderr)
+	var out evaluate.Result
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	require.True(t, out.Existing)
+	require.Equal(t, int64(1), *out.EvaluationID)
+}

@@ -62,6 +62,9 @@ func runLog(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if ev.IdempotencyKey != "" {
+		ev.RequestDigest = requestDigest(c)
+	}
 	if predictions != "" {
 		return logPredictions(c, ev, predictions, inFormat, outFormat)
 	}

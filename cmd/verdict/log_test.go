@@ -263,3 +263,39 @@ type loggedJSON struct {
 	Units        int64              `json:"n_units"`
 	Aggregates   map[string]float64 `json:"aggregates"`
 }
+
+// TestLogIdempotencyKeyHoldsOneContent: a key reused with other content
+// (a nightly job that keeps its key) is refused with exit 2, naming the
+// key and the evaluation it holds, and stores nothing; the same content
+// again, from a copy of the file and with the flags' short names, returns
+// the first evaluation.
+func TestLogIdempotencyKeyHoldsOneContent(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewDatabase(t)
+	night1 := writeFile(t, "night1.csv", "sample_id,ndcg@10\nu1,0.5\nu2,0.25\n")
+	night2 := writeFile(t, "night2.csv", "sample_id,ndcg@10\nu1,0.75\nu2,0.25\n")
+	copy1 := writeFile(t, "copy.csv", "sample_id,ndcg@10\nu1,0.5\nu2,0.25\n")
+
+	res := runVerdict(t, url, "log", "--experiment", "movies", "--run", "nightly", "--eval-set", "test", "--idempotency-key", "epoch-1", night1)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "evaluation 1:")
+
+	res = runVerdict(t, url, "log", "-e", "movies", "-r", "nightly", "-s", "test", "--idempotency-key", "epoch-1", night2)
+	require.Equal(t, 2, res.code, res.stdout)
+	require.Contains(t, res.stderr, `idempotency key "epoch-1" already holds evaluation 1 of run "nightly", logged with other content; nothing was stored`)
+	require.Equal(t, 1, queryInt(t, url, `SELECT count(*) FROM evaluations`))
+	require.Equal(t, 2, queryInt(t, url, `SELECT count(*) FROM unit_values`))
+
+	// Other flags that shape the evaluation are other content too.
+	res = runVerdict(t, url, "log", "-e", "movies", "-r", "nightly", "-s", "test", "--idempotency-key", "epoch-1", "--lower-is-better", "ndcg@10", night1)
+	require.Equal(t, 2, res.code, res.stdout)
+	require.Contains(t, res.stderr, "logged with other content")
+
+	res = runVerdict(t, url, "log", "-e", "movies", "-r", "nightly", "-s", "test", "--idempotency-key", "epoch-1", "--format", "json", copy1)
+	require.Equal(t, 0, res.code, res.stderr)
+	var out loggedJSON
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	require.True(t, out.Existing)
+	require.Equal(t, int64(1), out.EvaluationID)
+	require.Equal(t, 1, queryInt(t, url, `SELECT count(*) FROM evaluations`))
+}
