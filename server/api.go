@@ -55,6 +55,12 @@ var (
 	}
 )
 
+// What a route's 409 Conflict means, for the OpenAPI description.
+const (
+	conflictLogged = "the Idempotency-Key was sent before with other content (body or parameters), or the evaluation conflicts with one stored; nothing is stored"
+	conflictPaired = "the evaluations score different units or targets (not_comparable); allow_different_targets=true compares the units they share"
+)
+
 // table is every route the server has: the API's and the pages'.
 func (s *Server) table() []route {
 	return append(append(s.apiRoutes(), s.webRoutes()...), s.metricsRoute()...)
@@ -68,14 +74,14 @@ func (s *Server) apiRoutes() []route {
 		{method: "POST", pattern: "/api/v1/evaluations", summary: "log an evaluation", role: store.TokenWriter, scope: scopeQuery,
 			params:     append(append([]param{}, runParams...), param{name: "format", kind: "string", doc: "csv, tsv, jsonl (ndjson), parquet or npz (default: from Content-Type)"}),
 			body:       "the per-unit scores, in any format verdict log reads (gzip allowed); header Idempotency-Key makes a retry return the first evaluation",
-			idempotent: true, handle: s.logEvaluation},
+			idempotent: true, created: true, conflict: conflictLogged, handle: s.logEvaluation},
 		{method: "POST", pattern: "/api/v1/evaluate", summary: "compute ranking metrics and log them", role: store.TokenWriter, scope: scopeQuery,
 			params: append(append([]param{}, runParams...),
 				param{name: "metrics", kind: "string", repeat: true, doc: "metric specs, e.g. ndcg@10,20"},
 				param{name: "no_log", kind: "boolean", doc: "compute only"},
 				param{name: "no_validate", kind: "boolean", doc: "skip the checks of the predictions"}),
 			body:      "files items, targets and optional scores and sample_ids (NumPy, as verdict evaluate --items ...)",
-			bodyTypes: []string{"multipart/form-data"}, idempotent: true, handle: s.evaluate},
+			bodyTypes: []string{"multipart/form-data"}, idempotent: true, created: true, conflict: conflictLogged, handle: s.evaluate},
 		{method: "GET", pattern: "/api/v1/runs", summary: "list runs", role: store.TokenReader, scope: scopeQuery,
 			params: []param{pExperiment, pEvalSet, {name: "filter", kind: "string", doc: "run filter, e.g. params.lr < 0.01 AND tags.nightly = 'true'"},
 				{name: "order_by", kind: "string", doc: "KEY [asc|desc]"}, {name: "limit", kind: "integer", doc: "at most N runs"}},
@@ -87,19 +93,19 @@ func (s *Server) apiRoutes() []route {
 		{method: "GET", pattern: "/api/v1/leaderboard", summary: "rank runs by a metric", role: store.TokenReader, scope: scopeQuery,
 			params: append([]param{{name: "experiment", kind: "string", doc: "experiment name", required: true}, pEvalSet, pMetric,
 				{name: "baseline", kind: "string", doc: "run every run is compared with (default: the best)"}, {name: "limit", kind: "integer", doc: "the best N runs"}}, statsParams...),
-			handle: s.leaderboard},
+			conflict: conflictPaired, handle: s.leaderboard},
 		{method: "GET", pattern: "/api/v1/compare", summary: "compare two evaluations without recording it", role: store.TokenReader, scope: scopeQuery,
-			params: compareParams(), handle: s.compare(false)},
+			params: compareParams(), conflict: conflictPaired, handle: s.compare(false)},
 		{method: "POST", pattern: "/api/v1/compare", summary: "compare two evaluations and record it in the history", role: store.TokenWriter, scope: scopeQuery,
-			params: compareParams(), idempotent: true, handle: s.compare(true)},
+			params: compareParams(), idempotent: true, conflict: conflictPaired, handle: s.compare(true)},
 		{method: "GET", pattern: "/api/v1/rank", summary: "rank evaluations user by user without recording it", role: store.TokenReader, scope: scopeQuery,
-			params: rankParams(), handle: s.rank(false)},
+			params: rankParams(), conflict: conflictPaired, handle: s.rank(false)},
 		{method: "POST", pattern: "/api/v1/rank", summary: "rank evaluations and record the Holm comparisons", role: store.TokenWriter, scope: scopeQuery,
-			params: rankParams(), idempotent: true, handle: s.rank(true)},
+			params: rankParams(), idempotent: true, conflict: conflictPaired, handle: s.rank(true)},
 		{method: "GET", pattern: "/api/v1/diff", summary: "show the users two evaluations differ most on", role: store.TokenReader, scope: scopeQuery,
 			params: []param{pExperiment, pEvalSet, pMetric, pBaseline, pCandidate, {name: "worst", kind: "integer", doc: "the N users the candidate did worst on (default 10)"},
 				{name: "best", kind: "integer", doc: "the N users the candidate did best on"}, pAllowDiff},
-			handle: s.diff},
+			conflict: conflictPaired, handle: s.diff},
 		{method: "GET", pattern: "/api/v1/history", summary: "list recorded comparisons, newest first", role: store.TokenReader, scope: scopeQuery,
 			params: []param{pExperiment, {name: "run", kind: "string", doc: "run on either side"}, {name: "metric", kind: "string", doc: "metric"},
 				{name: "winner", kind: "string", doc: "baseline, candidate or none"}, {name: "distinguishable", kind: "boolean", doc: "distinguishable or not"},
@@ -110,7 +116,7 @@ func (s *Server) apiRoutes() []route {
 		{method: "POST", pattern: "/api/v1/tokens", summary: "create a token", role: store.TokenAdmin, scope: scopeUnlimited,
 			params: []param{{name: "name", kind: "string", doc: "what the token is for", required: true}, {name: "role", kind: "string", doc: "reader, writer or admin", required: true},
 				{name: "experiment", kind: "string", doc: "limit the token to this experiment"}},
-			handle: s.createToken},
+			created: true, handle: s.createToken},
 		{method: "DELETE", pattern: "/api/v1/tokens/{id}", summary: "revoke a token", role: store.TokenAdmin, scope: scopeUnlimited, handle: s.revokeToken},
 	}
 }

@@ -17,13 +17,11 @@ func (s *Server) openAPI(w http.ResponseWriter, r *http.Request, _ *caller) erro
 func (s *Server) describe() map[string]any {
 	paths := map[string]map[string]any{}
 	for _, rt := range s.routes {
+		path := openAPIPath(rt.pattern)
 		op := map[string]any{
 			"summary":     rt.summary,
-			"operationId": strings.ToLower(rt.method) + strings.NewReplacer("/", "_", "{", "", "}", "", ".", "_").Replace(rt.pattern),
-			"responses": map[string]any{
-				"200":     map[string]any{"description": "the answer, as the command line's --format json"},
-				"default": map[string]any{"description": "an error", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}}},
-			},
+			"operationId": strings.ToLower(rt.method) + strings.NewReplacer("/", "_", "{", "", "}", "", ".", "_").Replace(path),
+			"responses":   responses(rt),
 		}
 		if rt.public {
 			op["security"] = []any{}
@@ -32,7 +30,7 @@ func (s *Server) describe() map[string]any {
 			op["x-verdict-experiment-scope"] = rt.scope.name
 		}
 		var ps []any
-		for _, seg := range strings.Split(rt.pattern, "/") {
+		for _, seg := range strings.Split(path, "/") {
 			if strings.HasPrefix(seg, "{") {
 				ps = append(ps, map[string]any{"name": strings.Trim(seg, "{}"), "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
 			}
@@ -65,10 +63,10 @@ func (s *Server) describe() map[string]any {
 			}
 			op["requestBody"] = map[string]any{"required": true, "description": rt.body, "content": content}
 		}
-		if paths[rt.pattern] == nil {
-			paths[rt.pattern] = map[string]any{}
+		if paths[path] == nil {
+			paths[path] = map[string]any{}
 		}
-		paths[rt.pattern][strings.ToLower(rt.method)] = op
+		paths[path][strings.ToLower(rt.method)] = op
 	}
 	return map[string]any{
 		"openapi": "3.1.0",
@@ -82,4 +80,65 @@ func (s *Server) describe() map[string]any {
 		},
 		"security": []any{map[string]any{"bearer": []any{}}},
 	}
+}
+
+// openAPIPath is the OpenAPI path of a ServeMux pattern: {$}, which only
+// anchors the pattern at its end, is dropped, and a wildcard {name...} that
+// takes the rest of the path is the parameter {name}.
+func openAPIPath(pattern string) string {
+	segs := strings.Split(pattern, "/")
+	for i, seg := range segs {
+		switch {
+		case seg == "{$}":
+			segs[i] = ""
+		case strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "...}"):
+			segs[i] = strings.TrimSuffix(seg, "...}") + "}"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// responses declares the statuses rt answers: its success, and the errors
+// it can meet besides those every route may (400, 401, 403, 404, 500),
+// which default describes.
+func responses(rt route) map[string]any {
+	answer := "the answer, as the command line's --format json"
+	if rt.web {
+		answer = "the page"
+	}
+	if rt.pattern == "/metrics" {
+		answer = "the metrics, in Prometheus' text format"
+	}
+	resp := func(desc string) map[string]any { return map[string]any{"description": desc} }
+	errResp := func(desc string) map[string]any {
+		return map[string]any{"description": desc,
+			"content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}}}
+	}
+	rs := map[string]any{"default": errResp("an error")}
+	switch {
+	case rt.web && rt.method == http.MethodPost:
+		rs["303"] = resp("done: on to the next page")
+	case rt.created:
+		rs["201"] = resp("created: " + answer)
+		if rt.idempotent {
+			rs["200"] = resp("nothing new stored (a retry with the same Idempotency-Key and content, the same evaluation again, or evaluate's no_log): " + answer)
+		}
+	default:
+		rs["200"] = resp(answer)
+	}
+	if rt.conflict != "" {
+		rs["409"] = errResp(rt.conflict)
+	}
+	if rt.body != "" {
+		rs["413"] = errResp("the body is larger than the server's --max-body")
+	}
+	if len(rt.params) > 0 || rt.body != "" {
+		rs["422"] = errResp("invalid input: a parameter out of range, or a body that does not parse")
+	}
+	if !rt.public {
+		rs["429"] = map[string]any{"description": "too many failed tokens from this address: try again after Retry-After seconds",
+			"headers": map[string]any{"Retry-After": map[string]any{"description": "seconds to wait", "schema": map[string]any{"type": "integer"}}},
+			"content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}}}
+	}
+	return rs
 }

@@ -27,6 +27,8 @@ type route struct {
 	body            string          // what the body holds, for the OpenAPI description; "" for none
 	bodyTypes       []string        // its media types, for the OpenAPI description
 	idempotent      bool            // it honours an Idempotency-Key header
+	created         bool            // it answers 201 Created when it stores something new
+	conflict        string          // when it answers 409 Conflict, for the OpenAPI description; "" for never
 	web             bool            // an HTML page: errors are pages, and it signs in with the session cookie
 	formToken       bool            // the token comes in the form (signing in), with the sign-in form's CSRF cookie
 	handle          func(w http.ResponseWriter, r *http.Request, c *caller) error
