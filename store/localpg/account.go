@@ -125,6 +125,22 @@ func ancestors(dir string) []string {
 	return out
 }
 
+// ServerEnv returns the environment PostgreSQL's programs run with when
+// verdict starts them (see childEnv): the caller's, without PG* and locale
+// variables, in the C locale, and, when verdict runs as root, with the
+// HOME, USER and LOGNAME of the OS user postgres who runs them. A server is
+// a libpq client too (Citus's coordinator connects to its workers), and
+// libpq looks in $HOME/.postgresql: root's home would refuse it. Harnesses
+// that start servers of their own use it. As root without a user postgres
+// it returns an error wrapping ErrNoPostgresUser.
+func ServerEnv() ([]string, error) {
+	a, err := (&Cluster{geteuid: os.Geteuid, lookupUser: lookupUser}).serverAccount()
+	if err != nil {
+		return nil, err
+	}
+	return childEnv(a), nil
+}
+
 // childEnv is the environment of initdb and pg_ctl, and so of the server:
 // the caller's, without PG* variables (PGDATA, PGPORT and the like would
 // override what localpg passes) and with the C locale, which the cluster uses.

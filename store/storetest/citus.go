@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/verdict-ml/verdict/internal/testenv"
+	"github.com/verdict-ml/verdict/store/localpg"
 )
 
 // citusBinDir is where Debian's PostgreSQL 15 keeps its server binaries,
@@ -30,7 +31,8 @@ const citusBinDir = "/usr/lib/postgresql/15/bin"
 // into PostgreSQL 15 (the kit's install.sh does that, and .ci/run runs it),
 // it skips t, or fails it where the run promised Citus (package
 // internal/testenv). The servers run as the OS user postgres when the tests
-// run as root, as PostgreSQL requires, with a HOME of their own.
+// run as root, as PostgreSQL requires, in the environment localpg gives its
+// own servers (localpg.ServerEnv).
 func Citus(t *testing.T) string {
 	t.Helper()
 	if _, err := os.Stat("/usr/lib/postgresql/15/lib/citus.so"); err != nil {
@@ -44,7 +46,10 @@ func Citus(t *testing.T) string {
 	if err != nil {
 		t.Fatalf("storetest: %v", err)
 	}
-	env := nodeEnv(dir)
+	env, err := localpg.ServerEnv()
+	if err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
 	ports := make([]int, 3)
 	for i := range ports {
 		if ports[i], err = freePort(); err != nil {
@@ -138,33 +143,6 @@ func serverCredential(dir string) (*syscall.Credential, error) {
 		return nil, err
 	}
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
-}
-
-// nodeEnv is the environment of initdb, pg_ctl and so of the servers: the
-// tests' own, without PG* variables (PGDATA, PGPORT and the like would
-// override the harness's flags), and with HOME, USER and LOGNAME pointing at
-// dir, which the servers' OS user owns. The servers are libpq clients too:
-// the coordinator connects to the workers, and libpq stats
-// $HOME/.postgresql/postgresql.crt on the way. When the tests run as root
-// with HOME=/root (mode 0700), that stat fails with EACCES as the postgres
-// user, and so does citus_add_node.
-func nodeEnv(dir string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(name, "PG"), name == "HOME", name == "USER", name == "LOGNAME":
-			continue
-		}
-		env = append(env, kv)
-	}
-	name := "postgres"
-	if os.Geteuid() != 0 {
-		if u, err := user.Current(); err == nil {
-			name = u.Username
-		}
-	}
-	return append(env, "HOME="+dir, "USER="+name, "LOGNAME="+name)
 }
 
 // freePort is a loopback TCP port no one listens on now.
