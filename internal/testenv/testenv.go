@@ -31,9 +31,10 @@ const (
 // RequireVar is the environment variable that lists the promised needs.
 const RequireVar = "VERDICT_TEST_REQUIRE"
 
-// Required reports whether the run promised need.
+// Required reports whether the run promised need; the list may have
+// spaces after its commas.
 func Required(need string) bool {
-	return slices.Contains(strings.Split(os.Getenv(RequireVar), ","), need)
+	return slices.Contains(strings.FieldsFunc(os.Getenv(RequireVar), func(r rune) bool { return r == ',' || r == ' ' }), need)
 }
 
 // Need ends t because need is missing: it fails t when the run promised
