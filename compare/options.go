@@ -1,0 +1,26 @@
+package compare
+
+import "github.com/verdict-ml/verdict/stats"
+
+func checkOptions(o Options) error {
+	if a := o.alpha(); !(a > 0 && a < 1) {
+		return invalidf("alpha must be in (0, 1), got %g", o.Alpha)
+	}
+	if c := o.confidence(); !(c > 0 && c < 1) {
+		return invalidf("confidence must be in (0, 1), got %g", o.Confidence)
+	}
+	if o.Resamples < 0 || o.Resamples > stats.MaxResamples {
+		return invalidf("resamples must be from 1 to %d, got %d: a million already resolves p below 10⁻⁶ and moves an interval's bounds far less than the data's own sampling error; more only costs time and memory",
+			stats.MaxResamples, o.Resamples)
+	}
+	if o.Rope != nil && !(*o.Rope >= 0) {
+		return invalidf("the ROPE's half-width must be 0 or more, got %g", *o.Rope)
+	}
+	if o.DecideAt != 0 && !(o.DecideAt >= 0.5 && o.DecideAt < 1) {
+		return invalidf("the Bayesian decision's threshold must be in [0.5, 1), got %g", o.DecideAt)
+	}
+	if _, err := ParseAdjustment(string(o.Adjust)); err != nil {
+		return err
+	}
+	return checkFDR(o)
+}
