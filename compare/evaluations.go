@@ -116,6 +116,9 @@ type Comparison struct {
 	// scores given directly (Scores).
 	BaselineEval, CandidateEval *store.Evaluation
 	Metrics                     []*MetricResult
+	// Gate is what fails the comparison, as the request asked; each
+	// metric then says whether it fails it (MetricResult.FailsGate).
+	Gate Gate
 }
 
 // Statistic is the test statistic a p-value came from.
@@ -232,6 +235,9 @@ type MetricResult struct {
 	// NRequired is the sample-size hint (see Hint).
 	NRequired *int   `json:"n_required"`
 	Verdict   string `json:"verdict"`
+	// FailsGate, when the comparison has a Gate, says whether this metric
+	// fails it: the answer's form of the command line's exit status 1.
+	FailsGate *bool `json:"fails_gate,omitempty"`
 	// Rho is the correlation of the folds the corrected t (and the
 	// Bayesian t) used, n_test/(n_train + n_test); RhoAssumed says it is
 	// 1/K, assumed because the evaluations were logged without the fold

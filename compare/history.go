@@ -16,19 +16,26 @@ import (
 // HistoryQuery selects recorded comparisons as a user writes the filters;
 // empty fields match all.
 type HistoryQuery struct {
-	Experiment, Run, Metric string
+	Experiment string `req:"experiment" short:"e" arg:"NAME" help:"only comparisons of this experiment"`
+	Run        string `req:"run" short:"r" arg:"NAME" help:"only comparisons with this run on either side"`
+	Metric     string `req:"metric" short:"m" arg:"METRIC" help:"only this metric"`
 	// Winner is baseline, candidate or none.
-	Winner string
+	Winner string `req:"winner" arg:"SIDE" help:"only comparisons won by this side"`
 	// Distinguishable is true or false.
-	Distinguishable string
+	Distinguishable string `req:"distinguishable" arg:"BOOL" help:"only distinguishable (true) or indistinguishable (false) comparisons"`
 	// Since is a date (2026-11-01, or RFC 3339) or an age: a whole number
 	// and a unit, d, h or m (30d, 12h, 45m).
-	Since string
+	Since string `req:"since" arg:"WHEN" help:"only comparisons since WHEN: a date (2026-11-01), or an age such as 30d or 12h"`
 	// Limit is the most comparisons returned; 0 means 50.
-	Limit int
+	Limit int `req:"limit" short:"n" default:"50" arg:"N" help:"at most N comparisons"`
 	// FDR asks for the comparisons' tests in the experiment's online FDR
 	// stream, which needs the experiment.
-	FDR bool
+	FDR bool `req:"fdr" help:"show each comparison's test in the experiment's online FDR stream (compare with fdr): its level, whether it rejected, and the wealth"`
+}
+
+// Choices lists the values of the query's enumerated fields.
+func (HistoryQuery) Choices() map[string][]string {
+	return map[string][]string{"winner": {"baseline", "candidate", "none"}, "distinguishable": {"true", "false"}}
 }
 
 // Filter checks q and turns it into the store's filter; ages count back

@@ -25,18 +25,7 @@ import (
 // by the same report functions from the same compare calls.
 
 var (
-	pExperiment = param{name: "experiment", kind: "string", doc: "experiment name"}
-	pEvalSet    = param{name: "eval_set", kind: "string", doc: "evaluation set name (default: the runs' only one)"}
-	pMetric     = param{name: "metric", kind: "string", doc: "metric name", required: true}
-	pBaseline   = param{name: "baseline", kind: "string", doc: "a run's name (its newest evaluation) when experiment is given, else an evaluation ID", required: true}
-	pCandidate  = param{name: "candidate", kind: "string", doc: "a run's name (its newest evaluation) when experiment is given, else an evaluation ID", required: true}
-	pAlpha      = param{name: "alpha", kind: "number", doc: "significance level (default 0.05)"}
-	pConfidence = param{name: "confidence", kind: "number", doc: "confidence level of intervals (default 0.95)"}
-	pResamples  = param{name: "resamples", kind: "integer", doc: "bootstrap resamples and sign flips, at most 1000000 (default 2000)"}
-	pSeed       = param{name: "seed", kind: "integer", doc: "random seed: the same seed gives the same answer"}
-	pAllowDiff  = param{name: "allow_different_targets", kind: "boolean", doc: "pair the units two evaluations share even when their targets differ"}
-	statsParams = []param{pAlpha, pConfidence, pResamples, pSeed}
-	runParams   = []param{
+	runParams = []param{
 		{name: "experiment", kind: "string", doc: "experiment name", required: true},
 		{name: "run", kind: "string", doc: "run name", required: true},
 		{name: "eval_set", kind: "string", doc: "evaluation set name", required: true},
@@ -83,34 +72,24 @@ func (s *Server) apiRoutes() []route {
 			body:      "files items, targets and optional scores and sample_ids (NumPy, as verdict evaluate --items ...)",
 			bodyTypes: []string{"multipart/form-data"}, idempotent: true, created: true, conflict: conflictLogged, handle: s.evaluate},
 		{method: "GET", pattern: "/api/v1/runs", summary: "list runs", role: store.TokenReader, scope: scopeQuery,
-			params: []param{pExperiment, pEvalSet, {name: "filter", kind: "string", doc: "run filter, e.g. params.lr < 0.01 AND tags.nightly = 'true'"},
-				{name: "order_by", kind: "string", doc: "KEY [asc|desc]"}, {name: "limit", kind: "integer", doc: "at most N runs"}},
-			handle: s.listRuns},
+			params: paramsOf(store.RunQuery{}), handle: s.listRuns},
 		{method: "GET", pattern: "/api/v1/evaluations", summary: "list evaluations, newest first", role: store.TokenReader, scope: scopeQuery,
-			params: []param{pExperiment, {name: "run", kind: "string", doc: "run name"}, pEvalSet, {name: "limit", kind: "integer", doc: "at most N (default 100; 0 for all)"}},
-			handle: s.listEvaluations},
+			params: paramsOf(store.EvaluationFilter{}), handle: s.listEvaluations},
 		{method: "GET", pattern: "/api/v1/evaluations/{id}", summary: "show one evaluation", role: store.TokenReader, scope: scopeEvaluation, handle: s.getEvaluation},
 		{method: "GET", pattern: "/api/v1/leaderboard", summary: "rank runs by a metric", role: store.TokenReader, scope: scopeQuery,
-			params: append([]param{{name: "experiment", kind: "string", doc: "experiment name", required: true}, pEvalSet, pMetric,
-				{name: "baseline", kind: "string", doc: "run every run is compared with (default: the best)"}, {name: "limit", kind: "integer", doc: "the best N runs"}}, statsParams...),
-			conflict: conflictPaired, handle: s.leaderboard},
+			params: paramsOf(compare.LeaderboardRequest{}), conflict: conflictPaired, handle: s.leaderboard},
 		{method: "GET", pattern: "/api/v1/compare", summary: "compare two evaluations without recording it", role: store.TokenReader, scope: scopeQuery,
-			params: compareParams(), conflict: conflictPaired, handle: s.compare(false)},
+			params: paramsOf(compare.Request{}), conflict: conflictPaired, handle: s.compare(false)},
 		{method: "POST", pattern: "/api/v1/compare", summary: "compare two evaluations and record it in the history", role: store.TokenWriter, scope: scopeQuery,
-			params: compareParams(), idempotent: true, conflict: conflictPaired, handle: s.compare(true)},
+			params: paramsOf(compare.Request{}), idempotent: true, conflict: conflictPaired, handle: s.compare(true)},
 		{method: "GET", pattern: "/api/v1/rank", summary: "rank evaluations user by user without recording it", role: store.TokenReader, scope: scopeQuery,
-			params: rankParams(), conflict: conflictPaired, handle: s.rank(false)},
+			params: paramsOf(compare.RankRequest{}), conflict: conflictPaired, handle: s.rank(false)},
 		{method: "POST", pattern: "/api/v1/rank", summary: "rank evaluations and record the Holm comparisons", role: store.TokenWriter, scope: scopeQuery,
-			params: rankParams(), idempotent: true, conflict: conflictPaired, handle: s.rank(true)},
+			params: paramsOf(compare.RankRequest{}), idempotent: true, conflict: conflictPaired, handle: s.rank(true)},
 		{method: "GET", pattern: "/api/v1/diff", summary: "show the users two evaluations differ most on", role: store.TokenReader, scope: scopeQuery,
-			params: []param{pExperiment, pEvalSet, pMetric, pBaseline, pCandidate, {name: "worst", kind: "integer", doc: "the N users the candidate did worst on (default 10)"},
-				{name: "best", kind: "integer", doc: "the N users the candidate did best on"}, pAllowDiff},
-			conflict: conflictPaired, handle: s.diff},
+			params: paramsOf(compare.DiffRequest{}), conflict: conflictPaired, handle: s.diff},
 		{method: "GET", pattern: "/api/v1/history", summary: "list recorded comparisons, newest first", role: store.TokenReader, scope: scopeQuery,
-			params: []param{pExperiment, {name: "run", kind: "string", doc: "run on either side"}, {name: "metric", kind: "string", doc: "metric"},
-				{name: "winner", kind: "string", doc: "baseline, candidate or none"}, {name: "distinguishable", kind: "boolean", doc: "distinguishable or not"},
-				{name: "since", kind: "string", doc: "a date (2026-11-01) or an age (30d, 12h)"}, {name: "limit", kind: "integer", doc: "at most N (default 50)"}},
-			handle: s.history},
+			params: paramsOf(compare.HistoryQuery{}), handle: s.history},
 		{method: "GET", pattern: "/api/v1/comparisons/{id}", summary: "show one recorded comparison", role: store.TokenReader, scope: scopeComparison, handle: s.getComparison},
 		{method: "GET", pattern: "/api/v1/tokens", summary: "list tokens", role: store.TokenAdmin, scope: scopeUnlimited, handle: s.listTokens},
 		{method: "POST", pattern: "/api/v1/tokens", summary: "create a token", role: store.TokenAdmin, scope: scopeUnlimited,
@@ -119,21 +98,6 @@ func (s *Server) apiRoutes() []route {
 			created: true, handle: s.createToken},
 		{method: "DELETE", pattern: "/api/v1/tokens/{id}", summary: "revoke a token", role: store.TokenAdmin, scope: scopeUnlimited, handle: s.revokeToken},
 	}
-}
-
-func compareParams() []param {
-	return append([]param{pExperiment, pEvalSet, pBaseline, pCandidate,
-		{name: "metric", kind: "string", repeat: true, doc: "metric to compare (default: every metric both share)"},
-		{name: "method", kind: "string", doc: "test: " + compare.MethodNames() + " (default: from the protocols)"},
-		{name: "rope", kind: "number", doc: "k-fold: half-width of a region of practical equivalence for the Bayesian correlated t, which then decides"},
-		{name: "decide_at", kind: "number", doc: "with rope: the posterior probability, in [0.5, 1), a decision must exceed (default 0.95)"},
-		{name: "adjust", kind: "string", doc: "holm, bonferroni, bh, by or none (default: holm with several metrics)"}, pAllowDiff}, statsParams...)
-}
-
-func rankParams() []param {
-	return []param{pExperiment, pEvalSet, pMetric,
-		{name: "run", kind: "string", repeat: true, required: true, doc: "at least two: runs' names when experiment is given, else evaluation IDs"},
-		{name: "control", kind: "string", doc: "control for the Holm comparisons (default: the best)"}, pAlpha}
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ *caller) error {
@@ -434,11 +398,9 @@ func partNames(err error, files map[string]string) error {
 }
 
 func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, c *caller) error {
-	q := &query{v: r.URL.Query()}
-	rq := store.RunQuery{Experiment: q.str("experiment"), EvalSet: q.str("eval_set"), Filter: q.str("filter"),
-		OrderBy: q.str("order_by"), Limit: q.int("limit", 0)}
-	if q.err != nil {
-		return q.err
+	var rq store.RunQuery
+	if err := decode(r, &rq); err != nil {
+		return err
 	}
 	runs, err := s.store.SearchRuns(r.Context(), rq)
 	if err != nil {
@@ -449,10 +411,9 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, c *caller) err
 }
 
 func (s *Server) listEvaluations(w http.ResponseWriter, r *http.Request, c *caller) error {
-	q := &query{v: r.URL.Query()}
-	f := store.EvaluationFilter{Experiment: q.str("experiment"), Run: q.str("run"), EvalSet: q.str("eval_set"), Limit: q.int("limit", 100)}
-	if q.err != nil {
-		return q.err
+	var f store.EvaluationFilter
+	if err := decode(r, &f); err != nil {
+		return err
 	}
 	list, err := s.store.ListEvaluations(r.Context(), f)
 	if err != nil {
@@ -475,27 +436,19 @@ func (s *Server) getEvaluation(w http.ResponseWriter, r *http.Request, c *caller
 	return report.Stored(w, e)
 }
 
-// options reads the parameters every statistical route shares.
-func options(q *query) compare.Options {
-	return compare.Options{Alpha: q.float("alpha", 0), Confidence: q.float("confidence", 0), Resamples: q.int("resamples", 0), Seed: q.uint64("seed")}
-}
-
 func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request, c *caller) error {
-	q := &query{v: r.URL.Query()}
-	q.need("experiment", "metric")
-	lq := compare.LeaderboardQuery{Experiment: q.str("experiment"), EvalSet: q.str("eval_set"), Metric: q.str("metric"),
-		Baseline: q.str("baseline"), Limit: q.int("limit", 0), Options: options(q)}
-	if q.err != nil {
-		return q.err
+	var req compare.LeaderboardRequest
+	if err := decode(r, &req); err != nil {
+		return err
 	}
-	version, _, err := s.store.ExperimentVersions(r.Context(), lq.Experiment, false)
+	version, _, err := s.store.ExperimentVersions(r.Context(), req.Experiment, false)
 	if err != nil {
 		return err
 	}
 	body, err := s.answers.get(cacheKey("leaderboard", r.URL.Query(), version), bytesOf(func(buf *bytes.Buffer) error {
 		// Computed for whoever asks first, and kept for the others: it
 		// must not stop when that request goes away.
-		lb, err := compare.NewLeaderboard(context.WithoutCancel(r.Context()), s.store, lq)
+		lb, err := compare.NewLeaderboard(context.WithoutCancel(r.Context()), s.store, req.Query())
 		if err != nil {
 			return err
 		}
@@ -509,55 +462,17 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request, c *caller) 
 	return err
 }
 
-// resolve finds the evaluations args name, and holds a limited token to
-// its experiment.
-func (s *Server) resolve(r *http.Request, c *caller, experiment, evalSet string, args ...string) ([]*store.Evaluation, error) {
-	var evals []*store.Evaluation
-	for _, a := range args {
-		e, err := compare.Resolve(r.Context(), s.store, experiment, evalSet, a)
-		if err != nil {
-			return nil, err
-		}
-		if lim := c.limited(); lim != "" && e.Experiment != lim {
-			return nil, &httpError{status: http.StatusForbidden, code: "forbidden", msg: fmt.Sprintf("this token is limited to experiment %q", lim)}
-		}
-		evals = append(evals, e)
-	}
-	return evals, nil
-}
-
 func (s *Server) compare(record bool) func(http.ResponseWriter, *http.Request, *caller) error {
 	return func(w http.ResponseWriter, r *http.Request, c *caller) error {
-		q := &query{v: r.URL.Query()}
-		q.need("baseline", "candidate")
-		method, err := compare.ParseMethod(q.str("method"))
-		if err != nil {
-			q.errorf("%v", err)
+		var req compare.Request
+		if err := decode(r, &req); err != nil {
+			return err
 		}
-		adjust, err := compare.ParseAdjustment(q.str("adjust"))
-		if err != nil {
-			q.errorf("%v", err)
-		}
-		opts := options(q)
-		opts.Metrics, opts.Method, opts.Adjust = q.strs("metric"), method, adjust
-		opts.AllowDifferentTargets, opts.Record, opts.Sentence = q.bool("allow_different_targets"), record, report.Verdict
-		decideAt := q.float("decide_at", 0)
-		switch {
-		case q.has("rope"):
-			rope := q.float("rope", 0)
-			opts.Rope, opts.DecideAt = &rope, decideAt
-		case q.has("decide_at"):
-			q.errorf("parameter decide_at needs rope: it is the probability a decision within the rope must exceed")
-		}
-		if q.err != nil {
-			return q.err
+		if _, _, err := req.Options(record); err != nil {
+			return err
 		}
 		return s.recording(w, r, c, record, func(buf *bytes.Buffer) error {
-			evals, err := s.resolve(r, c, q.str("experiment"), q.str("eval_set"), q.str("baseline"), q.str("candidate"))
-			if err != nil {
-				return err
-			}
-			res, err := compare.Evaluations(r.Context(), s.store, evals[0], evals[1], opts)
+			res, err := req.Run(r.Context(), s.store, s.finder(c), record, report.Verdict)
 			if err != nil {
 				return err
 			}
@@ -569,22 +484,12 @@ func (s *Server) compare(record bool) func(http.ResponseWriter, *http.Request, *
 
 func (s *Server) rank(record bool) func(http.ResponseWriter, *http.Request, *caller) error {
 	return func(w http.ResponseWriter, r *http.Request, c *caller) error {
-		q := &query{v: r.URL.Query()}
-		q.need("metric")
-		rq := compare.RankQuery{Metric: q.str("metric"), Control: q.str("control"), Alpha: q.float("alpha", 0),
-			Record: record, Sentence: report.RankVerdict}
-		if runs := q.strs("run"); len(runs) < 2 {
-			q.errorf("rank takes at least two run parameters, got %d", len(runs))
-		}
-		if q.err != nil {
-			return q.err
+		var req compare.RankRequest
+		if err := decode(r, &req); err != nil {
+			return err
 		}
 		return s.recording(w, r, c, record, func(buf *bytes.Buffer) error {
-			var err error
-			if rq.Evaluations, err = s.resolve(r, c, q.str("experiment"), q.str("eval_set"), q.strs("run")...); err != nil {
-				return err
-			}
-			res, err := compare.Rank(r.Context(), s.store, rq)
+			res, err := req.Run(r.Context(), s.store, s.finder(c), record, report.RankVerdict)
 			if err != nil {
 				return err
 			}
@@ -622,20 +527,11 @@ func (s *Server) recording(w http.ResponseWriter, r *http.Request, c *caller, re
 }
 
 func (s *Server) diff(w http.ResponseWriter, r *http.Request, c *caller) error {
-	q := &query{v: r.URL.Query()}
-	q.need("baseline", "candidate", "metric")
-	dq := compare.DiffQuery{Metric: q.str("metric"), N: q.int("worst", 0), AllowDifferentTargets: q.bool("allow_different_targets")}
-	if q.has("best") {
-		dq.N, dq.Best = q.int("best", 0), true
-	}
-	if q.err != nil {
-		return q.err
-	}
-	evals, err := s.resolve(r, c, q.str("experiment"), q.str("eval_set"), q.str("baseline"), q.str("candidate"))
-	if err != nil {
+	var req compare.DiffRequest
+	if err := decode(r, &req); err != nil {
 		return err
 	}
-	d, err := compare.Diff(r.Context(), s.store, evals[0], evals[1], dq)
+	d, err := req.Run(r.Context(), s.store, s.finder(c))
 	if err != nil {
 		return err
 	}
@@ -644,21 +540,26 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request, c *caller) error {
 }
 
 func (s *Server) history(w http.ResponseWriter, r *http.Request, c *caller) error {
-	q := &query{v: r.URL.Query()}
-	hq := compare.HistoryQuery{Experiment: q.str("experiment"), Run: q.str("run"), Metric: q.str("metric"),
-		Winner: q.str("winner"), Distinguishable: q.str("distinguishable"), Since: q.str("since"), Limit: q.int("limit", 50)}
-	if q.err != nil {
-		return q.err
+	var q compare.HistoryQuery
+	if err := decode(r, &q); err != nil {
+		return err
 	}
-	f, err := hq.Filter(time.Now())
+	f, err := q.Filter(time.Now())
 	if err != nil {
-		return badRequest("%v", err)
+		return err
 	}
 	hist, err := s.historyFor(r.Context(), c, f)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if q.FDR {
+		l, err := compare.Ledger(r.Context(), s.store, f.Experiment)
+		if err != nil {
+			return err
+		}
+		return report.HistoryFDR(w, "json", l, hist)
+	}
 	return report.HistoryEntries(w, "json", hist)
 }
 

@@ -129,7 +129,7 @@ func TestBadInputAnswers(t *testing.T) {
 		{name: "filter's first token", method: "GET", path: "/api/v1/runs?filter=%27", status: 422, code: "invalid_input", message: "bad filter: column 1: unterminated string"},
 		{name: "order", method: "GET", path: "/api/v1/runs?order_by=bogus", status: 422, code: "invalid_input",
 			message: `bad order-by: column 1: unknown name "bogus": want run, created, git_commit, params.NAME, tags.NAME or metrics.NAME`},
-		{name: "negative limit", method: "GET", path: "/api/v1/runs?limit=-5", status: 422, code: "invalid_input", message: "parameter limit: -5 is negative"},
+		{name: "negative limit", method: "GET", path: "/api/v1/runs?limit=-5", status: 422, code: "invalid_input", message: "limit -5: want a number that is not negative"},
 		{name: "format out of the spool folder", method: "POST", path: "/api/v1/evaluations?experiment=e&run=x&eval_set=test&format=../../tmp/x", status: 422, code: "invalid_input",
 			message: `parameter format: "../../tmp/x" is not a scores format: csv, tsv, jsonl (ndjson), parquet or npz`},
 		{name: "unknown experiment's leaderboard", method: "GET", path: "/api/v1/leaderboard?experiment=nope&metric=ndcg", status: 404, code: "not_found", message: `experiment "nope": not found`},

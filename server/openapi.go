@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/verdict-ml/verdict/store"
@@ -37,8 +38,14 @@ func (s *Server) describe() map[string]any {
 		}
 		for _, p := range rt.params {
 			schema := map[string]any{"type": p.kind}
+			if p.enum != nil {
+				schema["enum"] = p.enum
+			}
 			if p.repeat {
-				schema = map[string]any{"type": "array", "items": map[string]any{"type": p.kind}}
+				schema = map[string]any{"type": "array", "items": schema}
+			}
+			if p.def != "" {
+				schema["default"] = defaultValue(p.kind, p.def)
 			}
 			ps = append(ps, map[string]any{"name": p.name, "in": "query", "required": p.required, "description": p.doc, "schema": schema, "explode": true})
 		}
@@ -141,4 +148,21 @@ func responses(rt route) map[string]any {
 			"content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}}}
 	}
 	return rs
+}
+
+// defaultValue is a parameter's default as JSON gives a value of its kind.
+func defaultValue(kind, text string) any {
+	switch kind {
+	case "integer":
+		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
+			return n
+		}
+	case "number":
+		if x, err := strconv.ParseFloat(text, 64); err == nil {
+			return x
+		}
+	case "boolean":
+		return text == "true"
+	}
+	return text
 }

@@ -38,6 +38,8 @@ type route struct {
 type param struct {
 	name, kind, doc  string // kind: string, integer, number, boolean
 	repeat, required bool
+	enum             []string // the values it may take; nil for any
+	def              string   // its default, as text; "" for none
 }
 
 // scope finds the experiment a request touches, so that a token limited to

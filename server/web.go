@@ -14,6 +14,7 @@ import (
 
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/request"
 	"github.com/verdict-ml/verdict/store"
 )
 
@@ -212,8 +213,13 @@ func (s *Server) experimentPage(w http.ResponseWriter, r *http.Request, c *calle
 	if err != nil {
 		return err
 	}
+	// The page shows what verdict report writes by default.
+	var req compare.ExperimentRequest
+	if err := request.Decode(request.Values{"experiment": {name}}, &req); err != nil {
+		return err
+	}
 	v, err := s.reports.get(fmt.Sprintf("%s\x00%d\x00%d", name, evals, comparisons), func() (any, error) {
-		return compare.Summarize(context.WithoutCancel(r.Context()), s.store, compare.ExperimentQuery{Experiment: name, Limit: 20, History: 50, Runs: 100})
+		return compare.Summarize(context.WithoutCancel(r.Context()), s.store, req.Query())
 	})
 	if err != nil {
 		return err

@@ -144,10 +144,10 @@ func getEvaluation(ctx context.Context, q querier, id int64) (*Evaluation, error
 
 // EvaluationFilter selects evaluations; empty fields match everything.
 type EvaluationFilter struct {
-	Experiment string
-	Run        string
-	EvalSet    string
-	Limit      int // 0 means no limit
+	Experiment string `req:"experiment" short:"e" arg:"NAME" help:"only evaluations of this experiment"`
+	Run        string `req:"run" short:"r" arg:"NAME" help:"only evaluations of this run"`
+	EvalSet    string `req:"eval_set" short:"s" arg:"NAME" help:"only evaluations on this evaluation set"`
+	Limit      int    `req:"limit" short:"n" default:"100" arg:"N" help:"at most N evaluations, newest first; 0 for all"` // 0 means no limit
 }
 
 // ListEvaluations returns the evaluations matching f, newest first.

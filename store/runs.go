@@ -61,11 +61,11 @@ func (s *Store) ListRuns(ctx context.Context, experiment string) ([]Run, error) 
 // asc or desc; default: newest first), at most Limit (0 for no limit).
 // metrics.NAME reads the newest evaluation on EvalSet, or on any set.
 type RunQuery struct {
-	Experiment string
-	EvalSet    string
-	Filter     string
-	OrderBy    string
-	Limit      int
+	Experiment string `req:"experiment" short:"e" arg:"NAME" help:"only runs of this experiment"`
+	EvalSet    string `req:"eval_set" short:"s" arg:"NAME" help:"evaluation set that metrics.NAME reads"`
+	Filter     string `req:"filter" short:"f" arg:"EXPR" help:"only runs matching EXPR, e.g. params.lr < 0.01 AND tags.nightly = 'true'"`
+	OrderBy    string `req:"order_by" arg:"KEY" help:"order by KEY [asc|desc], e.g. \"metrics.ndcg@20 desc\" (default: newest first)"`
+	Limit      int    `req:"limit" short:"n" arg:"N" help:"at most N runs; 0 for all (default: all, but 50 in the command line's table and Markdown)"`
 }
 
 // SearchRuns returns the runs a query selects. A malformed filter returns

@@ -18,26 +18,17 @@ func historyCommand() *cli.Command {
 		Name:        "history",
 		Usage:       "list recorded comparisons, newest first",
 		Description: help("history"),
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "experiment", Aliases: []string{"e"}, Usage: "only experiment `NAME`"},
-			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Usage: "only comparisons with run `NAME` on either side"},
-			&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Usage: "only `METRIC`"},
-			&cli.StringFlag{Name: "winner", Usage: "only comparisons won by `SIDE`: baseline, candidate or none"},
-			&cli.StringFlag{Name: "distinguishable", Usage: "only distinguishable (`true`) or indistinguishable (false) ones"},
-			&cli.StringFlag{Name: "since", Usage: "only comparisons since `WHEN`: a date (2026-11-01), or an age such as 30d or 12h"},
-			&cli.IntFlag{Name: "limit", Value: 50, Usage: "at most `N` comparisons"},
-			&cli.BoolFlag{Name: "fdr", Usage: "show each comparison's test in the --experiment's online FDR stream (compare --fdr): its level, whether it rejected, and the wealth"},
+		Flags: append(requestFlags(compare.HistoryQuery{}),
 			reportFormatFlag(),
 			plotFlag("the --metric's value of every evaluation compared, over time, with bootstrap intervals"),
 			confidenceFlag(), resamplesFlag(), seedFlag(),
-		},
+		),
 		Action: func(c *cli.Context) error {
-			if err := noArgs(c, "history takes no arguments: filter with --experiment, --run, --metric and the other flags"); err != nil {
+			var q compare.HistoryQuery
+			if err := decode(c, &q); err != nil {
 				return err
 			}
-			f, err := compare.HistoryQuery{Experiment: c.String("experiment"), Run: c.String("run"), Metric: c.String("metric"),
-				Winner: c.String("winner"), Distinguishable: c.String("distinguishable"), Since: c.String("since"), Limit: c.Int("limit"), FDR: c.Bool("fdr"),
-			}.Filter(time.Now())
+			f, err := q.Filter(time.Now())
 			if err != nil {
 				return userError("--%v", err)
 			}
@@ -63,7 +54,7 @@ func historyCommand() *cli.Command {
 			}); err != nil {
 				return err
 			}
-			if c.Bool("fdr") {
+			if q.FDR {
 				l, err := compare.Ledger(c.Context, st, f.Experiment)
 				if err != nil {
 					return err

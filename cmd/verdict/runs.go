@@ -14,16 +14,15 @@ func runsCommand() *cli.Command {
 		Name:        "runs",
 		Usage:       "search runs by params, tags and metrics, and list them with their evaluations",
 		Description: help("runs"),
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "experiment", Aliases: []string{"e"}, Usage: "only runs of experiment `NAME`"},
-			&cli.StringFlag{Name: "filter", Aliases: []string{"f"}, Usage: "only runs matching `EXPR`"},
-			&cli.StringFlag{Name: "order-by", Usage: "order by `KEY` [asc|desc], e.g. \"metrics.ndcg@20 desc\" (default: newest first)"},
-			&cli.IntFlag{Name: "limit", Usage: "at most `N` runs; 0 for all (default: all for json and csv, 50 for a table or Markdown)"},
-			&cli.StringFlag{Name: "eval-set", Aliases: []string{"s"}, Usage: "evaluation set `NAME` that metrics.NAME reads"},
+		Flags: append(requestFlags(store.RunQuery{}),
 			reportFormatFlag(),
-		},
+		),
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c, `runs takes no arguments; a direction goes inside --order-by's quotes, as in --order-by "metrics.ndcg@20 desc"`); err != nil {
+				return err
+			}
+			var q store.RunQuery
+			if err := decode(c, &q); err != nil {
 				return err
 			}
 			format, st, err := prepare(c)
@@ -33,12 +32,10 @@ func runsCommand() *cli.Command {
 			defer st.Close()
 			// People read a screenful; scripts get everything unless they ask.
 			paged := !c.IsSet("limit") && (format == "table" || format == "markdown")
-			limit := c.Int("limit")
 			if paged {
-				limit = defaultRunsShown + 1
+				q.Limit = defaultRunsShown + 1
 			}
-			runs, err := st.SearchRuns(c.Context, store.RunQuery{Experiment: c.String("experiment"), EvalSet: c.String("eval-set"),
-				Filter: c.String("filter"), OrderBy: c.String("order-by"), Limit: limit})
+			runs, err := st.SearchRuns(c.Context, q)
 			if err != nil {
 				return err
 			}

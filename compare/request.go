@@ -1,0 +1,264 @@
+package compare
+
+import (
+	"context"
+	"slices"
+
+	"github.com/verdict-ml/verdict/request"
+	"github.com/verdict-ml/verdict/stats"
+	"github.com/verdict-ml/verdict/store"
+)
+
+// The requests of this package's operations, as the front doors take them:
+// the command line, the HTTP API and the Python client read their flags,
+// parameters and keyword arguments from these declarations (see package
+// request), and the rules between fields are the requests' own methods.
+
+// Pair names two evaluations: runs of an experiment by name (each its
+// newest evaluation), or evaluations by ID.
+type Pair struct {
+	Experiment string `req:"experiment" short:"e" arg:"NAME" help:"experiment of the runs named as baseline and candidate (without it, they are evaluation IDs)"`
+	EvalSet    string `req:"eval_set" short:"s" arg:"NAME" help:"evaluation set of the runs' evaluations (default: their only one)"`
+	Baseline   string `req:"baseline" pos:"1" required:"true" arg:"BASELINE" help:"a run's name (its newest evaluation) when experiment is given, else an evaluation ID"`
+	Candidate  string `req:"candidate" pos:"2" required:"true" arg:"CANDIDATE" help:"a run's name (its newest evaluation) when experiment is given, else an evaluation ID"`
+}
+
+// Finder finds the evaluation a request names by arg, a run of experiment
+// or an evaluation ID: Resolve, or a door's own that also holds its caller
+// to an experiment.
+type Finder func(ctx context.Context, st *store.Store, experiment, evalSet, arg string) (*store.Evaluation, error)
+
+// find is f, or Resolve when f is nil.
+func (f Finder) find(ctx context.Context, st *store.Store, experiment, evalSet, arg string) (*store.Evaluation, error) {
+	if f == nil {
+		f = Resolve
+	}
+	return f(ctx, st, experiment, evalSet, arg)
+}
+
+// Resolve finds the two evaluations p names, through find (nil: Resolve).
+func (p Pair) Resolve(ctx context.Context, st *store.Store, find Finder) (baseline, candidate *store.Evaluation, err error) {
+	if baseline, err = find.find(ctx, st, p.Experiment, p.EvalSet, p.Baseline); err != nil {
+		return nil, nil, err
+	}
+	if candidate, err = find.find(ctx, st, p.Experiment, p.EvalSet, p.Candidate); err != nil {
+		return nil, nil, err
+	}
+	return baseline, candidate, nil
+}
+
+// Statistics are the settings every statistical request shares.
+type Statistics struct {
+	Alpha      float64 `req:"alpha" default:"0.05" arg:"LEVEL" help:"significance level"`
+	Confidence float64 `req:"confidence" default:"0.95" arg:"LEVEL" help:"level of the confidence intervals"`
+	Resamples  int     `req:"resamples" default:"2000" arg:"B" help:"bootstrap resamples and sign flips, at most 1000000"`
+	Seed       uint64  `req:"seed" default:"0" arg:"SEED" help:"random seed: the same seed gives the same answer, bit for bit"`
+}
+
+// options are s as Options.
+func (s Statistics) options() Options {
+	return Options{Alpha: s.Alpha, Confidence: s.Confidence, Resamples: s.Resamples, Seed: s.Seed}
+}
+
+// Request is a comparison of two evaluations.
+type Request struct {
+	Pair
+	Metrics []string `req:"metric" short:"m" arg:"METRIC" help:"metric to compare (repeatable; default: every metric both share)"`
+	Method  string   `req:"method" arg:"TEST" help:"the paired test (default: from the evaluations' protocols: corrected-t for k-fold, 5x2 for 5x2, else bootstrap)"`
+	Adjust  string   `req:"adjust" arg:"ADJUSTMENT" help:"multiplicity adjustment across the metrics (default: holm with several metrics)"`
+	Statistics
+	Resampling            string   `req:"resampling" default:"auto" arg:"HOW" help:"how the bootstrap and the sign flips draw"`
+	NoStratify            bool     `req:"no_stratify" help:"with evaluations of predictions, draw each bootstrap replicate from all samples rather than each class from its own"`
+	Rope                  *float64 `req:"rope" arg:"R" help:"with k-fold evaluations, add the Bayesian correlated t's probabilities for a region of practical equivalence of half-width R, and its decision"`
+	DecideAt              *float64 `req:"decide_at" default:"0.95" arg:"P" help:"with rope, the posterior probability, in [0.5, 1), a Bayesian decision must exceed"`
+	AllowDifferentTargets bool     `req:"allow_different_targets" help:"compare the units two evaluations share even when their targets differ"`
+	FDR                   string   `req:"fdr" arg:"PROCEDURE" help:"test under this online FDR procedure over the experiment's recorded history, instead of at a fixed alpha"`
+	FDRAlpha              *float64 `req:"fdr_alpha" default:"0.05" arg:"A" help:"with fdr, the false discovery rate the history is held to"`
+	FailOn                string   `req:"fail_on" arg:"CHANGE" help:"fail on a distinguishable change: the command line exits 1, and the answer marks the metric fails_gate"`
+}
+
+// Choices lists the values of the request's enumerated fields.
+func (Request) Choices() map[string][]string {
+	methods := make([]string, len(Methods()))
+	for i, m := range Methods() {
+		methods[i] = string(m)
+	}
+	return map[string][]string{
+		"method":     methods,
+		"adjust":     {string(AdjustHolm), string(AdjustBonf), string(AdjustBH), string(AdjustBY), string(AdjustNone)},
+		"resampling": {"auto", string(Multinomial), string(Poisson)},
+		"fdr":        stats.OnlineFDRMethods(),
+		"fail_on":    {string(FailOnRegression), string(FailOnDifference)},
+	}
+}
+
+// Options checks every rule of the request and gives the Options of
+// Evaluations, recording in the history when record is set, and the gate.
+func (r Request) Options(record bool) (Options, Gate, error) {
+	o := r.Statistics.options()
+	o.Metrics, o.AllowDifferentTargets, o.Unstratified, o.Record = r.Metrics, r.AllowDifferentTargets, r.NoStratify, record
+	var err error
+	if o.Method, err = ParseMethod(r.Method); err != nil {
+		return o, "", err
+	}
+	if o.Adjust, err = ParseAdjustment(r.Adjust); err != nil {
+		return o, "", err
+	}
+	if o.Resampling, err = ParseResampling(r.Resampling); err != nil {
+		return o, "", err
+	}
+	gate, err := ParseGate(r.FailOn)
+	if err != nil {
+		return o, "", err
+	}
+	switch {
+	case r.FDR != "":
+		o.FDR = &FDR{Method: r.FDR, Alpha: stats.DefaultAlpha}
+		if r.FDRAlpha != nil {
+			o.FDR.Alpha = *r.FDRAlpha
+		}
+		if !record {
+			return o, "", request.Errorf("{fdr} tests each metric as the next test of the experiment's recorded stream, so the comparison must be recorded")
+		}
+		if r.Adjust != "" {
+			return o, "", request.Errorf("{fdr} replaces {adjust}: the procedure controls the false discoveries over the whole history; give one")
+		}
+	case r.FDRAlpha != nil:
+		return o, "", request.Errorf("{fdr_alpha} goes with {fdr} PROCEDURE, the online procedure whose false discovery rate it sets")
+	}
+	switch {
+	case r.Rope != nil:
+		o.Rope, o.DecideAt = r.Rope, stats.DefaultDecideAt
+		if r.DecideAt != nil {
+			o.DecideAt = *r.DecideAt
+		}
+	case r.DecideAt != nil:
+		return o, "", request.Errorf("{decide_at} is the Bayesian correlated t's threshold, which needs {rope} R, the region of practical equivalence")
+	}
+	return o, gate, checkOptions(o)
+}
+
+// Run checks the request, finds its evaluations through find (nil:
+// Resolve) and compares them, recording the comparison when record is set;
+// sentence writes each metric's verdict. With a gate, each metric says
+// whether it fails it.
+func (r Request) Run(ctx context.Context, st *store.Store, find Finder, record bool, sentence func(*Comparison, *MetricResult) string) (*Comparison, error) {
+	o, gate, err := r.Options(record)
+	if err != nil {
+		return nil, err
+	}
+	o.Sentence = sentence
+	b, c, err := r.Pair.Resolve(ctx, st, find)
+	if err != nil {
+		return nil, err
+	}
+	res, err := Evaluations(ctx, st, b, c, o)
+	if err != nil {
+		return nil, err
+	}
+	res.Gate = gate
+	if gate != NoGate {
+		for _, m := range res.Metrics {
+			fails := gate == FailOnRegression && m.Regression() || gate == FailOnDifference && m.Distinguishable
+			m.FailsGate = &fails
+		}
+	}
+	return res, nil
+}
+
+// RankRequest ranks several evaluations on one metric.
+type RankRequest struct {
+	Experiment     string   `req:"experiment" short:"e" arg:"NAME" help:"experiment of the runs named (without it, they are evaluation IDs)"`
+	EvalSet        string   `req:"eval_set" short:"s" arg:"NAME" help:"evaluation set of the runs' evaluations (default: their only one)"`
+	Runs           []string `req:"run" pos:"*" required:"true" arg:"EVAL" help:"at least two: runs' names when experiment is given, else evaluation IDs"`
+	Metric         string   `req:"metric" short:"m" required:"true" arg:"METRIC" help:"metric to rank on"`
+	Control        string   `req:"control" arg:"NAME" help:"control run of the Holm comparisons (default: the best)"`
+	Alpha          float64  `req:"alpha" default:"0.05" arg:"LEVEL" help:"significance level"`
+	AcrossEvalSets bool     `req:"across_eval_sets" help:"blocks are evaluation sets (data sets), as in Demšar 2006: the runs of experiment, each run's mean on every evaluation set they all have"`
+}
+
+// Run checks the request, finds its evaluations through find (nil:
+// Resolve) and ranks them, recording the Holm comparisons when record is
+// set (never across evaluation sets); sentence writes each comparison's
+// verdict.
+func (r RankRequest) Run(ctx context.Context, st *store.Store, find Finder, record bool, sentence func(*Ranking, stats.HolmComparison) string) (*Ranking, error) {
+	if len(r.Runs) < 2 {
+		return nil, request.Errorf("rank takes at least two evaluations in {run}, got %d", len(r.Runs))
+	}
+	if r.AcrossEvalSets {
+		if r.EvalSet != "" {
+			return nil, request.Errorf("{across_eval_sets} ranks on every evaluation set the runs share: it takes no {eval_set}")
+		}
+		return RankAcrossSets(ctx, st, r.Experiment, r.Runs, r.Metric, r.Control, r.Alpha)
+	}
+	q := RankQuery{Metric: r.Metric, Control: r.Control, Alpha: r.Alpha, Record: record, Sentence: sentence}
+	for _, run := range r.Runs {
+		e, err := find.find(ctx, st, r.Experiment, r.EvalSet, run)
+		if err != nil {
+			return nil, err
+		}
+		q.Evaluations = append(q.Evaluations, e)
+	}
+	return Rank(ctx, st, q)
+}
+
+// LeaderboardRequest ranks an experiment's runs by a metric.
+type LeaderboardRequest struct {
+	Experiment string `req:"experiment" short:"e" required:"true" arg:"NAME" help:"experiment whose runs are ranked"`
+	EvalSet    string `req:"eval_set" short:"s" arg:"NAME" help:"evaluation set of the runs' evaluations (default: their only one)"`
+	Metric     string `req:"metric" short:"m" required:"true" arg:"METRIC" help:"metric to rank by"`
+	Baseline   string `req:"baseline" arg:"NAME" help:"compare every run with this run instead of the best"`
+	Limit      int    `req:"limit" short:"n" default:"10" arg:"N" help:"the best N runs (and the baseline); 0 for every run"`
+	Statistics
+}
+
+// Query is the request as NewLeaderboard takes it.
+func (r LeaderboardRequest) Query() LeaderboardQuery {
+	return LeaderboardQuery{Experiment: r.Experiment, EvalSet: r.EvalSet, Metric: r.Metric, Baseline: r.Baseline, Limit: r.Limit, Options: r.Statistics.options()}
+}
+
+// DiffRequest lists the users two evaluations differ most on.
+type DiffRequest struct {
+	Pair
+	Metric                string `req:"metric" short:"m" required:"true" arg:"METRIC" help:"metric whose per-user differences are listed"`
+	Worst                 *int   `req:"worst" default:"10" arg:"N" help:"the N users the candidate did worst on"`
+	Best                  *int   `req:"best" arg:"N" help:"the N users the candidate did best on, instead of the worst"`
+	AllowDifferentTargets bool   `req:"allow_different_targets" help:"pair the units two evaluations share even when their targets differ"`
+}
+
+// Run checks the request, finds its evaluations through find (nil:
+// Resolve) and lists their differences.
+func (r DiffRequest) Run(ctx context.Context, st *store.Store, find Finder) (*DiffResult, error) {
+	q := DiffQuery{Metric: r.Metric, AllowDifferentTargets: r.AllowDifferentTargets}
+	switch {
+	case r.Best != nil && r.Worst != nil:
+		return nil, request.Errorf("{worst} and {best} each choose which users to list: give one")
+	case r.Best != nil:
+		q.N, q.Best = *r.Best, true
+	case r.Worst != nil:
+		q.N = *r.Worst
+	}
+	b, c, err := r.Pair.Resolve(ctx, st, find)
+	if err != nil {
+		return nil, err
+	}
+	return Diff(ctx, st, b, c, q)
+}
+
+// ExperimentRequest summarises an experiment: a leaderboard per metric and
+// evaluation set, the newest comparisons and runs. The HTML report and the
+// web view's experiment page take it.
+type ExperimentRequest struct {
+	Experiment string   `req:"experiment" short:"e" required:"true" arg:"NAME" help:"experiment to summarise"`
+	EvalSet    string   `req:"eval_set" short:"s" arg:"NAME" help:"only this evaluation set (default: every one)"`
+	Metrics    []string `req:"metric" short:"m" arg:"METRIC" help:"only this metric (repeatable; default: every metric)"`
+	Limit      int      `req:"limit" short:"n" default:"20" arg:"N" help:"runs per leaderboard (the best N); 0 for all"`
+	History    int      `req:"history" default:"50" arg:"N" help:"the newest N recorded comparisons"`
+	Runs       int      `req:"runs" default:"100" arg:"N" help:"the newest N runs; 0 for all"`
+	Statistics
+}
+
+// Query is the request as Summarize takes it.
+func (r ExperimentRequest) Query() ExperimentQuery {
+	return ExperimentQuery{Experiment: r.Experiment, EvalSet: r.EvalSet, Metrics: slices.Clone(r.Metrics), Limit: r.Limit, History: r.History, Runs: r.Runs, Options: r.Statistics.options()}
+}
