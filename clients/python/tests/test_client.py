@@ -208,7 +208,7 @@ class ConfigTest(unittest.TestCase):
         with self.assertRaises(TypeError):
             c.log("e", "r", "test", [("u1", 0.5)])
         with self.assertRaisesRegex(ValueError, "key 'a=b'"):
-            c.log("e", "r", "test", {"u1": {"x": 1}}, params={"a=b": 1})
+            c.log("e", "r", "test", {"u1": {"x": 1}}, param={"a=b": 1})
 
 
 @unittest.skipUnless(HAVE_SERVER, NO_SERVER)
@@ -234,7 +234,7 @@ class ServerTest(unittest.TestCase):
             csv = os.path.join(d, "scores.csv")
             with open(csv, "w") as f:
                 f.write("sample_id,ndcg@10\nu1,0.5\nu2,0.25\n")
-            got = self.c.log_file(exp, "csv", "test", csv, tags="nightly")
+            got = self.c.log_file(exp, "csv", "test", csv, tag="nightly")
             self.assertEqual(got["aggregates"], {"ndcg@10": 0.375})
             nd = os.path.join(d, "scores.ndjson")
             with open(nd, "w") as f:
@@ -260,10 +260,10 @@ class ServerTest(unittest.TestCase):
                 "als",
                 "test",
                 per_user,
-                params={"lr": 0.01, "factors": 64, "model": "als", "version": "1.10", "layers": [64, 32], "warm": True},
-                tags=["nightly", "gpu"],
+                param={"lr": 0.01, "factors": 64, "model": "als", "version": "1.10", "layers": [64, 32], "warm": True},
+                tag=["nightly", "gpu"],
                 lower_is_better="loss",
-                metadata={"note": "first", "fold": "3"},
+                meta={"note": "first", "fold": "3"},
                 git_commit="0123abcd",
             )
             h = p.headers(0)
@@ -315,7 +315,7 @@ class ServerTest(unittest.TestCase):
         self.assertIn('"epoch-3"', cm.exception.message)
         self.assertIn(f"evaluation {first['evaluation_id']}", cm.exception.message)
         with self.assertRaises(vc.VerdictError) as cm:
-            self.c.log(exp, "r", "test", {"u1": {"x": 0.5}, "u2": {"x": 1.0}}, idempotency_key="epoch-3", tags=["rerun"])
+            self.c.log(exp, "r", "test", {"u1": {"x": 0.5}, "u2": {"x": 1.0}}, idempotency_key="epoch-3", tag=["rerun"])
         self.assertEqual(cm.exception.code, "conflict", "other parameters are other content")
         self.assertEqual(self.run_evaluations(exp, "r"), 1)
         (run,) = self.c.runs(exp)
@@ -560,7 +560,7 @@ class ServerTest(unittest.TestCase):
         ids = np.array(["a", "b", "c", "d", "e"])
         got = self.c.evaluate(
             exp, "top3", "test", items, CSR(), scores=scores, sample_ids=ids, metrics=["hit_rate@3", "precision@3"],
-            params={"k": 3}, tags="ranking",
+            param={"k": 3}, tag="ranking",
         )
         self.assertIsInstance(got["evaluation_id"], int)
         self.assertEqual((got["n_rows"], got["n_scored_rows"]), (5, 4))

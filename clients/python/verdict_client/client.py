@@ -22,6 +22,13 @@ QueryValue = Union[None, str, int, float, bool, Sequence[Union[str, int, float]]
 # evaluation's ID (without one).
 RunRef = Union[str, int]
 
+# A repeated query parameter: one string, or several.
+Strs = Union[None, str, Sequence[str]]
+
+# Key-values (param, meta): a dict, its values sent as JSON so that the
+# server keeps their types; or "KEY=VALUE" strings, sent as they are.
+KeyValues = Union[None, Mapping[str, Any], str, Sequence[str]]
+
 # The answer of GET /api/v1/compare, POST /api/v1/compare: one result per
 # metric, keyed by the metric.
 Comparison = Dict[str, Dict[str, Any]]
@@ -130,11 +137,11 @@ class Client:
         run: str,
         eval_set: str,
         per_user: Any,
-        params: Optional[Mapping[str, Any]] = None,
-        tags: Union[None, str, Sequence[str]] = None,
-        lower_is_better: Union[None, str, Sequence[str]] = None,
+        param: KeyValues = None,
+        tag: Strs = None,
+        lower_is_better: Strs = None,
         idempotency_key: Optional[str] = None,
-        metadata: Optional[Mapping[str, Any]] = None,
+        meta: KeyValues = None,
         git_commit: Optional[str] = None,
         target_fingerprint: Optional[str] = None,
         *,
@@ -165,12 +172,16 @@ class Client:
         value or a sample ID given twice is refused by the server: status
         422, with a message that names the line (or row) and the sample.
 
-        ``params`` are the run's parameters (any JSON values), ``tags`` its
-        tags, ``lower_is_better`` the metrics for which lower is better,
-        ``metadata`` the evaluation's own key-values, ``git_commit`` the
-        run's commit, ``target_fingerprint`` the targets' SHA-256 (see
-        ``verdict fingerprint``). ``protocol`` and the counts after it
-        describe the evaluation protocol, as ``verdict log`` takes them.
+        The other arguments are the API's query parameters, by the same
+        names: ``param`` the run's parameters (a dict of any JSON values, or
+        "KEY=VALUE" strings), ``tag`` its tags, ``lower_is_better`` the
+        metrics for which lower is better, ``meta`` the evaluation's own
+        key-values (like ``param``), ``git_commit`` the run's commit,
+        ``target_fingerprint`` the targets' SHA-256 (see ``verdict
+        fingerprint``). ``protocol`` and the counts after it describe the
+        evaluation protocol, as ``verdict log`` takes them. A repeated
+        parameter takes a string or a list. None (the default) leaves a
+        parameter out, so that the server's default holds.
 
         ``idempotency_key`` names this log and its content: a second log
         with the same key (for the same run) and the same content stores
@@ -185,19 +196,12 @@ class Client:
         run, evaluation_set, n_rows, n_units, metrics, aggregates,
         fingerprint, ...
         """
-        key = idempotency_key if idempotency_key is not None else str(uuid.uuid4())
         query = _run_query(
-            experiment, run, eval_set, params, tags, lower_is_better, metadata, git_commit, target_fingerprint
-        ) + [
-            ("protocol", protocol),
-            ("required_k", required_k),
-            ("folds", folds),
-            ("repeats", repeats),
-            ("n_train", n_train),
-            ("n_test", n_test),
-        ]
+            experiment, run, eval_set, param, tag, lower_is_better, meta, git_commit, target_fingerprint,
+            protocol, required_k, folds, repeats, n_train, n_test,
+        )
         body = bodies.scores_body(per_user)
-        return self._call("POST", "/api/v1/evaluations", query, body=body, headers={"Idempotency-Key": key})
+        return self._call("POST", "/api/v1/evaluations", query, body=body, headers=_key(idempotency_key))
 
     def log_file(
         self,
@@ -206,30 +210,37 @@ class Client:
         eval_set: str,
         path: str,
         format: Optional[str] = None,
-        params: Optional[Mapping[str, Any]] = None,
-        tags: Union[None, str, Sequence[str]] = None,
-        lower_is_better: Union[None, str, Sequence[str]] = None,
+        param: KeyValues = None,
+        tag: Strs = None,
+        lower_is_better: Strs = None,
         idempotency_key: Optional[str] = None,
-        metadata: Optional[Mapping[str, Any]] = None,
+        meta: KeyValues = None,
         git_commit: Optional[str] = None,
         target_fingerprint: Optional[str] = None,
+        *,
+        protocol: Optional[str] = None,
+        required_k: Optional[int] = None,
+        folds: Optional[int] = None,
+        repeats: Optional[int] = None,
+        n_train: Optional[int] = None,
+        n_test: Optional[int] = None,
     ) -> Dict[str, Any]:
         """Logs an evaluation from a scores file a job already wrote, in any
         format ``verdict log`` reads: CSV, TSV, NDJSON (JSON Lines), Parquet
         or NPZ, the text ones gzipped or not. The file is streamed as it is,
         never held in memory. ``format`` is csv, tsv, jsonl, parquet or npz;
-        by default it comes from the file name (``scores.csv.gz`` is csv).
-        The other arguments are ``log``'s.
+        when not given it comes from the file name (``scores.csv.gz`` is
+        csv). The other arguments are ``log``'s.
         """
         fmt = format or _file_format(path)
         if fmt is None:
             raise ValueError(f"{path}: say format=, one of csv, tsv, jsonl, parquet, npz: the name does not tell")
-        key = idempotency_key if idempotency_key is not None else str(uuid.uuid4())
         query = _run_query(
-            experiment, run, eval_set, params, tags, lower_is_better, metadata, git_commit, target_fingerprint
+            experiment, run, eval_set, param, tag, lower_is_better, meta, git_commit, target_fingerprint,
+            protocol, required_k, folds, repeats, n_train, n_test,
         ) + [("format", fmt)]
         body = bodies.file_body(open(path, "rb"), "application/octet-stream")
-        return self._call("POST", "/api/v1/evaluations", query, body=body, headers={"Idempotency-Key": key})
+        return self._call("POST", "/api/v1/evaluations", query, body=body, headers=_key(idempotency_key))
 
     def evaluate(
         self,
@@ -240,16 +251,23 @@ class Client:
         targets: Any,
         scores: Any = None,
         sample_ids: Any = None,
-        metrics: Union[None, str, Sequence[str]] = None,
-        no_log: bool = False,
-        params: Optional[Mapping[str, Any]] = None,
-        tags: Union[None, str, Sequence[str]] = None,
+        metrics: Strs = None,
+        no_log: Optional[bool] = None,
+        param: KeyValues = None,
+        tag: Strs = None,
         *,
-        lower_is_better: Union[None, str, Sequence[str]] = None,
-        metadata: Optional[Mapping[str, Any]] = None,
+        lower_is_better: Strs = None,
+        meta: KeyValues = None,
         git_commit: Optional[str] = None,
+        target_fingerprint: Optional[str] = None,
+        protocol: Optional[str] = None,
+        required_k: Optional[int] = None,
+        folds: Optional[int] = None,
+        repeats: Optional[int] = None,
+        n_train: Optional[int] = None,
+        n_test: Optional[int] = None,
+        no_validate: Optional[bool] = None,
         idempotency_key: Optional[str] = None,
-        no_validate: bool = False,
     ) -> Dict[str, Any]:
         """Computes ranking metrics from top-K predictions on the server,
         and logs them unless ``no_log`` (POST /api/v1/evaluate), as
@@ -269,18 +287,22 @@ class Client:
         - ``metrics``: metric specs, e.g. ``"ndcg@10,20"`` or
           ``["ndcg@10", "recall@20"]`` (default: the server's).
 
+        The other arguments are the API's query parameters, as ``log``
+        takes them.
+
         Returns the server's answer: metrics, aggregates, n_rows,
         n_scored_rows, n_units, required_k, fingerprint, and evaluation_id
         (null with ``no_log``).
         """
-        query = _run_query(experiment, run, eval_set, params, tags, lower_is_better, metadata, git_commit, None) + [
+        query = _run_query(
+            experiment, run, eval_set, param, tag, lower_is_better, meta, git_commit, target_fingerprint,
+            protocol, required_k, folds, repeats, n_train, n_test,
+        ) + [
             ("metrics", _strs(metrics)),
-            ("no_log", no_log or None),
-            ("no_validate", no_validate or None),
+            ("no_log", no_log),
+            ("no_validate", no_validate),
         ]
-        headers = {}
-        if not no_log:
-            headers["Idempotency-Key"] = idempotency_key if idempotency_key is not None else str(uuid.uuid4())
+        headers = {} if no_log else _key(idempotency_key)
         body = bodies.evaluate_body(items, targets, scores, sample_ids)
         return self._call("POST", "/api/v1/evaluate", query, body=body, headers=headers, idempotent=True)
 
@@ -291,7 +313,7 @@ class Client:
         baseline: RunRef,
         candidate: RunRef,
         experiment: Optional[str] = None,
-        metric: Union[None, str, Sequence[str]] = None,
+        metric: Strs = None,
         method: Optional[str] = None,
         record: bool = True,
         seed: Optional[int] = None,
@@ -300,24 +322,54 @@ class Client:
         eval_set: Optional[str] = None,
         confidence: Optional[float] = None,
         resamples: Optional[int] = None,
-        rope: Optional[float] = None,
+        resampling: Optional[str] = None,
+        no_stratify: Optional[bool] = None,
         adjust: Optional[str] = None,
-        allow_different_targets: bool = False,
+        rope: Optional[float] = None,
+        decide_at: Optional[float] = None,
+        allow_different_targets: Optional[bool] = None,
+        fdr: Optional[str] = None,
+        fdr_alpha: Optional[float] = None,
+        fail_on: Optional[str] = None,
         idempotency_key: Optional[str] = None,
     ) -> Comparison:
         """Compares two evaluations user by user and tells whether the
-        difference is real.
+        difference is real (GET or POST /api/v1/compare).
 
         ``baseline`` and ``candidate`` are run names, with ``experiment``
         (the runs' newest evaluations on ``eval_set``), or evaluation IDs,
         without it. ``metric`` is one metric or a list (default:
         every metric both share). ``record`` records the comparison in the
-        history (POST /api/v1/compare, a writer token); ``record=False``
-        only computes it (GET, a reader token is enough). ``seed`` makes the
-        resampling repeatable. A recorded comparison carries
+        history (POST, a writer token); ``record=False`` only computes it
+        (GET, a reader token is enough). A recorded comparison carries
         ``idempotency_key`` (generated when not given), so that a retry
         after a lost answer returns the first answer and records nothing
         more.
+
+        The other arguments are the API's query parameters, by the same
+        names; None (the default) leaves one out, so that the server's
+        default holds:
+
+        - ``method``: the paired test (bootstrap, t, wilcoxon, mcnemar,
+          delong, corrected-t, 5x2; default: from the evaluations'
+          protocols); ``adjust``: the multiplicity adjustment across
+          metrics (holm, bonferroni, bh, by, none);
+        - ``alpha``, ``confidence``, ``resamples``, ``seed`` (the same seed
+          gives the same answer), ``resampling`` (auto, multinomial,
+          poisson), ``no_stratify``;
+        - ``rope``: with k-fold evaluations, the half-width of the region of
+          practical equivalence of the Bayesian correlated t, whose
+          decision needs a posterior probability above ``decide_at``
+          (which needs ``rope``);
+        - ``fdr``: test under an online FDR procedure (lond-dep, lord-dep,
+          lond, lord++) over the experiment's recorded history, at false
+          discovery rate ``fdr_alpha`` (which needs ``fdr``); it needs
+          ``record`` and no ``adjust``. Each result then has ``fdr``: the
+          test's position, level, whether it rejected, and the wealth;
+        - ``fail_on``: "regression" or "difference": each result then has
+          ``fails_gate``, whether the metric fails that gate;
+        - ``allow_different_targets``: compare the units two evaluations
+          share even when their targets differ.
 
         Returns a dict of metric → result, in the server's order; each
         result holds, among others, ``verdict`` (a sentence), ``winner``
@@ -335,13 +387,19 @@ class Client:
             ("candidate", _ref(candidate, experiment)),
             ("metric", _strs(metric)),
             ("method", method),
-            ("rope", rope),
             ("adjust", adjust),
-            ("allow_different_targets", allow_different_targets or None),
             ("alpha", alpha),
             ("confidence", confidence),
             ("resamples", resamples),
             ("seed", seed),
+            ("resampling", resampling),
+            ("no_stratify", no_stratify),
+            ("rope", rope),
+            ("decide_at", decide_at),
+            ("allow_different_targets", allow_different_targets),
+            ("fdr", fdr),
+            ("fdr_alpha", fdr_alpha),
+            ("fail_on", fail_on),
         ]
         if record:
             answer = self._call("POST", "/api/v1/compare", query, headers=_key(idempotency_key))
@@ -364,6 +422,8 @@ class Client:
     ) -> Dict[str, Any]:
         """Ranks an experiment's runs by a metric, each compared with the
         best (or ``baseline``) user by user (GET /api/v1/leaderboard).
+        ``limit`` is the best N runs (the server's default is 10; 0 for
+        every run).
 
         Returns metric, evaluation_set, reference, lower_is_better, n_runs,
         and rows: rank, run, evaluation_id, mean (with its interval),
@@ -390,13 +450,20 @@ class Client:
         limit: Optional[int] = None,
         *,
         winner: Optional[str] = None,
-        distinguishable: Optional[bool] = None,
+        distinguishable: Union[None, bool, str] = None,
         since: Optional[str] = None,
-    ) -> List[Dict[str, Any]]:
+        fdr: Optional[bool] = None,
+    ) -> Any:
         """The recorded comparisons, newest first (GET /api/v1/history):
         of an experiment, a metric, a run on either side; ``winner`` is
         "baseline", "candidate" or "none"; ``since`` a date (2026-11-01) or
-        an age (30d, 12h); ``limit`` defaults to 50 on the server."""
+        an age (30d, 12h); ``limit`` defaults to 50 on the server.
+
+        Returns a list of comparisons; with ``fdr`` (which needs
+        ``experiment``), a dict: ``ledger``, where the experiment's online
+        FDR stream stands, and ``comparisons``, each with its test in the
+        stream (fdr_test, fdr_level, fdr_rejected, ...).
+        """
         query = [
             ("experiment", experiment),
             ("run", run),
@@ -405,32 +472,40 @@ class Client:
             ("distinguishable", distinguishable),
             ("since", since),
             ("limit", limit),
+            ("fdr", fdr),
         ]
         return self._call("GET", "/api/v1/history", query)
 
     def rank(
         self,
-        runs: Sequence[RunRef],
+        run: Union[RunRef, Sequence[RunRef]],
         metric: str,
         experiment: Optional[str] = None,
         *,
         eval_set: Optional[str] = None,
         control: Optional[RunRef] = None,
         alpha: Optional[float] = None,
+        across_eval_sets: Optional[bool] = None,
         record: bool = True,
         idempotency_key: Optional[str] = None,
     ) -> Dict[str, Any]:
         """Ranks two or more evaluations user by user (Friedman, then Holm
-        against the best or ``control``); ``record`` records the Holm
-        comparisons (POST /api/v1/rank, with ``idempotency_key``, generated
-        when not given, so that a retry records nothing more), else GET."""
+        against the best or ``control``); ``run`` lists them: runs' names
+        with ``experiment``, else evaluation IDs. ``across_eval_sets`` ranks
+        the runs of ``experiment`` on every evaluation set they share (the
+        sets are the blocks), and takes no ``eval_set``. ``record`` records
+        the Holm comparisons (POST /api/v1/rank, with ``idempotency_key``,
+        generated when not given, so that a retry records nothing more),
+        else GET."""
+        runs = [run] if isinstance(run, (str, numbers.Integral)) else list(run)
         query = [
             ("experiment", experiment),
             ("eval_set", eval_set),
-            ("metric", metric),
             ("run", [_ref(r, experiment) for r in runs]),
+            ("metric", metric),
             ("control", _ref(control, experiment) if control is not None else None),
             ("alpha", alpha),
+            ("across_eval_sets", across_eval_sets),
         ]
         if record:
             return self._call("POST", "/api/v1/rank", query, headers=_key(idempotency_key))
@@ -446,19 +521,20 @@ class Client:
         eval_set: Optional[str] = None,
         worst: Optional[int] = None,
         best: Optional[int] = None,
-        allow_different_targets: bool = False,
+        allow_different_targets: Optional[bool] = None,
     ) -> Dict[str, Any]:
         """The users two evaluations differ most on (GET /api/v1/diff): the
-        ``worst`` N for the candidate (default 10), or the ``best`` N."""
+        ``worst`` N for the candidate (the server's default is 10), or the
+        ``best`` N instead (give one of them)."""
         query = [
             ("experiment", experiment),
             ("eval_set", eval_set),
-            ("metric", metric),
             ("baseline", _ref(baseline, experiment)),
             ("candidate", _ref(candidate, experiment)),
+            ("metric", metric),
             ("worst", worst),
             ("best", best),
-            ("allow_different_targets", allow_different_targets or None),
+            ("allow_different_targets", allow_different_targets),
         ]
         return self._call("GET", "/api/v1/diff", query)
 
@@ -484,6 +560,24 @@ class Client:
             ("limit", limit),
         ]
         return self._call("GET", "/api/v1/runs", query)
+
+    def evaluations(
+        self,
+        experiment: Optional[str] = None,
+        run: Optional[str] = None,
+        eval_set: Optional[str] = None,
+        limit: Optional[int] = None,
+    ) -> List[Dict[str, Any]]:
+        """Lists evaluations, newest first (GET /api/v1/evaluations): of an
+        experiment, a run, an evaluation set; ``limit`` defaults to 100 on
+        the server."""
+        query = [
+            ("experiment", experiment),
+            ("run", run),
+            ("eval_set", eval_set),
+            ("limit", limit),
+        ]
+        return self._call("GET", "/api/v1/evaluations", query)
 
     def experiments(self) -> List[Dict[str, Any]]:
         """Lists the experiments the token may see (GET /api/v1/experiments)."""
@@ -526,12 +620,15 @@ def _query(pairs: Iterable[Tuple[str, QueryValue]]) -> List[Tuple[str, str]]:
     return out
 
 
-def _strs(x: Union[None, str, Sequence[str]]) -> Optional[List[str]]:
-    """One string or several, as a list."""
+def _strs(x: Any) -> Optional[List[str]]:
+    """One string or several (a list, a tuple, any other iterable but a
+    mapping), as a list."""
     if x is None:
         return None
     if isinstance(x, str):
         return [x]
+    if isinstance(x, (bytes, Mapping)):
+        raise TypeError(f"{x!r}: want a string or a sequence of strings")
     return [str(s) for s in x]
 
 
@@ -550,11 +647,18 @@ def _ref(x: RunRef, experiment: Optional[str]) -> str:
     raise TypeError(f"{x!r} is neither a run name nor an evaluation ID")
 
 
-def _key_values(what: str, m: Optional[Mapping[str, Any]]) -> Optional[List[str]]:
-    """KEY=VALUE pairs, VALUE as JSON so that the server keeps its type: a
-    string stays a string even when it looks like a number."""
+def _key_values(what: str, m: KeyValues) -> Optional[List[str]]:
+    """KEY=VALUE pairs. From a mapping, VALUE is JSON so that the server
+    keeps its type: a string stays a string even when it looks like a
+    number. Strings ("KEY=VALUE", one or a list) are sent as they are."""
     if m is None:
         return None
+    if not isinstance(m, Mapping):
+        pairs = _strs(m) or []
+        for pair in pairs:
+            if "=" not in pair or not pair.split("=", 1)[0].strip():
+                raise ValueError(f"{what} {pair!r}: want KEY=VALUE")
+        return pairs
     out = []
     for k, v in m.items():
         k = str(k)
@@ -575,24 +679,36 @@ def _run_query(
     experiment: str,
     run: str,
     eval_set: str,
-    params: Optional[Mapping[str, Any]],
-    tags: Union[None, str, Sequence[str]],
-    lower_is_better: Union[None, str, Sequence[str]],
-    metadata: Optional[Mapping[str, Any]],
+    param: KeyValues,
+    tag: Strs,
+    lower_is_better: Strs,
+    meta: KeyValues,
     git_commit: Optional[str],
     target_fingerprint: Optional[str],
+    protocol: Optional[str],
+    required_k: Optional[int],
+    folds: Optional[int],
+    repeats: Optional[int],
+    n_train: Optional[int],
+    n_test: Optional[int],
 ) -> List[Tuple[str, QueryValue]]:
     """The query parameters that name a run and describe an evaluation."""
     return [
         ("experiment", experiment),
         ("run", run),
         ("eval_set", eval_set),
-        ("param", _key_values("param", params)),
-        ("tag", _strs(tags)),
-        ("meta", _key_values("metadata", metadata)),
+        ("param", _key_values("param", param)),
+        ("tag", _strs(tag)),
+        ("meta", _key_values("meta", meta)),
         ("git_commit", git_commit),
         ("lower_is_better", _strs(lower_is_better)),
         ("target_fingerprint", target_fingerprint),
+        ("protocol", protocol),
+        ("required_k", required_k),
+        ("folds", folds),
+        ("repeats", repeats),
+        ("n_train", n_train),
+        ("n_test", n_test),
     ]
 
 

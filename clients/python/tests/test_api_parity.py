@@ -1,0 +1,229 @@
+"""The client's methods against the server's own description of its API.
+
+The test fetches GET /api/v1/openapi.json from the live server and holds
+every client method that wraps a route to that route's parameters, by
+name (with inspect.signature): a query parameter the route has and the
+method lacks fails, and so does a keyword argument of the method that is
+no parameter of the route, save a few the client keeps for itself
+(CLIENT_ONLY, DATA, PATH_ARGS, SET_BY_CLIENT below). Every route of the API
+must be wrapped by some method (ROUTES), except those not_wrapped
+exempts.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import unittest
+from typing import Any, Dict, List, Set, Tuple
+
+import verdict_client as vc
+
+from .test_client import HAVE_SERVER, NO_SERVER, URL, WRITER
+
+# The route (HTTP method, OpenAPI path) each client method sends; a method
+# with two sends one or the other (record=True is POST, record=False GET),
+# and must take the parameters of both.
+ROUTES: Dict[str, List[Tuple[str, str]]] = {
+    "health": [("GET", "/healthz")],
+    "openapi": [("GET", "/api/v1/openapi.json")],
+    "experiments": [("GET", "/api/v1/experiments")],
+    "log": [("POST", "/api/v1/evaluations")],
+    "log_file": [("POST", "/api/v1/evaluations")],
+    "evaluate": [("POST", "/api/v1/evaluate")],
+    "runs": [("GET", "/api/v1/runs")],
+    "evaluations": [("GET", "/api/v1/evaluations")],
+    "evaluation": [("GET", "/api/v1/evaluations/{id}")],
+    "leaderboard": [("GET", "/api/v1/leaderboard")],
+    "compare": [("GET", "/api/v1/compare"), ("POST", "/api/v1/compare")],
+    "rank": [("GET", "/api/v1/rank"), ("POST", "/api/v1/rank")],
+    "diff": [("GET", "/api/v1/diff")],
+    "history": [("GET", "/api/v1/history")],
+    "comparison": [("GET", "/api/v1/comparisons/{id}")],
+}
+
+def not_wrapped(method: str, path: str) -> bool:
+    """The routes a client method need not wrap: the health check, which
+    is public (and wrapped anyway, by health), the web pages, HTML for a
+    browser, /metrics, Prometheus' text, and the tokens, which an
+    administrator manages with `verdict token`."""
+    return (
+        path == "/healthz"
+        or not path.startswith("/api/")
+        or path == "/metrics"
+        or path == "/api/v1/tokens"
+        or path.startswith("/api/v1/tokens/")
+    )
+
+
+# Keyword arguments of the client's own, in any method: the
+# Idempotency-Key header (checked against the header below), whether a
+# comparison is recorded (POST) or not (GET), a per-call timeout.
+CLIENT_ONLY: Set[str] = {"idempotency_key", "record", "timeout"}
+
+# The data a method sends as the request's body, not as parameters. The
+# parts of a multipart/form-data body that openapi.json declares are
+# checked besides: each is an argument of the method that sends it.
+DATA: Dict[str, Set[str]] = {
+    "log": {"per_user"},
+    "log_file": {"path"},
+}
+
+# The client's names of path parameters: evaluation(evaluation_id) is
+# GET /api/v1/evaluations/{id}.
+PATH_ARGS: Dict[str, Dict[str, str]] = {
+    "evaluation": {"id": "evaluation_id"},
+    "comparison": {"id": "comparison_id"},
+}
+
+# Query parameters a method sets itself rather than taking them, and why.
+SET_BY_CLIENT: Dict[str, Dict[str, str]] = {
+    # log encodes per_user itself (NDJSON or NPZ), and its Content-Type
+    # tells the server the format; log_file takes it.
+    "log": {"format": "the body's encoding, chosen by the client and told by its Content-Type",
+            "input_format": "the body's encoding, chosen by the client and told by its Content-Type"},
+}
+
+_HEADER_ARGS = {"Idempotency-Key": "idempotency_key"}
+
+
+def operations(doc: Dict[str, Any]) -> Dict[Tuple[str, str], Dict[str, Any]]:
+    """openapi.json's operations by (HTTP method, path)."""
+    ops = {}
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            if method in ("get", "post", "put", "patch", "delete") and isinstance(op, dict):
+                ops[(method.upper(), path)] = op
+    return ops
+
+
+def multipart_parts(op: Dict[str, Any]) -> Set[str]:
+    """The parts of an operation's multipart/form-data body."""
+    content = (op.get("requestBody") or {}).get("content") or {}
+    schema = (content.get("multipart/form-data") or {}).get("schema") or {}
+    return set((schema.get("properties") or {}).keys())
+
+
+def keyword_args(method: str) -> Dict[str, inspect.Parameter]:
+    """The client method's arguments that can be given by keyword."""
+    sig = inspect.signature(getattr(vc.Client, method))
+    return {
+        name: p
+        for name, p in sig.parameters.items()
+        if name != "self" and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    }
+
+
+@unittest.skipUnless(HAVE_SERVER, NO_SERVER)
+class APIParityTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.doc = vc.Client(URL, WRITER).openapi()
+        cls.ops = operations(cls.doc)
+
+    def test_every_api_route_is_wrapped(self) -> None:
+        mapped = {route for routes in ROUTES.values() for route in routes}
+        unmapped = sorted(r for r in self.ops if r not in mapped and not not_wrapped(*r))
+        listing = "\n".join(f"  {m:<12} {h} {p}" for m, routes in ROUTES.items() for h, p in routes)
+        self.assertEqual(
+            unmapped, [],
+            f"routes of openapi.json that no client method wraps: {unmapped}; add a method and map it in ROUTES, "
+            f"which maps:\n{listing}",
+        )
+
+    def test_every_mapped_route_exists(self) -> None:
+        for method, routes in ROUTES.items():
+            self.assertTrue(hasattr(vc.Client, method), f"ROUTES maps Client.{method}, which does not exist")
+            for route in routes:
+                self.assertIn(route, self.ops, f"Client.{method} is mapped to {route}, which openapi.json does not list")
+
+    def test_every_public_method_is_mapped(self) -> None:
+        public = {n for n, f in inspect.getmembers(vc.Client, inspect.isfunction) if not n.startswith("_")}
+        self.assertEqual(sorted(public - set(ROUTES)), [], "client methods that ROUTES does not map to a route")
+
+    def test_methods_take_exactly_the_routes_parameters(self) -> None:
+        for method, routes in ROUTES.items():
+            for http, path in routes:
+                with self.subTest(method=method, route=f"{http} {path}"):
+                    self.assertTrue(hasattr(vc.Client, method), f"no method Client.{method}")
+                    self.check(method, keyword_args(method), http, path, self.ops[(http, path)])
+
+    def check(self, method: str, args: Dict[str, inspect.Parameter], http: str, path: str, op: Dict[str, Any]) -> None:
+        """Fails, saying every difference, unless the client method's
+        keyword arguments are the route's parameters."""
+        set_by_client = SET_BY_CLIENT.get(method, {})
+        path_args = PATH_ARGS.get(method, {})
+        parts = multipart_parts(op)
+        allowed = set(CLIENT_ONLY) | DATA.get(method, set()) | parts
+        missing, defaults = [], []
+        for p in op.get("parameters", []):
+            name, where = p["name"], p["in"]
+            if where == "header":
+                arg = _HEADER_ARGS.get(name)
+                if arg is not None and arg not in args:
+                    missing.append(f"{arg} (header {name})")
+                continue
+            if where == "path":
+                arg = path_args.get(name, name)
+                if arg not in args:
+                    missing.append(f"{arg} (path parameter {{{name}}})")
+                allowed.add(arg)
+                continue
+            if name in set_by_client:
+                continue
+            allowed.add(name)
+            if name not in args:
+                missing.append(name)
+                continue
+            # The server's defaults hold: an optional parameter is None
+            # (not given) unless the caller gives it; a required one has
+            # no default.
+            default = args[name].default
+            if p.get("required"):
+                if default is not inspect.Parameter.empty:
+                    defaults.append(f"{name}={default!r} (the route requires it: want no default)")
+            elif default is not None:
+                server = p.get("schema", {}).get("default")
+                said = f", whose default is {server!r}" if server is not None else ""
+                defaults.append(f"{name}={default!r} (want None, which leaves it to the server{said})")
+        for part in sorted(parts):
+            if part not in args:
+                missing.append(f"{part} (a part of the multipart body)")
+        extra = sorted(a for a in args if a not in allowed)
+        problems = []
+        if missing:
+            problems.append(f"Client.{method} lacks parameters of {http} {path}: {', '.join(missing)}")
+        if extra:
+            problems.append(f"Client.{method} takes arguments that are no parameters of {http} {path}: {', '.join(extra)}")
+        if defaults:
+            problems.append(f"Client.{method}'s defaults differ from {http} {path}'s: {', '.join(defaults)}")
+        if problems:
+            self.fail("\n".join(problems))
+
+    def test_names_are_snake_case(self) -> None:
+        for (http, path), op in self.ops.items():
+            if not_wrapped(http, path):
+                continue
+            for p in op.get("parameters", []):
+                if p["in"] == "query":
+                    self.assertRegex(p["name"], re.compile(r"^[a-z][a-z0-9_]*$"), f"{http} {path}")
+
+    def test_a_mismatch_is_found(self) -> None:
+        # The check itself: a method without a route's parameter, and one
+        # with an argument the route lacks, both fail.
+        op = {"parameters": [{"name": "experiment", "in": "query", "required": True, "schema": {"type": "string"}},
+                             {"name": "brand_new", "in": "query", "required": False, "schema": {"type": "string"}}]}
+
+        def fake(self, experiment, invented=None): ...
+
+        args = {n: p for n, p in inspect.signature(fake).parameters.items() if n != "self"}
+        with self.assertRaisesRegex(AssertionError, "lacks parameters of GET /api/v1/fake: brand_new"):
+            self.check("fake", args, "GET", "/api/v1/fake", op)
+        args_ok = dict(args)
+        args_ok["brand_new"] = inspect.Parameter("brand_new", inspect.Parameter.KEYWORD_ONLY, default=None)
+        with self.assertRaisesRegex(AssertionError, "takes arguments that are no parameters of GET /api/v1/fake: invented"):
+            self.check("fake", args_ok, "GET", "/api/v1/fake", op)
+
+
+if __name__ == "__main__":
+    unittest.main()
