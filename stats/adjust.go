@@ -25,6 +25,11 @@ const (
 	AdjustBY AdjustMethod = "by"
 )
 
+// AdjustOptions is the method of AdjustPValues, as a request declares it.
+type AdjustOptions struct {
+	Method AdjustMethod `req:"method" default:"holm" arg:"METHOD" help:"holm, bonferroni, bh (Benjamini-Hochberg) or by (Benjamini-Yekutieli)"`
+}
+
 // AdjustResult is the outcome of AdjustPValues: the adjusted p-values in
 // the order of the input.
 type AdjustResult struct {

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/verdict-ml/verdict/request"
 )
 
 // DefaultDecideAt is the posterior probability a decision of the Bayesian
@@ -17,22 +19,31 @@ type BayesOptions struct {
 	// Rho is the correlation between the differences of overlapping folds,
 	// in [0, 1). Corani and Benavoli set it to n_test / (n_train + n_test),
 	// which is 1/k for k-fold cross-validation (KFoldRho).
-	Rho float64
+	Rho float64 `req:"rho" arg:"RHO" help:"correlation of the folds (default: n-test / (n-train + n-test), or 1/K with --folds)"`
+	// NTrain and NTest are the training and test sizes of one fold; when
+	// both are set, Rho defaults to NTest / (NTrain + NTest).
+	NTrain int `req:"n_train" arg:"N" help:"training set size of each fold"`
+	NTest  int `req:"n_test" arg:"N" help:"test set size of each fold"`
 	// Folds k ≥ 2, when set, is the number of folds of a k-fold
 	// cross-validation whose sizes were not recorded: it sets ρ = 1/k,
 	// with which Rho and the sizes, if set, must agree.
-	Folds int
-	// NTrain and NTest are the training and test sizes of one fold; when
-	// both are set, Rho defaults to NTest / (NTrain + NTest).
-	NTrain int
-	NTest  int
+	Folds int `req:"folds" arg:"K" help:"folds of a k-fold cross-validation whose fold sizes were not recorded: rho = 1/K"`
 	// Rope is the half-width r ≥ 0 of the region of practical equivalence
 	// [−r, r]. Zero means no region: only the sign of the mean is judged.
-	Rope float64
+	Rope float64 `req:"rope" default:"0" arg:"R" help:"half-width of the region of practical equivalence"`
 	// DecideAt is the probability in [0.5, 1) one of the three posterior
 	// probabilities must exceed for BayesResult.Decide to decide; zero
 	// means DefaultDecideAt.
-	DecideAt float64
+	DecideAt float64 `req:"decide_at" default:"0.95" arg:"P" help:"the Bayesian t decides when a posterior probability exceeds P (strictly; from 0.5 to below 1)"`
+}
+
+// Check refuses options that give none of the correlation of the folds,
+// their number and both their sizes, before any data is read.
+func (o BayesOptions) Check() error {
+	if o.Rho == 0 && o.Folds == 0 && (o.NTrain == 0 || o.NTest == 0) {
+		return request.Errorf("bayes-t needs {rho}, {folds}, or {n_train} and {n_test}")
+	}
+	return nil
 }
 
 // BayesDecision is what the posterior of the Bayesian correlated t

@@ -39,18 +39,18 @@ const (
 type BootstrapOptions struct {
 	// Confidence is the coverage of the interval, in (0, 1). Zero means
 	// DefaultConfidence.
-	Confidence float64
+	Confidence float64 `req:"confidence" default:"0.95" arg:"LEVEL" help:"level of the confidence interval"`
 
 	// Resamples is the number of bootstrap replicates B. Zero means
 	// DefaultResamples; negative values are an error.
-	Resamples int
+	Resamples int `req:"resamples" default:"2000" arg:"B" help:"bootstrap resamples and sign flips, at most 1000000"`
 
 	// Seed selects the random streams. The same inputs, options and seed
 	// give the same interval, bit for bit, on any number of cores.
-	Seed uint64
+	Seed uint64 `req:"seed" default:"0" arg:"SEED" help:"random seed: the same seed gives the same output, bit for bit"`
 
 	// Method is Percentile or BCa; empty means Percentile.
-	Method IntervalMethod
+	Method IntervalMethod `req:"ci" default:"percentile" arg:"METHOD" help:"interval method: percentile or bca"`
 
 	// Context, when not nil, cancels the resampling: it stops within a
 	// fraction of a second and returns the context's error.

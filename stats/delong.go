@@ -11,7 +11,7 @@ import (
 type DeLongOptions struct {
 	// Confidence is the coverage of the interval around the AUC
 	// difference, in (0, 1). Zero means 0.95.
-	Confidence float64
+	Confidence float64 `req:"confidence" default:"0.95" arg:"LEVEL" help:"level of the confidence interval"`
 }
 
 // DeLongResult is the outcome of DeLong. Diff is AUCLeft − AUCRight.

@@ -16,10 +16,10 @@ type FriedmanOptions struct {
 	Names []string
 	// Alpha is the level of the Nemenyi critical difference and of the
 	// Holm rejections, in (0, 1). Zero means 0.05.
-	Alpha float64
+	Alpha float64 `req:"alpha" default:"0.05" arg:"LEVEL" help:"significance level"`
 	// Control names the column the others are compared with in Holm; empty
 	// means the first column.
-	Control string
+	Control string `req:"control" arg:"NAME" help:"control model for the Holm comparisons (default: the first)"`
 }
 
 // FriedmanResult is the outcome of Friedman. AvgRanks and Names follow the

@@ -24,7 +24,7 @@ const (
 // McNemarOptions configures McNemar. The zero value is auto mode.
 type McNemarOptions struct {
 	// Mode is auto, exact or chi2; empty means auto.
-	Mode McNemarMode
+	Mode McNemarMode `req:"mode" default:"auto" arg:"MODE" help:"auto (exact when b+c < 50), exact or chi2 (continuity-corrected)"`
 }
 
 // McNemarResult is the outcome of McNemar. B counts samples left got right

@@ -82,9 +82,17 @@ func OnlineFDRMethods() []string {
 // have no initial wealth to set but still require W0, if given, to be in
 // (0, Alpha), so that a bad value is caught whatever the method.
 type OnlineFDROptions struct {
-	Method string  // "" means OnlineLONDDep
-	Alpha  float64 // target FDR; 0 means 0.05
-	W0     float64 // initial wealth of the LORD variants; 0 means Alpha/10
+	// Method is one of OnlineFDRMethods; "" means OnlineLONDDep.
+	Method string `req:"method" default:"lond-dep" arg:"PROCEDURE" help:"the online FDR procedure"`
+	// Alpha is the target FDR; 0 means 0.05.
+	Alpha float64 `req:"alpha" default:"0.05" arg:"A" help:"the target FDR"`
+	// W0 is the initial wealth of the LORD variants; 0 means Alpha/10.
+	W0 float64 `req:"w0" arg:"W" help:"the initial wealth of lord-dep and lord++ (default: alpha/10)"`
+}
+
+// Choices lists the procedures, the default first.
+func (OnlineFDROptions) Choices() map[string][]string {
+	return map[string][]string{"method": OnlineFDRMethods()}
 }
 
 // OnlineFDRTest is one test of a stream.

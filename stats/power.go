@@ -18,15 +18,15 @@ const worstCaseVariance = 0.5
 // and 0.8 when zero.
 type SampleSizeOptions struct {
 	// Delta is the difference in mean score to detect; its sign is ignored.
-	Delta float64
+	Delta float64 `req:"delta" required:"true" arg:"D" help:"the gap to detect"`
 	// Alpha is the two-sided significance level, in (0, 1).
-	Alpha float64
+	Alpha float64 `req:"alpha" default:"0.05" arg:"LEVEL" help:"significance level"`
 	// Power is the probability of detecting Delta, in (0, 1).
-	Power float64
+	Power float64 `req:"power" default:"0.8" arg:"POWER" help:"wanted power"`
 	// Variance is the variance of the paired differences d = left − right
 	// per unit, such as DifferenceVariance's. Zero means the worst case for
 	// scores in [0, 1] on two uncorrelated sides, 2·¼ = ½.
-	Variance float64
+	Variance float64 `req:"variance" arg:"V" help:"variance of the paired differences per unit (default: 0.5, the worst case for scores in [0, 1] on two uncorrelated sides)"`
 }
 
 // SampleSizeResult is the outcome of SampleSize: the number of units
@@ -91,15 +91,15 @@ func SampleSize(opts SampleSizeOptions) (SampleSizeResult, error) {
 // default to 0.05 and 0.8 when zero.
 type MDEOptions struct {
 	// N is the number of units, at least 1.
-	N int
+	N int `req:"n" required:"true" arg:"N" help:"number of units"`
 	// Alpha is the two-sided significance level, in (0, 1).
-	Alpha float64
+	Alpha float64 `req:"alpha" default:"0.05" arg:"LEVEL" help:"significance level"`
 	// Power is the probability of detecting the difference, in (0, 1).
-	Power float64
+	Power float64 `req:"power" default:"0.8" arg:"POWER" help:"wanted power"`
 	// Variance is the variance of the paired differences d = left − right
 	// per unit, such as DifferenceVariance's. Zero means the worst case for
 	// scores in [0, 1] on two uncorrelated sides, 2·¼ = ½.
-	Variance float64
+	Variance float64 `req:"variance" arg:"V" help:"variance of the paired differences per unit (default: 0.5, the worst case for scores in [0, 1] on two uncorrelated sides)"`
 }
 
 // MDEResult is the outcome of MinimumDetectableDifference.

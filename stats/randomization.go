@@ -15,11 +15,11 @@ const DefaultPermutations = 2000
 type RandomizationOptions struct {
 	// Permutations is the number of random sign flips B. Zero means
 	// DefaultPermutations; negative values are an error.
-	Permutations int
+	Permutations int `req:"permutations" default:"2000" arg:"B" help:"random sign flips"`
 
 	// Seed selects the random streams. The same inputs, options and seed
 	// give the same p-value, bit for bit, on any number of cores.
-	Seed uint64
+	Seed uint64 `req:"seed" default:"0" arg:"SEED" help:"random seed: the same seed gives the same output, bit for bit"`
 
 	// Context, when not nil, cancels the sign flips: they stop within a
 	// fraction of a second and return the context's error.

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mathext"
+
+	"github.com/verdict-ml/verdict/request"
 )
 
 // PairedTOptions configures PairedT. The zero value asks for a 95 %
@@ -12,7 +14,7 @@ import (
 type PairedTOptions struct {
 	// Confidence is the coverage of the interval around the mean
 	// difference, in (0, 1). Zero means 0.95.
-	Confidence float64
+	Confidence float64 `req:"confidence" default:"0.95" arg:"LEVEL" help:"level of the confidence interval"`
 }
 
 // PairedTResult is the outcome of PairedT.
@@ -87,8 +89,8 @@ func PairedT(left, right []float64, opts PairedTOptions) (PairedTResult, error) 
 type CorrectedTOptions struct {
 	// NTrain and NTest are the number of rows each model was trained and
 	// tested on in one fold.
-	NTrain int
-	NTest  int
+	NTrain int `req:"n_train" arg:"N" help:"training set size of each fold"`
+	NTest  int `req:"n_test" arg:"N" help:"test set size of each fold"`
 	// Rho, in (0, 1), is the correlation n_test/(n_train + n_test) of the
 	// folds, for folds whose sizes were not recorded: the variance
 	// inflation is then ρ/(1 − ρ), which equals n_test/n_train. For k-fold
@@ -98,7 +100,16 @@ type CorrectedTOptions struct {
 	// Folds k ≥ 2, when set, is the number of folds of a k-fold
 	// cross-validation whose sizes were not recorded: it sets ρ = 1/k
 	// (KFoldRho), with which Rho and the sizes, if set, must agree.
-	Folds int
+	Folds int `req:"folds" arg:"K" help:"folds of a k-fold cross-validation whose fold sizes were not recorded: rho = 1/K"`
+}
+
+// Check refuses options that give neither both sizes of a fold nor the
+// number of folds, before any data is read.
+func (o CorrectedTOptions) Check() error {
+	if o.Folds == 0 && (o.NTrain == 0 || o.NTest == 0) {
+		return request.Errorf("corrected-t needs {n_train} and {n_test}, or {folds}")
+	}
+	return nil
 }
 
 // CorrectedTResult is the outcome of CorrectedResampledT. Rho is the

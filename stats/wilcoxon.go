@@ -41,12 +41,12 @@ const wilcoxonExactMax = 1000
 // zero method wilcox, mode auto, no continuity correction.
 type WilcoxonOptions struct {
 	// ZeroMethod is wilcox, pratt or zsplit; empty means wilcox.
-	ZeroMethod ZeroMethod
+	ZeroMethod ZeroMethod `req:"zero_method" default:"wilcox" arg:"METHOD" help:"zero differences: wilcox (drop), pratt or zsplit"`
 	// Mode is auto, exact or approx; empty means auto.
-	Mode WilcoxonMode
+	Mode WilcoxonMode `req:"mode" default:"auto" arg:"MODE" help:"auto, exact or approx"`
 	// Correction applies a continuity correction of 0.5 towards the mean
 	// to the statistic in approx mode. It has no effect in exact mode.
-	Correction bool
+	Correction bool `req:"correction" help:"continuity correction of the normal approximation"`
 }
 
 // WilcoxonResult is the outcome of Wilcoxon. Z is set in approx mode only
