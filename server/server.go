@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/verdict-ml/verdict/request"
 	"github.com/verdict-ml/verdict/store"
 	"github.com/verdict-ml/verdict/store/localpg"
 )
@@ -63,6 +64,33 @@ type Config struct {
 	// from the API and without a token, for a Prometheus that scrapes a
 	// private address; it turns Metrics on. New opens it.
 	MetricsAddr string
+}
+
+// Options are the settings a server is started with, as a request declares
+// them: where it listens, its TLS files, and the Config they make.
+type Options struct {
+	Listen       string `req:"listen" default:"127.0.0.1:8080" arg:"ADDRESS" help:"address to listen on, host:port"`
+	TLSCert      string `req:"tls_cert" arg:"FILE" help:"serve HTTPS with the certificate in this PEM file"`
+	TLSKey       string `req:"tls_key" arg:"FILE" help:"the private key of the certificate, in this PEM file"`
+	CookieSecure bool   `req:"cookie_secure" help:"mark cookies Secure (HTTPS only) when a proxy in front terminates TLS; a certificate does without it"`
+	Metrics      bool   `req:"metrics" help:"serve Prometheus metrics at /metrics, to a token of any role"`
+	MetricsAddr  string `req:"metrics_addr" arg:"ADDRESS" help:"serve the metrics at /metrics on this address (host:port) instead, without a token; implies metrics"`
+	MaxBody      int64  `req:"max_body" default:"2147483648" arg:"BYTES" help:"refuse request bodies over BYTES with 413"`
+	ReadTimeout  string `req:"read_timeout" default:"30s" arg:"DURATION" help:"drop a request whose headers or body send nothing for DURATION"`
+	SpoolDir     string `req:"spool_dir" arg:"FOLDER" help:"keep uploads in FOLDER while they are read (default: $VERDICT_HOME/spool)"`
+}
+
+// Config checks the options and gives the Config they make, with logger.
+func (o Options) Config(logger *slog.Logger) (Config, error) {
+	if (o.TLSCert == "") != (o.TLSKey == "") {
+		return Config{}, request.Errorf("{tls_cert} and {tls_key} go together")
+	}
+	idle, err := time.ParseDuration(o.ReadTimeout)
+	if err != nil {
+		return Config{}, request.Errorf("{read_timeout} %q: want a duration such as 30s or 1m", o.ReadTimeout)
+	}
+	return Config{MaxBody: o.MaxBody, ReadIdle: idle, SpoolDir: o.SpoolDir, Logger: logger, CookieSecure: o.CookieSecure,
+		Metrics: o.Metrics, MetricsAddr: o.MetricsAddr}, nil
 }
 
 func (c Config) withDefaults() Config {

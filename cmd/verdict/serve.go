@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -19,33 +18,24 @@ func serveCommand() *cli.Command {
 		Name:        "serve",
 		Usage:       "serve the HTTP API and the web view of the database verdict uses",
 		Description: help("serve"),
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:8080", Usage: "`ADDRESS` to listen on, host:port"},
-			&cli.StringFlag{Name: "tls-cert", Usage: "serve HTTPS with the certificate in PEM `FILE`"},
-			&cli.StringFlag{Name: "tls-key", Usage: "the private key of --tls-cert, in PEM `FILE`"},
-			&cli.BoolFlag{Name: "cookie-secure", Usage: "mark cookies Secure (HTTPS only) when a proxy in front terminates TLS; --tls-cert does without it"},
-			&cli.BoolFlag{Name: "metrics", Usage: "serve Prometheus metrics at /metrics, to a token of any role"},
-			&cli.StringFlag{Name: "metrics-addr", Usage: "serve the metrics at /metrics on `ADDRESS` (host:port) instead, without a token; implies --metrics"},
-			&cli.Int64Flag{Name: "max-body", Value: 2 << 30, Usage: "refuse request bodies over `BYTES` with 413"},
-			&cli.DurationFlag{Name: "read-timeout", Value: 30 * time.Second, Usage: "drop a request whose headers or body send nothing for `DURATION`"},
-			&cli.StringFlag{Name: "spool-dir", Usage: "keep uploads in `FOLDER` while they are read (default: $VERDICT_HOME/spool)"},
-		},
+		Flags:       requestFlags(server.Options{}),
 		Action: func(c *cli.Context) error {
+			var o server.Options
 			if err := noArgs(c, "serve takes no arguments"); err != nil {
 				return err
+			} else if err := decode(c, &o); err != nil {
+				return err
 			}
-			cert, key := c.String("tls-cert"), c.String("tls-key")
-			if (cert == "") != (key == "") {
-				return userError("--tls-cert and --tls-key go together")
+			cfg, err := o.Config(slog.New(slog.NewJSONHandler(c.App.ErrWriter, nil)))
+			if err != nil {
+				return requestError(o, err)
 			}
 			st, err := openStore(c)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			srv, err := server.New(st, server.Config{MaxBody: c.Int64("max-body"), ReadIdle: c.Duration("read-timeout"),
-				SpoolDir: c.String("spool-dir"), Logger: slog.New(slog.NewJSONHandler(c.App.ErrWriter, nil)), CookieSecure: c.Bool("cookie-secure"),
-				Metrics: c.Bool("metrics"), MetricsAddr: c.String("metrics-addr")})
+			srv, err := server.New(st, cfg)
 			if errors.Is(err, server.ErrMetricsAddr) {
 				return userError("--metrics-addr: %v", err)
 			}
@@ -53,17 +43,17 @@ func serveCommand() *cli.Command {
 				return err
 			}
 			defer srv.Close()
-			l, err := server.Listen(c.String("listen"))
+			l, err := server.Listen(o.Listen)
 			if err != nil {
 				return userError("--listen: %v", err)
 			}
-			scheme := map[bool]string{false: "http", true: "https"}[cert != ""]
+			scheme := map[bool]string{false: "http", true: "https"}[o.TLSCert != ""]
 			fmt.Fprintf(c.App.ErrWriter, "verdict serve: %s on %s://%s (database %s)", store.Version(), scheme, l.Addr(), st.URL())
 			if a := srv.MetricsAddr(); a != nil {
 				fmt.Fprintf(c.App.ErrWriter, ", metrics on http://%s/metrics", a)
 			}
 			fmt.Fprintln(c.App.ErrWriter)
-			return srv.Serve(c.Context, l, cert, key)
+			return srv.Serve(c.Context, l, o.TLSCert, o.TLSKey)
 		},
 	}
 }
