@@ -41,6 +41,14 @@ var ErrBadInput = errors.New("malformed ranking input")
 // or the format argument. The message names the file and the formats.
 var ErrUnknownFormat = errors.New("unknown input format")
 
+// CatalogueSizer is a Rankings that knows the size of the catalogue its
+// items come from: NumPyRankings, whose item indices are the columns of the
+// targets matrix, so its size is their number. Run makes the coverage of
+// RunOptions.WholeSetSpecs with it. A size of 0 is unknown.
+type CatalogueSizer interface {
+	CatalogueSize() int
+}
+
 // defaultRankingBatch is the number of rows of a batch unless
 // RankingOptions.BatchSize says otherwise.
 const defaultRankingBatch = 4096

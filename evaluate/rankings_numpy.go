@@ -337,6 +337,10 @@ func (r *NumPyRankings) K() int { return r.k }
 // Rows is the number of rows, as the arrays' shapes say.
 func (r *NumPyRankings) Rows() int64 { return r.n }
 
+// CatalogueSize is the number of columns of the targets matrix, the second
+// dimension of its shape: the items a prediction may name (CatalogueSizer).
+func (r *NumPyRankings) CatalogueSize() int { return int(r.cols) }
+
 // Targets returns the fingerprint of the targets read so far, complete
 // once Next has returned io.EOF.
 func (r *NumPyRankings) Targets() *fingerprint.Set {

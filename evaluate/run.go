@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/verdict-ml/verdict/request"
 	"github.com/verdict-ml/verdict/scores"
 	"github.com/verdict-ml/verdict/store"
 )
@@ -41,6 +42,17 @@ type RunOptions struct {
 	// else (see WholeSetMetric). Their keys must differ from the per-user
 	// metrics'.
 	WholeSet []WholeSetMetric
+	// WholeSetSpecs are whole-set metrics named by spec (ParseMetricSpecs)
+	// that need the input to be made: Run makes them once it has src,
+	// after those of WholeSet, the coverage for a catalogue of
+	// CatalogueSize items, or of the size src gives (CatalogueSizer, the
+	// columns of NumPy targets) when CatalogueSize is 0. Without either,
+	// Run refuses them with an error of package request naming
+	// catalogue_size. Request.Options sets them when catalogue_size is not
+	// given.
+	WholeSetSpecs []WholeSetSpec
+	// CatalogueSize is the catalogue's size for WholeSetSpecs; 0 asks src.
+	CatalogueSize int
 	// Debug selects scored rows to describe in detail in Result.Debug,
 	// and, when the evaluation is logged, to store with it (as many of
 	// them as fit in store.MaxDebugBytes).
@@ -106,6 +118,9 @@ func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
 	}
 	ev, err := NewEvaluator(metrics)
 	if err != nil {
+		return nil, err
+	}
+	if opts.WholeSet, err = wholeSetMetrics(src, opts); err != nil {
 		return nil, err
 	}
 	wholeKeys, err := wholeSetKeys(ev.Keys(), opts.WholeSet)
@@ -215,6 +230,69 @@ func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
 	res.Rows, res.ScoredRows, res.Units = sum.Rows(), sum.ScoredRows(), sum.Units()
 	res.TargetFingerprint, res.FingerprintKind = src.Targets().Sum(), "targets"
 	return res, nil
+}
+
+// RequiredK is the rank to which rankings must be read for these options
+// (RankingOptions.Width): 0, every rank, when Metrics is empty and Run
+// computes DefaultMetrics at the full width, and otherwise the largest
+// cutoff of Metrics, WholeSet and WholeSetSpecs.
+func (o RunOptions) RequiredK() int {
+	if len(o.Metrics) == 0 {
+		return 0
+	}
+	k := RequiredK(o.Metrics)
+	for _, m := range o.WholeSet {
+		k = max(k, m.RequiredK())
+	}
+	for _, s := range o.WholeSetSpecs {
+		k = max(k, s.RequiredK())
+	}
+	return k
+}
+
+// widthReporter is a source that tells the predictions per row it holds
+// (K) from those it reads (Width), as NumPyRankings does.
+type widthReporter interface {
+	K() int
+}
+
+// wholeSetMetrics gives the whole-set metrics of opts: WholeSet, then those
+// of WholeSetSpecs made for the catalogue's size, from opts or src. It
+// refuses a metric that looks deeper than the ranks src reads when src
+// holds more, as its value would be of fewer ranks than its key says.
+func wholeSetMetrics(src Rankings, opts RunOptions) ([]WholeSetMetric, error) {
+	ms := opts.WholeSet
+	if len(opts.WholeSetSpecs) > 0 {
+		ms = slices.Clip(ms)
+		size := opts.CatalogueSize
+		if size < 0 {
+			return nil, request.Errorf("{catalogue_size} must be a positive number of items, not %d", size)
+		}
+		if size == 0 {
+			if s, ok := src.(CatalogueSizer); ok {
+				if size = s.CatalogueSize(); size <= 0 {
+					return nil, request.Errorf("%s needs the catalogue's size, and the targets have no columns: give {catalogue_size}",
+						opts.WholeSetSpecs[0].Keys()[0])
+				}
+			}
+		}
+		if size == 0 {
+			return nil, request.Errorf("%s needs the catalogue's size, the number of items a model may recommend: give {catalogue_size} (NumPy input gives it by the targets' columns)",
+				opts.WholeSetSpecs[0].Keys()[0])
+		}
+		for _, s := range opts.WholeSetSpecs {
+			ms = append(ms, s.Metrics(size)...)
+		}
+	}
+	if w, ok := src.(widthReporter); ok && w.K() > src.Width() {
+		for _, m := range ms {
+			if m != nil && m.RequiredK() > src.Width() && len(m.Keys()) > 0 {
+				return nil, fmt.Errorf("%w %q: it looks at the top %d predictions of each row, but the rankings are read to rank %d only (the largest cutoff of the per-user metrics): ask for a per-user metric at %d too, or read them with RunOptions.RequiredK",
+					ErrBadMetric, m.Keys()[0], m.RequiredK(), src.Width(), m.RequiredK())
+			}
+		}
+	}
+	return ms, nil
 }
 
 // wholeSetKeys checks the keys of the whole-set metrics ms against each
