@@ -5,7 +5,7 @@ every client method that wraps a route to that route's parameters, by
 name (with inspect.signature): a query parameter the route has and the
 method lacks fails, and so does a keyword argument of the method that is
 no parameter of the route, save a few the client keeps for itself
-(CLIENT_ONLY, DATA, PATH_ARGS, SET_BY_CLIENT below). Every route of the API
+(CLIENT_ONLY, BODY_ARGS, PATH_ARGS, SET_BY_CLIENT below). Every route of the API
 must be wrapped by some method (ROUTES), except those not_wrapped
 exempts.
 """
@@ -61,12 +61,14 @@ def not_wrapped(method: str, path: str) -> bool:
 # comparison is recorded (POST) or not (GET), a per-call timeout.
 CLIENT_ONLY: Set[str] = {"idempotency_key", "record", "timeout"}
 
-# The data a method sends as the request's body, not as parameters. The
-# parts of a multipart/form-data body that openapi.json declares are
-# checked besides: each is an argument of the method that sends it.
-DATA: Dict[str, Set[str]] = {
-    "log": {"per_user"},
-    "log_file": {"path"},
+# The client's names of the data a method sends as the request's body:
+# the part scores of log's multipart body is per_user (or, for log_file,
+# the file at path), which log also sends alone, as the whole body. Every
+# part of a multipart/form-data body that openapi.json declares must be an
+# argument, by its own name unless renamed here.
+BODY_ARGS: Dict[str, Dict[str, str]] = {
+    "log": {"scores": "per_user"},
+    "log_file": {"scores": "path"},
 }
 
 # The client's names of path parameters: evaluation(evaluation_id) is
@@ -80,8 +82,7 @@ PATH_ARGS: Dict[str, Dict[str, str]] = {
 SET_BY_CLIENT: Dict[str, Dict[str, str]] = {
     # log encodes per_user itself (NDJSON or NPZ), and its Content-Type
     # tells the server the format; log_file takes it.
-    "log": {"format": "the body's encoding, chosen by the client and told by its Content-Type",
-            "input_format": "the body's encoding, chosen by the client and told by its Content-Type"},
+    "log": {"input_format": "the body's encoding, chosen by the client and told by its Content-Type"},
 }
 
 _HEADER_ARGS = {"Idempotency-Key": "idempotency_key"}
@@ -154,7 +155,8 @@ class APIParityTest(unittest.TestCase):
         set_by_client = SET_BY_CLIENT.get(method, {})
         path_args = PATH_ARGS.get(method, {})
         parts = multipart_parts(op)
-        allowed = set(CLIENT_ONLY) | DATA.get(method, set()) | parts
+        body_args = BODY_ARGS.get(method, {})
+        allowed = set(CLIENT_ONLY) | set(body_args.values()) | {body_args.get(part, part) for part in parts}
         missing, defaults = [], []
         for p in op.get("parameters", []):
             name, where = p["name"], p["in"]
@@ -176,19 +178,20 @@ class APIParityTest(unittest.TestCase):
                 missing.append(name)
                 continue
             # The server's defaults hold: an optional parameter is None
-            # (not given) unless the caller gives it; a required one has
-            # no default.
+            # (not given) unless the caller gives it, or the client
+            # requires it; a parameter the route requires has no default.
             default = args[name].default
             if p.get("required"):
                 if default is not inspect.Parameter.empty:
                     defaults.append(f"{name}={default!r} (the route requires it: want no default)")
-            elif default is not None:
+            elif default is not None and default is not inspect.Parameter.empty:
                 server = p.get("schema", {}).get("default")
                 said = f", whose default is {server!r}" if server is not None else ""
                 defaults.append(f"{name}={default!r} (want None, which leaves it to the server{said})")
         for part in sorted(parts):
-            if part not in args:
-                missing.append(f"{part} (a part of the multipart body)")
+            arg = body_args.get(part, part)
+            if arg not in args:
+                missing.append(f"{arg} (the part {part} of the multipart body)")
         extra = sorted(a for a in args if a not in allowed)
         problems = []
         if missing:

@@ -4,12 +4,15 @@ name, and the server's answer (or its refusal) comes back."""
 
 from __future__ import annotations
 
+import gzip
+import os
+import tempfile
 import unittest
 from typing import Dict
 
 import verdict_client as vc
 
-from .test_client import HAVE_SERVER, NO_SERVER, READER, URL, WRITER, unique
+from .test_client import HAVE_SERVER, NO_SERVER, READER, URL, WRITER, Proxy, np, unique
 
 
 def scores(n: int, shift: float, loss_shift: float = 0.0) -> Dict[str, Dict[str, float]]:
@@ -207,6 +210,113 @@ class OptionsTest(unittest.TestCase):
         self.assertInvalid(cm, "unknown parameter experimnet", "experiment")
         with self.assertRaises(TypeError):
             self.reader.runs(experimnet="x")  # type: ignore[call-arg]
+
+
+
+@unittest.skipUnless(HAVE_SERVER, NO_SERVER)
+class LogOptionsTest(unittest.TestCase):
+    """log's and evaluate's options: labels, predictions, aggregates only,
+    the input format, and evaluate's coverage and debugging."""
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.c = vc.Client(URL, WRITER, backoff=0.05)
+
+    def test_labels_go_with_the_scores_for_delong(self) -> None:
+        exp = unique("labels")
+        labels = {f"s{i}": int(i % 2 == 0) for i in range(60)}
+        base = {f"s{i}": {"score": (0.6 if labels[f"s{i}"] else 0.4) + (i % 7) / 20} for i in range(60)}
+        cand = {f"s{i}": {"score": (0.7 if labels[f"s{i}"] else 0.3) + (i % 5) / 20} for i in range(60)}
+        with Proxy(URL) as p:
+            first = vc.Client(p.url, WRITER).log(exp, "base", "test", base, labels=labels, idempotency_key="base-1")
+            h = p.headers(0)
+        self.assertTrue(h["content-type"].startswith("multipart/form-data; boundary="), h["content-type"])
+        again = self.c.log(exp, "base", "test", base, labels=labels, idempotency_key="base-1")
+        self.assertTrue(again["existing"], "the same scores and labels under the same key are a retry")
+        self.assertEqual(again["evaluation_id"], first["evaluation_id"])
+
+        # Labels from a CSV file, with the scores from a file.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "labels.csv")
+            with open(path, "w") as f:
+                f.write("sample_id,label\n" + "".join(f"{k},{v}\n" for k, v in labels.items()))
+            scores_path = os.path.join(d, "cand.jsonl")
+            with open(scores_path, "w") as f:
+                f.write("".join(f'{{"sample_id": "{k}", "score": {v["score"]}}}\n' for k, v in cand.items()))
+            self.c.log_file(exp, "cand", "test", scores_path, labels=path)
+        got = self.c.compare("base", "cand", experiment=exp, metric="score", method="delong", record=False)
+        self.assertEqual(got["score"]["method"], "delong")
+
+        with self.assertRaises(ValueError):
+            self.c.log(exp, "bad", "test", base, labels={"s0": 2})
+        with self.assertRaises(vc.VerdictError) as cm:
+            self.c.log(exp, "pred", "test", {"s0": {"label": 1, "score": 0.5}}, predictions=True, labels={"s0": 1})
+        self.assertEqual((cm.exception.status, cm.exception.code), (422, "invalid_input"))
+        self.assertIn("labels", cm.exception.message)
+
+    def test_predictions_are_scored_by_the_server(self) -> None:
+        exp = unique("predictions")
+        preds = {f"s{i}": {"label": i % 2, "score": (i % 10) / 10} for i in range(100)}
+        # Positive at 0.5: scores 0.5..0.9; at 0.75: 0.8 and 0.9.
+        default = self.c.log(exp, "half", "test", preds, predictions=True)
+        strict = self.c.log(exp, "strict", "test", preds, predictions=True, threshold=0.75, bins=5)
+        self.assertIn("accuracy", default["metrics"])
+        self.assertIn("ece", default["metrics"])
+        self.assertNotEqual(default["aggregates"]["accuracy"], strict["aggregates"]["accuracy"])
+        with self.assertRaises(vc.VerdictError) as cm:
+            self.c.log(exp, "r", "test", {"s0": {"x": 1.0}}, threshold=0.5)
+        self.assertEqual(cm.exception.code, "invalid_input")
+        self.assertIn("threshold does not apply without predictions", cm.exception.message)
+
+    def test_aggregates_only(self) -> None:
+        exp = unique("aggonly")
+        got = self.c.log(exp, "a", "test", {"u1": {"x": 1.0}, "u2": {"x": 0.0}}, aggregates_only=True)
+        self.assertEqual(got["aggregates"], {"x": 0.5})
+        self.assertTrue(self.c.evaluation(got["evaluation_id"])["aggregates_only"])
+
+    def test_log_file_input_format_and_gzip(self) -> None:
+        exp = unique("format")
+        with tempfile.TemporaryDirectory() as d:
+            plain = os.path.join(d, "scores.out")
+            with open(plain, "w") as f:
+                f.write("sample_id\tx\nu1\t1\nu2\t0\n")
+            with self.assertRaisesRegex(ValueError, "input_format="):
+                self.c.log_file(exp, "tsv", "test", plain)
+            self.assertEqual(self.c.log_file(exp, "tsv", "test", plain, input_format="tsv")["aggregates"], {"x": 0.5})
+            gz = os.path.join(d, "scores.csv.gz")
+            with gzip.open(gz, "wt") as f:
+                f.write("sample_id,x\nu1,1\nu2,1\n")
+            self.assertEqual(self.c.log_file(exp, "gz", "test", gz)["aggregates"], {"x": 1.0})
+            with self.assertRaises(vc.VerdictError) as cm:
+                self.c.log_file(exp, "bad", "test", plain, input_format="xlsx")
+            self.assertEqual(cm.exception.code, "invalid_input")
+            self.assertIn("input_format", cm.exception.message)
+
+    @unittest.skipUnless(np is not None, "numpy is not installed")
+    def test_evaluate_coverage_and_debugging(self) -> None:
+        exp = unique("coverage")
+        items = np.array([[0, 1], [1, 2], [0, 2], [1, 0]], dtype=np.int32)
+        targets = np.zeros((4, 10))
+        targets[0, 1] = targets[1, 5] = targets[2, 0] = targets[3, 3] = 1
+        ids = np.array(["a", "b", "c", "d"])
+        got = self.c.evaluate(exp, "r", "test", items, targets, sample_ids=ids, metrics=["hit_rate@2", "coverage@2"],
+                              no_log=True, catalogue_size=20)
+        self.assertAlmostEqual(got["aggregates"]["hit_rate@2"], 0.5, places=6)
+        cov = self.c.evaluate(exp, "r", "test", items, targets, sample_ids=ids, metrics="coverage@2", no_log=True)
+        self.assertNotEqual(got["aggregates"].get("coverage@2"), cov["aggregates"].get("coverage@2"),
+                            "coverage is of 20 items, then of the targets' 10 columns")
+        means = self.c.evaluate(exp, "means", "test", items, targets, sample_ids=ids, metrics="hit_rate@2", no_per_user=True)
+        self.assertIsInstance(means["evaluation_id"], int)
+        self.assertTrue(self.c.evaluation(means["evaluation_id"])["aggregates_only"])
+        first = self.c.evaluate(exp, "r", "test", items, targets, sample_ids=ids, metrics="hit_rate@2", no_log=True, debug_users=1)
+        self.assertEqual(len(first["debug_rows"]), 1)
+        chosen = self.c.evaluate(exp, "r", "test", items, targets, sample_ids=ids, metrics="hit_rate@2", no_log=True,
+                                 debug_sample_ids=["c", "d"])
+        self.assertEqual(len(chosen["debug_rows"]), 2)
+        with self.assertRaises(vc.VerdictError) as cm:
+            self.c.evaluate(exp, "r", "test", items, targets, metrics="hit_rate@2", no_log=True, no_per_user=True)
+        self.assertEqual(cm.exception.code, "invalid_input")
+        self.assertIn("no_per_user", cm.exception.message)
 
 
 if __name__ == "__main__":

@@ -360,24 +360,41 @@ def file_body(f: IO[bytes], content_type: str) -> Body:
 
 
 class _Part:
-    """A file part of a multipart body: a path, or an open temporary file."""
+    """A file part of a multipart body: a path, an open temporary file, or
+    a Body (streamed, its length maybe unknown)."""
 
-    def __init__(self, name: str, filename: str, path: Optional[str] = None, temp: Optional[IO[bytes]] = None) -> None:
-        self.name, self.filename, self.path, self.temp = name, filename, path, temp
+    def __init__(
+        self,
+        name: str,
+        filename: str,
+        path: Optional[str] = None,
+        temp: Optional[IO[bytes]] = None,
+        body: Optional[Body] = None,
+        content_type: str = "application/octet-stream",
+    ) -> None:
+        self.name, self.filename, self.path, self.temp, self.body = name, filename, path, temp, body
+        self.content_type = content_type
+        self.size: Optional[int]
         if path is not None:
             self.size = os.path.getsize(path)
+        elif body is not None:
+            self.size = body.length
         else:
             assert temp is not None
             self.size = temp.seek(0, os.SEEK_END)
 
     def header(self, boundary: str) -> bytes:
+        filename = self.filename.replace("\\", "_").replace('"', "_").replace("\r", "_").replace("\n", "_")
         return (
             f"--{boundary}\r\n"
-            f'Content-Disposition: form-data; name="{self.name}"; filename="{self.filename}"\r\n'
-            "Content-Type: application/octet-stream\r\n\r\n"
+            f'Content-Disposition: form-data; name="{self.name}"; filename="{filename}"\r\n'
+            f"Content-Type: {self.content_type}\r\n\r\n"
         ).encode("utf-8")
 
     def chunks(self) -> Iterator[bytes]:
+        if self.body is not None:
+            yield from self.body.chunks()
+            return
         if self.temp is not None:
             yield from _read_from(self.temp)
             return
@@ -386,28 +403,28 @@ class _Part:
             yield from _read_from(f)
 
     def close(self) -> None:
+        if self.body is not None:
+            self.body.close()
         if self.temp is not None:
             self.temp.close()
 
 
-def evaluate_body(items: Any, targets: Any, scores: Any = None, sample_ids: Any = None) -> Body:
-    """The multipart/form-data body of POST /api/v1/evaluate: the parts
-    items, scores, targets and sample_ids, each a file."""
+def multipart_body(make: Callable[[List[_Part]], None]) -> Body:
+    """A multipart/form-data body of the parts make appends to the list it
+    is given, with its length when every part's is known, else chunked.
+    The parts are closed with the body, or at once when make fails."""
     parts: List[_Part] = []
     try:
-        parts.append(_array_part("items", items))
-        if scores is not None:
-            parts.append(_array_part("scores", scores))
-        parts.append(_targets_part(targets))
-        if sample_ids is not None:
-            parts.append(_array_part("sample_ids", sample_ids, ids=True))
+        make(parts)
     except BaseException:
         for p in parts:
             p.close()
         raise
     boundary = "verdict-" + uuid.uuid4().hex
     tail = f"--{boundary}--\r\n".encode("ascii")
-    length = sum(len(p.header(boundary)) + p.size + 2 for p in parts) + len(tail)
+    length: Optional[int] = None
+    if all(p.size is not None for p in parts):
+        length = sum(len(p.header(boundary)) + (p.size or 0) + 2 for p in parts) + len(tail)
 
     def chunks() -> Iterator[bytes]:
         for p in parts:
@@ -421,6 +438,90 @@ def evaluate_body(items: Any, targets: Any, scores: Any = None, sample_ids: Any 
             p.close()
 
     return Body(content_type=f"multipart/form-data; boundary={boundary}", chunks=chunks, length=length, close=close)
+
+
+def evaluate_body(items: Any, targets: Any, scores: Any = None, sample_ids: Any = None) -> Body:
+    """The multipart/form-data body of POST /api/v1/evaluate: the parts
+    items, scores, targets and sample_ids, each a file."""
+
+    def make(parts: List[_Part]) -> None:
+        parts.append(_array_part("items", items))
+        if scores is not None:
+            parts.append(_array_part("scores", scores))
+        parts.append(_targets_part(targets))
+        if sample_ids is not None:
+            parts.append(_array_part("sample_ids", sample_ids, ids=True))
+
+    return multipart_body(make)
+
+
+# -- log ----------------------------------------------------------------
+
+# The media types of the scores formats, as the server reads them.
+MEDIA_TYPES = {
+    "csv": "text/csv",
+    "tsv": "text/tab-separated-values",
+    "jsonl": "application/x-ndjson",
+    "ndjson": "application/x-ndjson",
+    "parquet": "application/vnd.apache.parquet",
+    "npz": "application/x-npz",
+}
+
+_EXTENSIONS = {"application/x-ndjson": "jsonl", "application/x-npz": "npz"}
+
+
+def log_body(scores: Body, filename: Optional[str], labels: Any) -> Body:
+    """The body of a log: scores alone, or, with labels, a multipart body
+    of the parts scores (named filename) and labels (a CSV of
+    sample_id,label)."""
+    if labels is None:
+        return scores
+
+    def make(parts: List[_Part]) -> None:
+        name = filename or "scores." + _EXTENSIONS.get(scores.content_type, "bin")
+        parts.append(_Part("scores", name, body=scores, content_type=scores.content_type))
+        parts.append(labels_part(labels))
+
+    try:
+        return multipart_body(make)
+    except BaseException:
+        scores.close()  # twice is harmless
+        raise
+
+
+def labels_part(labels: Any) -> _Part:
+    """The part labels of a log: the path of a CSV file with the columns
+    sample_id and label, or a mapping (a dict, a pandas Series) of sample
+    ID → 0 or 1, written as such a CSV."""
+    if _is_path(labels):
+        path = os.fspath(labels)
+        return _Part("labels", os.path.basename(path), path=path, content_type="text/csv")
+    if not (isinstance(labels, Mapping) or _is_series(labels)):
+        raise TypeError(
+            f"labels is a {type(labels).__name__}; pass a dict of sample ID → 0 or 1, a pandas Series, "
+            "or the path of a CSV file with the columns sample_id and label"
+        )
+    f = tempfile.TemporaryFile(prefix="verdict-", suffix=".csv")
+    try:
+        f.write(b"sample_id,label\n")
+        for sample, label in labels.items():
+            sid = str(sample_id(sample))
+            if any(c in sid for c in ',"\r\n'):
+                sid = '"' + sid.replace('"', '""') + '"'
+            if isinstance(label, bool) or _is_numpy_bool(label):
+                label = int(label)
+            if not isinstance(label, numbers.Real) or label not in (0, 1):
+                raise ValueError(f"labels: sample {sample!r}: label {label!r} is not 0 or 1")
+            f.write(f"{sid},{int(label)}\n".encode("utf-8"))
+    except BaseException:
+        f.close()
+        raise
+    return _Part("labels", "labels.csv", temp=f, content_type="text/csv")
+
+
+def _is_numpy_bool(x: Any) -> bool:
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(x, np.bool_)
 
 
 def _is_path(x: Any) -> bool:

@@ -151,6 +151,11 @@ class Client:
         repeats: Optional[int] = None,
         n_train: Optional[int] = None,
         n_test: Optional[int] = None,
+        aggregates_only: Optional[bool] = None,
+        predictions: Optional[bool] = None,
+        threshold: Optional[float] = None,
+        bins: Optional[int] = None,
+        labels: Any = None,
     ) -> Dict[str, Any]:
         """Logs an evaluation: each unit's metric values, from which the
         server computes the aggregates (POST /api/v1/evaluations).
@@ -168,6 +173,13 @@ class Client:
           as its index, and one numeric column per metric (sent as NPZ);
         - a NumPy structured array with a sample_id field (sent as NPZ).
 
+        With ``predictions=True``, the values are a classifier's
+        predictions instead, e.g. ``{"u1": {"label": 1, "score": 0.8}}``
+        (binary) or a ``label`` and one ``p_<class>`` per class
+        (multi-class), and the server computes the metrics; ``threshold``
+        (default 0.5 on the server) makes a binary prediction positive,
+        ``bins`` (default 10) are the bins of the calibration error.
+
         Sample IDs are strings or integers. A NaN, an infinity, a missing
         value or a sample ID given twice is refused by the server: status
         422, with a message that names the line (or row) and the sample.
@@ -178,10 +190,18 @@ class Client:
         metrics for which lower is better, ``meta`` the evaluation's own
         key-values (like ``param``), ``git_commit`` the run's commit,
         ``target_fingerprint`` the targets' SHA-256 (see ``verdict
-        fingerprint``). ``protocol`` and the counts after it describe the
-        evaluation protocol, as ``verdict log`` takes them. A repeated
-        parameter takes a string or a list. None (the default) leaves a
-        parameter out, so that the server's default holds.
+        fingerprint``). ``protocol`` (holdout, kfold, repeated_kfold, 5x2)
+        and the counts after it describe the evaluation protocol, as
+        ``verdict log`` takes them. ``aggregates_only`` stores the means and
+        counts but not the per-unit values (such an evaluation cannot be
+        compared). A repeated parameter takes a string or a list. None (the
+        default) leaves a parameter out, so that the server's default holds.
+
+        ``labels`` are the samples' 0/1 labels, recorded with the
+        evaluation set (for DeLong's test of correlated AUCs): a dict (or a
+        pandas Series) of sample ID → 0 or 1, or the path of a CSV file
+        with the columns sample_id and label. The body is then
+        multipart/form-data, with the parts scores and labels.
 
         ``idempotency_key`` names this log and its content: a second log
         with the same key (for the same run) and the same content stores
@@ -196,11 +216,13 @@ class Client:
         run, evaluation_set, n_rows, n_units, metrics, aggregates,
         fingerprint, ...
         """
-        query = _run_query(
-            experiment, run, eval_set, param, tag, lower_is_better, meta, git_commit, target_fingerprint,
-            protocol, required_k, folds, repeats, n_train, n_test,
+        query = _run_query(experiment, run, eval_set, param, tag, meta, git_commit) + _log_query(
+            target_fingerprint, lower_is_better, protocol, required_k, folds, repeats, n_train, n_test,
+            aggregates_only, predictions, threshold, bins,
         )
-        body = bodies.scores_body(per_user)
+        # The body's Content-Type (or the scores part's) tells the server
+        # its format: NDJSON or NPZ, as scores_body encodes per_user.
+        body = bodies.log_body(bodies.scores_body(per_user), None, labels)
         return self._call("POST", "/api/v1/evaluations", query, body=body, headers=_key(idempotency_key))
 
     def log_file(
@@ -208,8 +230,8 @@ class Client:
         experiment: str,
         run: str,
         eval_set: str,
-        path: str,
-        format: Optional[str] = None,
+        path: Union[str, "os.PathLike[str]"],
+        input_format: Optional[str] = None,
         param: KeyValues = None,
         tag: Strs = None,
         lower_is_better: Strs = None,
@@ -224,29 +246,38 @@ class Client:
         repeats: Optional[int] = None,
         n_train: Optional[int] = None,
         n_test: Optional[int] = None,
+        aggregates_only: Optional[bool] = None,
+        predictions: Optional[bool] = None,
+        threshold: Optional[float] = None,
+        bins: Optional[int] = None,
+        labels: Any = None,
     ) -> Dict[str, Any]:
         """Logs an evaluation from a scores file a job already wrote, in any
         format ``verdict log`` reads: CSV, TSV, NDJSON (JSON Lines), Parquet
-        or NPZ, the text ones gzipped or not. The file is streamed as it is,
-        never held in memory. ``format`` is csv, tsv, jsonl, parquet or npz;
-        when not given it comes from the file name (``scores.csv.gz`` is
-        csv). The other arguments are ``log``'s.
+        or NPZ, the text ones gzipped or not (with ``predictions=True``, a
+        classifier's predictions). The file is streamed as it is, never
+        held in memory. ``input_format`` is csv, tsv, jsonl (ndjson),
+        parquet or npz; when not given, the body's Content-Type says the
+        format the file's name tells (``scores.csv.gz`` is csv). The other
+        arguments are ``log``'s.
         """
-        fmt = format or _file_format(path)
+        path = os.fspath(path)
+        fmt = input_format or _file_format(path)
         if fmt is None:
-            raise ValueError(f"{path}: say format=, one of csv, tsv, jsonl, parquet, npz: the name does not tell")
-        query = _run_query(
-            experiment, run, eval_set, param, tag, lower_is_better, meta, git_commit, target_fingerprint,
-            protocol, required_k, folds, repeats, n_train, n_test,
-        ) + [("format", fmt)]
-        body = bodies.file_body(open(path, "rb"), "application/octet-stream")
+            raise ValueError(f"{path}: say input_format=, one of csv, tsv, jsonl, parquet, npz: the name does not tell")
+        query = _run_query(experiment, run, eval_set, param, tag, meta, git_commit) + _log_query(
+            target_fingerprint, lower_is_better, protocol, required_k, folds, repeats, n_train, n_test,
+            aggregates_only, predictions, threshold, bins,
+        ) + [("input_format", input_format)]
+        media = bodies.MEDIA_TYPES.get(fmt.lower(), "application/octet-stream")
+        body = bodies.log_body(bodies.file_body(open(path, "rb"), media), os.path.basename(path), labels)
         return self._call("POST", "/api/v1/evaluations", query, body=body, headers=_key(idempotency_key))
 
     def evaluate(
         self,
-        experiment: str,
-        run: str,
-        eval_set: str,
+        experiment: Optional[str],
+        run: Optional[str],
+        eval_set: Optional[str],
         items: Any,
         targets: Any,
         scores: Any = None,
@@ -256,17 +287,13 @@ class Client:
         param: KeyValues = None,
         tag: Strs = None,
         *,
-        lower_is_better: Strs = None,
         meta: KeyValues = None,
         git_commit: Optional[str] = None,
-        target_fingerprint: Optional[str] = None,
-        protocol: Optional[str] = None,
-        required_k: Optional[int] = None,
-        folds: Optional[int] = None,
-        repeats: Optional[int] = None,
-        n_train: Optional[int] = None,
-        n_test: Optional[int] = None,
         no_validate: Optional[bool] = None,
+        no_per_user: Optional[bool] = None,
+        catalogue_size: Optional[int] = None,
+        debug_users: Optional[int] = None,
+        debug_sample_ids: Strs = None,
         idempotency_key: Optional[str] = None,
     ) -> Dict[str, Any]:
         """Computes ranking metrics from top-K predictions on the server,
@@ -284,23 +311,32 @@ class Client:
           check the rankings (descending along each row);
         - ``sample_ids``: optional n strings or integers; without them a
           row's sample ID is its index;
-        - ``metrics``: metric specs, e.g. ``"ndcg@10,20"`` or
-          ``["ndcg@10", "recall@20"]`` (default: the server's).
+        - ``metrics``: metric specs, e.g. ``"ndcg@10,20"``,
+          ``["ndcg@10", "recall@20"]`` or ``"coverage@10"`` (the share of
+          the catalogue in the top 10 of all users; ``catalogue_size`` is
+          the catalogue's number of items, by default the targets'
+          columns). Without them, the server's default.
 
-        The other arguments are the API's query parameters, as ``log``
-        takes them.
+        ``no_per_user`` logs the means and counts only (such an evaluation
+        cannot be compared); ``debug_users`` spells out the first N users
+        with targets (their top items, targets, hit ranks and every
+        metric's value), ``debug_sample_ids`` these users. The run's
+        arguments (``experiment``, ``run``, ``eval_set``, ``param``,
+        ``tag``, ``meta``, ``git_commit``) are ``log``'s; with ``no_log``
+        nothing is stored, and they may be None.
 
         Returns the server's answer: metrics, aggregates, n_rows,
         n_scored_rows, n_units, required_k, fingerprint, and evaluation_id
         (null with ``no_log``).
         """
-        query = _run_query(
-            experiment, run, eval_set, param, tag, lower_is_better, meta, git_commit, target_fingerprint,
-            protocol, required_k, folds, repeats, n_train, n_test,
-        ) + [
+        query = _run_query(experiment, run, eval_set, param, tag, meta, git_commit) + [
             ("metrics", _strs(metrics)),
-            ("no_log", no_log),
+            ("catalogue_size", catalogue_size),
             ("no_validate", no_validate),
+            ("no_log", no_log),
+            ("no_per_user", no_per_user),
+            ("debug_users", debug_users),
+            ("debug_sample_ids", _strs(debug_sample_ids)),
         ]
         headers = {} if no_log else _key(idempotency_key)
         body = bodies.evaluate_body(items, targets, scores, sample_ids)
@@ -676,23 +712,16 @@ def _json_default(x: Any) -> Any:
 
 
 def _run_query(
-    experiment: str,
-    run: str,
-    eval_set: str,
+    experiment: Optional[str],
+    run: Optional[str],
+    eval_set: Optional[str],
     param: KeyValues,
     tag: Strs,
-    lower_is_better: Strs,
     meta: KeyValues,
     git_commit: Optional[str],
-    target_fingerprint: Optional[str],
-    protocol: Optional[str],
-    required_k: Optional[int],
-    folds: Optional[int],
-    repeats: Optional[int],
-    n_train: Optional[int],
-    n_test: Optional[int],
 ) -> List[Tuple[str, QueryValue]]:
-    """The query parameters that name a run and describe an evaluation."""
+    """The query parameters that name a run and describe it and its
+    evaluation, as log and evaluate take them."""
     return [
         ("experiment", experiment),
         ("run", run),
@@ -701,14 +730,37 @@ def _run_query(
         ("tag", _strs(tag)),
         ("meta", _key_values("meta", meta)),
         ("git_commit", git_commit),
-        ("lower_is_better", _strs(lower_is_better)),
+    ]
+
+
+def _log_query(
+    target_fingerprint: Optional[str],
+    lower_is_better: Strs,
+    protocol: Optional[str],
+    required_k: Optional[int],
+    folds: Optional[int],
+    repeats: Optional[int],
+    n_train: Optional[int],
+    n_test: Optional[int],
+    aggregates_only: Optional[bool],
+    predictions: Optional[bool],
+    threshold: Optional[float],
+    bins: Optional[int],
+) -> List[Tuple[str, QueryValue]]:
+    """The query parameters of a log beyond the run's."""
+    return [
         ("target_fingerprint", target_fingerprint),
+        ("lower_is_better", _strs(lower_is_better)),
         ("protocol", protocol),
         ("required_k", required_k),
         ("folds", folds),
         ("repeats", repeats),
         ("n_train", n_train),
         ("n_test", n_test),
+        ("aggregates_only", aggregates_only),
+        ("predictions", predictions),
+        ("threshold", threshold),
+        ("bins", bins),
     ]
 
 
