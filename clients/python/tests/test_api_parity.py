@@ -12,14 +12,19 @@ exempts.
 
 from __future__ import annotations
 
+import http.client
 import inspect
+import os
 import re
+import tempfile
 import unittest
 from typing import Any, Dict, List, Set, Tuple
+from unittest import mock
 
 import verdict_client as vc
+from verdict_client.transport import Response
 
-from .test_client import HAVE_SERVER, NO_SERVER, URL, WRITER
+from .test_client import HAVE_SERVER, NO_SERVER, URL, WRITER, np
 
 # The route (HTTP method, OpenAPI path) each client method sends; a method
 # with two sends one or the other (record=True is POST, record=False GET),
@@ -226,6 +231,84 @@ class APIParityTest(unittest.TestCase):
         args_ok["brand_new"] = inspect.Parameter("brand_new", inspect.Parameter.KEYWORD_ONLY, default=None)
         with self.assertRaisesRegex(AssertionError, "takes arguments that are no parameters of GET /api/v1/fake: invented"):
             self.check("fake", args_ok, "GET", "/api/v1/fake", op)
+
+    def test_each_argument_is_sent_under_its_own_name(self) -> None:
+        # Every API parameter a method takes, given, is sent as the query
+        # parameter of that name, to one of the method's routes: a typo in
+        # the query the method builds fails here rather than as the
+        # server's 422 for an unknown parameter.
+        with tempfile.TemporaryDirectory() as d:
+            scores = os.path.join(d, "scores.csv")
+            with open(scores, "w") as f:
+                f.write("sample_id,x\nu1,1\n")
+            data: Dict[str, Dict[str, Any]] = {
+                "log": {"per_user": {"u1": {"x": 1.0}}},
+                "log_file": {"path": scores},
+                "evaluation": {"evaluation_id": 7},
+                "comparison": {"comparison_id": 7},
+            }
+            if np is not None:
+                data["evaluate"] = {"items": np.array([[0, 1]]), "targets": np.array([[1, 0]])}
+            for method, routes in ROUTES.items():
+                if method == "evaluate" and np is None:
+                    continue
+                for record in ((True, False) if "record" in keyword_args(method) else (None,)):
+                    with self.subTest(method=method, record=record):
+                        self.check_sent(method, routes, data.get(method, {}), record)
+
+    def check_sent(self, method: str, routes: List[Tuple[str, str]], data: Dict[str, Any], record: Any) -> None:
+        args = keyword_args(method)
+        params: Dict[str, Dict[str, Any]] = {}
+        for http_method, path in routes:
+            for p in self.ops[(http_method, path)].get("parameters", []):
+                if p["in"] == "query" and p["name"] in args:
+                    params[p["name"]] = p
+        kwargs: Dict[str, Any] = dict(data)
+        for name, p in params.items():
+            kwargs[name] = example(name, p.get("schema", {}))
+        if "labels" in args and "predictions" in kwargs:
+            kwargs["predictions"] = False  # labels do not go with predictions; sent all the same
+        if "labels" in args:
+            kwargs["labels"] = {"u1": 1}
+        if record is not None:
+            kwargs["record"] = record
+        if method in ("compare", "diff", "rank"):
+            kwargs["experiment"] = "e"  # runs by name
+        sent: List[Tuple[str, str, List[Tuple[str, str]], Dict[str, str]]] = []
+
+        def request(http_method: str, path: str, query: List[Tuple[str, str]], headers: Dict[str, str], body: Any = None,
+                    idempotent: bool = False) -> Response:
+            if body is not None:
+                b"".join(body.chunks())
+            sent.append((http_method, path, query, headers))
+            return Response(200, "OK", http.client.HTTPMessage(), b"[]")
+
+        c = vc.Client("http://127.0.0.1:9", "t")
+        with mock.patch.object(c._transport, "request", side_effect=request):
+            getattr(c, method)(**kwargs)
+        ((http_method, path, query, headers),) = sent
+        route = next(
+            ((h, p) for h, p in routes if h == http_method and re.fullmatch(re.sub(r"\{[a-z_]+\}", "[^/]+", p), path)), None
+        )
+        self.assertIsNotNone(route, f"Client.{method} sent {http_method} {path}, not one of {routes}")
+        declared = {p["name"] for p in self.ops[route].get("parameters", []) if p["in"] == "query"}
+        names = {name for name, _ in query}
+        self.assertEqual(sorted(names - declared), [], f"Client.{method} sent parameters {http_method} {path} does not take")
+        self.assertEqual(sorted((declared & set(params)) - names), [], f"Client.{method} did not send parameters it was given")
+        if any(p["in"] == "header" and p["name"] == "Idempotency-Key" for p in self.ops[route].get("parameters", [])):
+            if not kwargs.get("no_log"):
+                self.assertIn("Idempotency-Key", headers)
+
+
+def example(name: str, schema: Dict[str, Any]) -> Any:
+    """A value of a parameter's type, to send."""
+    if schema.get("type") == "array":
+        if name in ("param", "meta"):
+            return ["k=1"]
+        return ["a", "b"]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    return {"integer": 1, "number": 0.5, "boolean": True}.get(schema.get("type", ""), "x")
 
 
 if __name__ == "__main__":
