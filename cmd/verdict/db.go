@@ -27,8 +27,8 @@ func dbCommand() *cli.Command {
 				Name:  "start",
 				Usage: "start the embedded default cluster (creating it on first use)",
 				Action: func(c *cli.Context) error {
-					if url, src := store.ResolveURL(c.String("database-url")); url != "" {
-						return userError("verdict uses %s (from %s); there is no embedded cluster to start", store.Redact(url), src)
+					if err := embeddedOnly(c, "; there is no embedded cluster to start"); err != nil {
+						return err
 					}
 					return withStore(c, func(*store.Store) error {
 						_, err := fmt.Fprintf(c.App.Writer, "embedded cluster running in %s\n", localpg.DefaultHome())
@@ -40,20 +40,16 @@ func dbCommand() *cli.Command {
 				Name:  "stop",
 				Usage: "stop the embedded default cluster",
 				Action: func(c *cli.Context) error {
-					if url, src := store.ResolveURL(c.String("database-url")); url != "" {
-						return userError("verdict uses %s (from %s), which it does not manage; nothing to stop", store.Redact(url), src)
+					if err := embeddedOnly(c, ", which it does not manage; nothing to stop"); err != nil {
+						return err
 					}
 					cl := localpg.New(localpg.DefaultHome())
 					stopped, err := cl.StopIfRunning(c.Context)
-					if err != nil {
-						return err
+					if err == nil {
+						said := map[bool]string{false: "embedded cluster in %s is not running\n", true: "stopped the embedded cluster in %s\n"}[stopped]
+						fmt.Fprintf(c.App.Writer, said, cl.Home())
 					}
-					if !stopped {
-						fmt.Fprintf(c.App.Writer, "embedded cluster in %s is not running\n", cl.Home())
-						return nil
-					}
-					fmt.Fprintf(c.App.Writer, "stopped the embedded cluster in %s\n", cl.Home())
-					return nil
+					return err
 				},
 			},
 			{
@@ -113,6 +109,15 @@ func dbCommand() *cli.Command {
 			},
 		},
 	}
+}
+
+// embeddedOnly refuses a command that acts on the embedded cluster when
+// verdict uses another database; why ends the message.
+func embeddedOnly(c *cli.Context, why string) error {
+	if url, src := store.ResolveURL(c.String("database-url")); url != "" {
+		return userError("verdict uses %s (from %s)%s", store.Redact(url), src, why)
+	}
+	return nil
 }
 
 func dbRoleCreate(c *cli.Context) error {
@@ -181,16 +186,12 @@ func dbPsql(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	psql, err := localpg.FindPsql()
-	if err != nil {
-		return err
-	}
 	// psql reads the password from a file: ps would show an argument.
 	conn, password, err := store.SplitPassword(url)
 	if err != nil {
 		return err
 	}
-	code, err := localpg.RunPsql(psql, append([]string{conn}, c.Args().Slice()...), password, c.App.Reader, c.App.Writer, c.App.ErrWriter)
+	code, err := localpg.Psql(conn, password, c.Args().Slice(), c.App.Reader, c.App.Writer, c.App.ErrWriter)
 	if err == nil && code != 0 {
 		err = cli.Exit("", code)
 	}

@@ -11,6 +11,17 @@ import (
 	"syscall"
 )
 
+// Psql runs the psql FindPsql finds on the database conn, a connection
+// string without its password, with args after it, as RunPsql does: the
+// password goes to psql through a file of its own, never on its command line.
+func Psql(conn, password string, args []string, stdin io.Reader, stdout, stderr io.Writer) (exitCode int, err error) {
+	psql, err := FindPsql()
+	if err != nil {
+		return 0, err
+	}
+	return RunPsql(psql, append([]string{conn}, args...), password, stdin, stdout, stderr)
+}
+
 // RunPsql runs psql (the path FindPsql returns) with args, connected to
 // stdin, stdout and stderr, waits for it and returns its exit status. args
 // must not hold the password: ps shows a command line to every user of the
