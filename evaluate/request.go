@@ -19,17 +19,12 @@ type Request struct {
 	NoPerUser      bool     `req:"no_per_user" help:"log the means and counts only, no per-user values: for monitoring that charts means (it cannot be compared)"`
 	DebugUsers     int      `req:"debug_users" arg:"N" help:"spell out the first N users with targets: top-k items and scores, targets, hit ranks, every metric's value (stored with the evaluation)"`
 	DebugSampleIDs []string `req:"debug_sample_ids" arg:"ID" help:"spell out these users by sample ID (a,b,c), as debug_users does"`
-	runNames
+	scores.RunInfo
 }
-
-// runNames are the names of the run to log to, scores.Run, embedded under
-// a name of their own: embedded as scores.Run, the struct's own name would
-// hide its field run, which would then be no field of the request.
-type runNames = scores.Run
 
 // Options checks every rule of the request and gives the options of Run,
 // but for the store and the idempotency of the log. The evaluation to log
-// is described with the run's description (see scores.Run.Evaluation);
+// is described with the run's description (see scores.RunInfo.Evaluation);
 // remote and paramsFile are as there.
 func (r Request) Options(remote bool, paramsFile string) (RunOptions, error) {
 	metrics, wholeSet, err := ParseMetricSpecs(r.Metrics)
@@ -56,9 +51,9 @@ func (r Request) Options(remote bool, paramsFile string) (RunOptions, error) {
 		}
 		return opts, nil
 	}
-	if err := r.runNames.Check("logging needs %s (or {no_log} to only compute)"); err != nil {
+	if err := r.RunInfo.Check("logging needs %s (or {no_log} to only compute)"); err != nil {
 		return opts, err
 	}
-	opts.Log, err = r.runNames.Evaluation(remote, paramsFile)
+	opts.Log, err = r.RunInfo.Evaluation(remote, paramsFile)
 	return opts, err
 }

@@ -20,6 +20,8 @@
 //	pos:"1"           on the command line the field is the first positional
 //	                  argument (pos:"*": every positional argument), not a flag
 //	required:"true"   the request is refused without it
+//	door:"api"        only the API and the client take the field as it is:
+//	                  the command line says it its own way (a file flag)
 //
 // A field may be a string, []string, bool, int, int64, uint64 or float64,
 // or a pointer to one of these but []string: a pointer stays nil when the
@@ -64,6 +66,7 @@ type Field struct {
 	Short    string // command-line alias
 	Pos      string // "" (a flag), "1", "2"… or "*"
 	Required bool
+	APIOnly  bool     // the command line says it its own way
 	Choices  []string // the values it may take; nil for any
 
 	index []int
@@ -102,7 +105,7 @@ func Fields(v any) []Field {
 			continue
 		}
 		f := Field{Name: name, Help: sf.Tag.Get("help"), Default: sf.Tag.Get("default"), Arg: sf.Tag.Get("arg"),
-			Short: sf.Tag.Get("short"), Pos: sf.Tag.Get("pos"), Required: sf.Tag.Get("required") == "true",
+			Short: sf.Tag.Get("short"), Pos: sf.Tag.Get("pos"), Required: sf.Tag.Get("required") == "true", APIOnly: sf.Tag.Get("door") == "api",
 			Choices: choices[name], index: sf.Index}
 		ft := sf.Type
 		if ft.Kind() == reflect.Pointer {
@@ -127,8 +130,27 @@ func Fields(v any) []Field {
 		}
 		fields = append(fields, f)
 	}
+	if n := tagged(t); n != len(fields) {
+		panic(fmt.Sprintf("request: %s declares %d fields, but %d are visible: an embedded struct's field is hidden by another of its Go name", t, n, len(fields)))
+	}
 	cache.Store(t, fields)
 	return fields
+}
+
+// tagged counts the declared fields of t, its embedded structs' included,
+// hidden or not.
+func tagged(t reflect.Type) int {
+	n := 0
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if name := sf.Tag.Get("req"); name != "" && name != "-" && sf.IsExported() {
+			n++
+		}
+		if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+			n += tagged(sf.Type)
+		}
+	}
+	return n
 }
 
 // Values are a request's fields as text, by name, as a query string gives

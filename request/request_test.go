@@ -19,7 +19,9 @@ type sample struct {
 	Skip   string `req:"-"`
 }
 
-func (sample) Choices() map[string][]string { return map[string][]string{"mode": {"auto", "fast", "slow"}} }
+func (sample) Choices() map[string][]string {
+	return map[string][]string{"mode": {"auto", "fast", "slow"}}
+}
 
 func TestFieldsDeclare(t *testing.T) {
 	fs := Fields(sample{})
@@ -99,4 +101,33 @@ func TestErrorSpellsFields(t *testing.T) {
 	if got != `--fdr-alpha goes with --fdr PROCEDURE {not a field} "{fdr}"` {
 		t.Errorf("Render = %s", got)
 	}
+}
+
+type named struct {
+	Run string `req:"run" help:"the run"`
+}
+
+type hiding struct {
+	named
+	Named string `req:"named" help:"x"`
+}
+
+type shadowed struct {
+	Run
+}
+
+type Run = named
+
+// A field an embedded struct's name hides would silently be no field of
+// the request: Fields refuses the declaration.
+func TestFieldsRefuseAHiddenField(t *testing.T) {
+	if fs := Fields(hiding{}); len(fs) != 2 {
+		t.Fatalf("fields of hiding: %+v", fs)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("Fields of a struct whose embedded Run hides its field Run did not panic")
+		}
+	}()
+	Fields(shadowed{})
 }

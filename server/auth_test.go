@@ -60,7 +60,7 @@ func requestFor(rt route, f fixture) (method, path string, body string) {
 		}
 	}
 	if rt.method == "POST" && rt.pattern == "/api/v1/evaluations" {
-		q.Set("format", "csv")
+		q.Set("input_format", "csv")
 		body = "sample_id,x\nu1,1\nu2,0\n"
 	}
 	if len(q) > 0 {

@@ -168,7 +168,7 @@ func TestLogOverHTTP(t *testing.T) {
 	}
 	pq, err := os.ReadFile(inputtest.WriteParquet(t, "s.parquet", []pqRow{{"u1", 1}, {"u2", 0.5}}))
 	require.NoError(t, err)
-	status, b = ts.do(t, "POST", "/api/v1/evaluations?experiment=e&run=pq&eval_set=test&format=parquet", w, bytes.NewReader(pq))
+	status, b = ts.do(t, "POST", "/api/v1/evaluations?experiment=e&run=pq&eval_set=test&input_format=parquet", w, bytes.NewReader(pq))
 	require.Equal(t, http.StatusCreated, status, string(b))
 	require.Contains(t, string(b), `"ndcg": 0.75`)
 	stored := ts.evaluations(t)
@@ -195,9 +195,9 @@ func TestLogOverHTTP(t *testing.T) {
 		require.NotContains(t, msg, "verdict-upload", "the temporary file's name is not shown")
 	}
 	status, b = ts.do(t, "POST", "/api/v1/evaluations?experiment=e&eval_set=test", w, strings.NewReader(csv), "Content-Type", "text/csv")
-	require.Equal(t, 400, status)
+	require.Equal(t, 422, status)
 	_, msg := apiError(t, b)
-	require.Equal(t, "parameter run is required", msg)
+	require.Equal(t, "log needs run", msg, "the message of verdict log without --run, spelled as the API spells it")
 	require.Equal(t, stored, ts.evaluations(t), "no bad request stored anything")
 }
 

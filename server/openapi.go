@@ -62,9 +62,14 @@ func (s *Server) describe() map[string]any {
 			for _, t := range rt.bodyTypes {
 				schema := map[string]any{"type": "string", "format": "binary"}
 				if t == "multipart/form-data" {
-					file := map[string]any{"type": "string", "format": "binary"}
-					schema = map[string]any{"type": "object", "required": []string{"items", "targets"}, "properties": map[string]any{
-						"items": file, "targets": file, "scores": file, "sample_ids": file}}
+					props, required := map[string]any{}, []string{}
+					for _, p := range rt.parts {
+						props[p.name] = map[string]any{"type": "string", "format": "binary", "description": p.doc}
+						if p.required {
+							required = append(required, p.name)
+						}
+					}
+					schema = map[string]any{"type": "object", "required": required, "properties": props}
 				}
 				content[t] = map[string]any{"schema": schema}
 			}

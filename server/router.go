@@ -26,6 +26,7 @@ type route struct {
 	params          []param         // query parameters, for the OpenAPI description
 	body            string          // what the body holds, for the OpenAPI description; "" for none
 	bodyTypes       []string        // its media types, for the OpenAPI description
+	parts           []param         // the parts of a multipart/form-data body
 	idempotent      bool            // it honours an Idempotency-Key header
 	created         bool            // it answers 201 Created when it stores something new
 	conflict        string          // when it answers 409 Conflict, for the OpenAPI description; "" for never

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/verdict-ml/verdict/evaluate"
@@ -24,37 +22,17 @@ func evaluateCommand() *cli.Command {
 			&cli.StringFlag{Name: "trec-run", Usage: "TREC run `FILE` (qid Q0 docno rank score tag)"},
 			&cli.StringFlag{Name: "trec-qrels", Usage: "TREC qrels `FILE` (qid iter docno rel; rel > 0 is relevant)"},
 			&cli.StringFlag{Name: "predictions", Usage: "long-table predictions `FILE`, CSV or Parquet: sample_id,item,rank or sample_id,item,score"},
-			&cli.StringSliceFlag{Name: "metrics", Aliases: []string{"m"}, Usage: "metric `SPEC`s, e.g. ndcg@10,20,50 (repeatable)"},
-			&cli.BoolFlag{Name: "no-validate", Usage: "skip the checks of the predictions"},
-			&cli.BoolFlag{Name: "no-log", Usage: "compute and print, but store nothing"},
 			&cli.StringFlag{Name: "per-user-out", Usage: "write sample_id and one column per metric, for scored rows in input order, to CSV `FILE`"},
-			&cli.BoolFlag{Name: "no-per-user", Usage: "log the means and counts only, no per-user values: for monitoring that charts means (it cannot be compared)"},
-			&cli.IntFlag{Name: "debug-users", Usage: "spell out the first `N` users with targets: top-k items and scores, targets, hit ranks, every metric's value (stored with the evaluation)"},
-			&cli.StringSliceFlag{Name: "debug-sample-ids", Usage: "spell out these users, by sample `ID`s a,b,c (repeatable), as --debug-users does"},
 			reportFormatFlag(),
 			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress `MODE`: auto (a bar on a terminal, for inputs of 32 MB or more), bar, log (the service log, text) or none"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "show no progress"},
 			&cli.IntFlag{Name: "log-every", Usage: "write a service log to stderr (log/slog): a start line, a progress line every `N` scored batches, and a finish line with totals, peak memory and the outcome (0: no log, or every 250 batches when --log-format or --progress log turn it on)"},
 			&cli.StringFlag{Name: "log-format", Usage: "service log `FORMAT`: text or json; giving it turns the log on (default: text)"},
 			connectionsFlag(),
-		}, runFlags(false)...),
+			&cli.StringFlag{Name: "params-file", Usage: "JSON object `FILE` of run parameters (--param wins)"},
+			idempotencyKeyFlag(),
+		}, requestFlags(evaluate.Request{})...),
 		Action: runEvaluate,
-	}
-}
-
-// runFlags are the flags naming and describing the run an evaluation is
-// logged for, shared with `verdict log`.
-func runFlags(required bool) []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "experiment", Aliases: []string{"e"}, Usage: "experiment `NAME`", Required: required},
-		&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Usage: "run `NAME`", Required: required},
-		&cli.StringFlag{Name: "eval-set", Aliases: []string{"s"}, Usage: "evaluation set `NAME`", Required: required},
-		&cli.StringSliceFlag{Name: "param", Usage: "run parameter `KEY=VALUE` (repeatable; VALUE is JSON when it parses, else a string)"},
-		&cli.StringFlag{Name: "params-file", Usage: "JSON object `FILE` of run parameters (--param wins)"},
-		&cli.StringSliceFlag{Name: "tag", Usage: "run `TAG` (repeatable)"},
-		&cli.StringSliceFlag{Name: "meta", Usage: "evaluation metadata `KEY=VALUE` (repeatable)"},
-		&cli.StringFlag{Name: "git-commit", Usage: "git `COMMIT` of the run (default: HEAD of the working directory's repository)"},
-		&cli.StringFlag{Name: "idempotency-key", Usage: "`KEY` that makes a retried log return the first evaluation; the key holds one content, and the same key with other files or flags is refused"},
 	}
 }
 
@@ -66,25 +44,23 @@ func runEvaluate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	metrics, err := evaluate.ParseMetrics(c.StringSlice("metrics"))
+	var req evaluate.Request
+	if err := decodeFlags(c, &req); err != nil {
+		return err
+	}
+	opts, err := req.Options(false, c.String("params-file"))
 	if err != nil {
-		return cli.Exit(err.Error(), exitError)
+		return requestError(req, err)
 	}
-	opts := evaluate.RunOptions{Metrics: metrics, PerUser: c.String("per-user-out"), NoPerUser: c.Bool("no-per-user"),
-		Debug: evaluate.DebugSelection{First: c.Int("debug-users"), SampleIDs: strings.FieldsFunc(strings.Join(c.StringSlice("debug-sample-ids"), ","), func(r rune) bool { return r == ',' })}}
-	logIt := !c.Bool("no-log")
-	if opts.NoPerUser && !logIt {
-		return userError("--no-per-user logs the means without per-user values, and --no-log logs nothing: give one")
-	}
+	opts.PerUser = c.String("per-user-out")
+	logIt, metrics := !req.NoLog, opts.Metrics
 	if logIt {
-		if opts.Log, err = newEvaluation(c, "logging needs %s (or pass --no-log to only compute)"); err != nil {
-			return err
-		}
+		opts.Log.IdempotencyKey, opts.Log.Connections = c.String("idempotency-key"), c.Int("connections")
 		if opts.Log.IdempotencyKey != "" {
 			opts.Log.RequestDigest = requestDigest(c)
 		}
 	}
-	src, err := openRankings(c, evaluate.RankingOptions{Width: evaluate.RequiredK(metrics), SkipValidation: c.Bool("no-validate")})
+	src, err := openRankings(c, evaluate.RankingOptions{Width: evaluate.RequiredK(metrics), SkipValidation: req.NoValidate})
 	if err != nil {
 		return err
 	}

@@ -101,9 +101,9 @@ func TestEvaluateRefusesBadUsage(t *testing.T) {
 		want string
 	}{
 		{name: "no run to log to", args: evaluateArgs(),
-			want: "verdict: logging needs --experiment, --run, --eval-set (or pass --no-log to only compute)\n"},
+			want: "verdict: logging needs --experiment, --run and --eval-set (or --no-log to only compute)\n"},
 		{name: "bad metric", args: []string{"evaluate", "--no-log", "--metrics", "ndgc@10", "--items", "x.npy", "--targets", "y.npz"},
-			want: "verdict: bad metric \"ndgc@10\": unknown name \"ndgc\"; the metrics are ndcg, recall, calibrated_recall, precision, hit_rate, mrr and map\n"},
+			want: "verdict: bad metric \"ndgc@10\": unknown name \"ndgc\"; the metrics are ndcg, recall, calibrated_recall, precision, hit_rate, mrr, map and coverage\n"},
 		{name: "no input", args: []string{"evaluate", "--no-log"},
 			want: "verdict: no input: give --items and --targets, --trec-run and --trec-qrels, or --predictions and --targets (see 'verdict evaluate --help')\n"},
 	}

@@ -83,7 +83,7 @@ func TestLogRecordsProtocol(t *testing.T) {
 
 	res := runVerdict(t, url, "log", "-e", "e", "-r", "bad", "-s", "test", "--required-k", "-5", writeFile(t, "s.csv", "sample_id,a\nu1,1\n"))
 	require.Equal(t, 2, res.code)
-	require.Equal(t, "verdict: bad input: the protocol's required k is -5; it must be positive, or 0 for unknown\n", res.stderr)
+	require.Equal(t, "verdict: --required-k -5: want a number that is not negative\n", res.stderr)
 }
 
 func TestLogRefusesBadFiles(t *testing.T) {

@@ -31,11 +31,11 @@ func init() {
 }
 
 // requestFlags are the flags of the request v's fields that are not
-// positional arguments.
+// positional arguments, nor said another way on the command line.
 func requestFlags(v any) []cli.Flag {
 	var flags []cli.Flag
 	for _, f := range request.Fields(v) {
-		if f.Pos != "" {
+		if f.Pos != "" || f.APIOnly {
 			continue
 		}
 		var aliases []string
@@ -46,10 +46,11 @@ func requestFlags(v any) []cli.Flag {
 		switch {
 		case f.Kind == request.Boolean:
 			fl = &cli.BoolFlag{Name: f.Flag(), Aliases: aliases, Usage: f.Help}
-		case f.Repeat:
-			fl = &cli.StringSliceFlag{Name: f.Flag(), Aliases: aliases, Usage: f.Help}
 		default:
-			fl = &cli.StringFlag{Name: f.Flag(), Aliases: aliases, Usage: f.Help, DefaultText: f.Default}
+			// A list even for a field of one value, so that a flag given
+			// twice is refused, as the API refuses a parameter given twice,
+			// rather than the first value dropped.
+			fl = &cli.StringSliceFlag{Name: f.Flag(), Aliases: aliases, Usage: f.Help, DefaultText: f.Default}
 		}
 		declared.Store(fl, f)
 		flags = append(flags, fl)
@@ -101,25 +102,36 @@ func argsUsage(v any) string {
 
 // decode fills the request dst from the command's flags and positional
 // arguments, with request.Decode: the checks and the messages are the
-// API's.
+// API's. A field the command line says its own way is left for the caller
+// to set.
 func decode(c *cli.Context, dst any) error {
+	return decodeArgs(c, dst, true)
+}
+
+// decodeFlags is decode for a command whose positional arguments are not
+// the request's: it leaves them to the caller.
+func decodeFlags(c *cli.Context, dst any) error {
+	return decodeArgs(c, dst, false)
+}
+
+func decodeArgs(c *cli.Context, dst any, withArgs bool) error {
 	vals := request.Values{}
 	var pos []request.Field
 	for _, f := range request.Fields(dst) {
 		switch name := f.Flag(); {
+		case f.APIOnly:
 		case f.Pos != "":
 			pos = append(pos, f)
 		case !c.IsSet(name):
 		case f.Kind == request.Boolean:
 			vals[f.Name] = []string{strconv.FormatBool(c.Bool(name))}
-		case f.Repeat:
-			vals[f.Name] = c.StringSlice(name)
 		default:
-			vals[f.Name] = []string{c.String(name)}
+			vals[f.Name] = c.StringSlice(name)
 		}
 	}
 	args := c.Args().Slice()
 	switch {
+	case !withArgs:
 	case len(pos) == 1 && pos[0].Pos == "*":
 		if len(args) > 0 {
 			vals[pos[0].Name] = args
@@ -154,5 +166,5 @@ func requestError(req any, err error) error {
 			spelled[f.Name] = f.Arg
 		}
 	}
-	return cli.Exit(re.Render(func(name string) string { return cmp.Or(spelled[name], name) }), exitError)
+	return cli.Exit(re.Render(func(name string) string { return cmp.Or(spelled[name], "--"+strings.ReplaceAll(name, "_", "-")) }), exitError)
 }

@@ -44,7 +44,7 @@ func runsCommand() *cli.Command {
 				runs = runs[:defaultRunsShown]
 			}
 			if len(runs) == 0 && format == "table" {
-				if e := c.String("experiment"); e != "" {
+				if e := q.Experiment; e != "" {
 					fmt.Fprintf(c.App.Writer, "no runs in experiment %q\n", e)
 				} else {
 					fmt.Fprintln(c.App.Writer, "no runs yet: log one with 'verdict log' (or try 'verdict demo')")

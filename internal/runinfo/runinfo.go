@@ -1,10 +1,9 @@
-// Package runinfo turns what a front end is told about a run into the
-// description that store.NewEvaluation records: run parameters from a JSON
-// file and KEY=VALUE pairs, evaluation metadata, and the git commit the run
-// was trained at.
+// Package runinfo turns what a front end is told about a run into its
+// description: run parameters from a JSON file and KEY=VALUE pairs,
+// evaluation metadata, and the git commit the run was trained at.
 //
-// It does not parse flags, and it does not log: the command line hands it
-// the values of its flags, and logs the evaluation it fills.
+// It does not parse flags, and it does not log: a front door hands it the
+// values it was given, and stores the Description it returns.
 package runinfo
 
 import (
@@ -13,8 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-
-	"github.com/verdict-ml/verdict/store"
 )
 
 // Sources are where a run's description comes from. The zero value sets
@@ -30,37 +27,44 @@ type Sources struct {
 	Remote bool
 }
 
-// Apply sets ev's Params, Metadata and GitCommit from s.
+// Description is a run's parameters, its evaluation's metadata and the
+// commit the run was trained at.
+type Description struct {
+	Params    map[string]any
+	Metadata  map[string]any
+	GitCommit string
+}
+
+// Describe reads the description s gives.
 //
 // A VALUE that parses as JSON is kept as such (numbers, true, null, arrays,
 // objects); anything else is a string, so that lr=0.1 is a number and
 // model=als a string. The error names what is wrong, as
 // `params file p.json: not a JSON object: ...` or
 // `param "lr": want KEY=VALUE`.
-func (s Sources) Apply(ev *store.NewEvaluation) error {
+func (s Sources) Describe() (Description, error) {
 	params := map[string]any{}
 	if s.ParamsFile != "" {
 		b, err := os.ReadFile(s.ParamsFile)
 		if err != nil {
-			return fmt.Errorf("params file: %w", err)
+			return Description{}, fmt.Errorf("params file: %w", err)
 		}
 		if err := json.Unmarshal(b, &params); err != nil {
-			return fmt.Errorf("params file %s: not a JSON object: %w", s.ParamsFile, err)
+			return Description{}, fmt.Errorf("params file %s: not a JSON object: %w", s.ParamsFile, err)
 		}
 	}
 	if err := keyValues(params, s.Params, "param"); err != nil {
-		return err
+		return Description{}, err
 	}
 	meta := map[string]any{}
 	if err := keyValues(meta, s.Meta, "meta"); err != nil {
-		return err
+		return Description{}, err
 	}
-	ev.Params, ev.Metadata = params, meta
-	ev.GitCommit = s.GitCommit
-	if ev.GitCommit == "" && !s.Remote {
-		ev.GitCommit = GitHead()
+	d := Description{Params: params, Metadata: meta, GitCommit: s.GitCommit}
+	if d.GitCommit == "" && !s.Remote {
+		d.GitCommit = GitHead()
 	}
-	return nil
+	return d, nil
 }
 
 // keyValues adds KEY=VALUE pairs to m; what names them in messages.

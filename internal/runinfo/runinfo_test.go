@@ -10,10 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/verdict-ml/verdict/internal/runinfo"
-	"github.com/verdict-ml/verdict/store"
 )
 
-func TestApply(t *testing.T) {
+func TestDescribe(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	params := filepath.Join(dir, "params.json")
@@ -51,8 +50,7 @@ func TestApply(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var ev store.NewEvaluation
-			err := tt.src.Apply(&ev)
+			ev, err := tt.src.Describe()
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
 				return
@@ -70,7 +68,7 @@ func TestGitHead(t *testing.T) {
 	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
 	require.NoError(t, err, "the tests run inside the repository")
 	require.Equal(t, strings.TrimSpace(string(head)), runinfo.GitHead())
-	var ev store.NewEvaluation
-	require.NoError(t, runinfo.Sources{}.Apply(&ev))
+	ev, err := runinfo.Sources{}.Describe()
+	require.NoError(t, err)
 	require.Equal(t, strings.TrimSpace(string(head)), ev.GitCommit)
 }
