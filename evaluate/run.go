@@ -259,7 +259,8 @@ type widthReporter interface {
 // wholeSetMetrics gives the whole-set metrics of opts: WholeSet, then those
 // of WholeSetSpecs made for the catalogue's size, from opts or src. It
 // refuses a metric that looks deeper than the ranks src reads when src
-// holds more, as its value would be of fewer ranks than its key says.
+// holds more, as its value would be of fewer ranks than its key says (a
+// caller opens src at RunOptions.RequiredK to read them all).
 func wholeSetMetrics(src Rankings, opts RunOptions) ([]WholeSetMetric, error) {
 	ms := opts.WholeSet
 	if len(opts.WholeSetSpecs) > 0 {
@@ -287,7 +288,7 @@ func wholeSetMetrics(src Rankings, opts RunOptions) ([]WholeSetMetric, error) {
 	if w, ok := src.(widthReporter); ok && w.K() > src.Width() {
 		for _, m := range ms {
 			if m != nil && m.RequiredK() > src.Width() && len(m.Keys()) > 0 {
-				return nil, fmt.Errorf("%w %q: it looks at the top %d predictions of each row, but the rankings are read to rank %d only (the largest cutoff of the per-user metrics): ask for a per-user metric at %d too, or read them with RunOptions.RequiredK",
+				return nil, fmt.Errorf("%w %q: it looks at the top %d predictions of each row, but they are read to rank %d only, the largest cutoff of the per-user metrics: name a per-user metric at %d too",
 					ErrBadMetric, m.Keys()[0], m.RequiredK(), src.Width(), m.RequiredK())
 			}
 		}
