@@ -182,7 +182,7 @@ func TestRunCoverageDeeperThanRead(t *testing.T) {
 	_, err = evaluate.Run(context.Background(), src, evaluate.RunOptions{Metrics: []evaluate.Metric{evaluate.NDCG(2)},
 		WholeSetSpecs: []evaluate.WholeSetSpec{{Name: "coverage", Cutoffs: []int{4}}}})
 	require.ErrorIs(t, err, evaluate.ErrBadMetric)
-	require.ErrorContains(t, err, `"coverage@4": it looks at the top 4 predictions of each row, but the rankings are read to rank 2 only`)
+	require.ErrorContains(t, err, `"coverage@4": it looks at the top 4 predictions of each row, but they are read to rank 2 only, the largest cutoff of the per-user metrics: name a per-user metric at 4 too`)
 }
 
 // TestRunLogsCoverageSpec logs an evaluation of the NumPy fixtures with
