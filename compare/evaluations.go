@@ -299,15 +299,6 @@ const (
 	FailOnDifference Gate = "difference"
 )
 
-// ParseGate reads regression, difference or the empty string.
-func ParseGate(s string) (Gate, error) {
-	switch g := Gate(s); g {
-	case NoGate, FailOnRegression, FailOnDifference:
-		return g, nil
-	}
-	return "", invalidf("fail-on %q: want regression or difference", s)
-}
-
 // Failed returns the first metric that fails the gate, or nil.
 func (c *Comparison) Failed(g Gate) *MetricResult {
 	for _, r := range c.Metrics {

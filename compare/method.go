@@ -1,8 +1,6 @@
 package compare
 
 import (
-	"strings"
-
 	"github.com/verdict-ml/verdict/stats"
 )
 
@@ -36,29 +34,6 @@ const (
 // Methods lists every method, in the order help texts give them.
 func Methods() []Method {
 	return []Method{Bootstrap, PairedT, Wilcoxon, McNemar, DeLong, CorrectedT, FiveByTwo}
-}
-
-// ParseMethod reads a method's name. The empty string is the zero Method,
-// which asks Evaluations to choose from the evaluations' protocols.
-func ParseMethod(s string) (Method, error) {
-	if s == "" {
-		return "", nil
-	}
-	for _, m := range Methods() {
-		if string(m) == s {
-			return m, nil
-		}
-	}
-	return "", invalidf("method %q: want %s", s, MethodNames())
-}
-
-// MethodNames lists the methods' names, comma-separated, for help texts.
-func MethodNames() string {
-	names := make([]string, len(Methods()))
-	for i, m := range Methods() {
-		names[i] = string(m)
-	}
-	return strings.Join(names, ", ")
 }
 
 // label is the name recorded in the history and shown in outputs: the
@@ -103,17 +78,6 @@ const (
 	AdjustBH      Adjustment = Adjustment(stats.AdjustBH)
 	AdjustBY      Adjustment = Adjustment(stats.AdjustBY)
 )
-
-// ParseAdjustment reads holm, bonferroni, bh, by or none; the empty string
-// is AdjustDefault.
-func ParseAdjustment(s string) (Adjustment, error) {
-	for _, a := range []Adjustment{AdjustDefault, AdjustNone, AdjustHolm, AdjustBonf, AdjustBH, AdjustBY} {
-		if string(a) == s {
-			return a, nil
-		}
-	}
-	return "", invalidf("adjustment %q: want holm, bonferroni, bh, by or none", s)
-}
 
 // resolve applies the default for n metrics.
 func (a Adjustment) resolve(n int) Adjustment {

@@ -35,18 +35,6 @@ const (
 // shows both intervals side by side.
 const PoissonMinUnits = 1000
 
-// ParseResampling reads auto (or the empty string), multinomial or
-// poisson.
-func ParseResampling(s string) (Resampling, error) {
-	switch Resampling(s) {
-	case ResamplingAuto, "auto":
-		return ResamplingAuto, nil
-	case Multinomial, Poisson:
-		return Resampling(s), nil
-	}
-	return "", invalidf("resampling %q: want auto, multinomial or poisson", s)
-}
-
 // reducer gives what the tests of means read from one metric's paired
 // units of one row each: the exact summary, the hashed replicates, the
 // magnitudes grouped. goUnits computes them from the pairs in Go; pushed

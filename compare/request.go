@@ -1,9 +1,12 @@
 package compare
 
 import (
+	"cmp"
 	"context"
 	"slices"
+	"strings"
 
+	"github.com/verdict-ml/verdict/internal/columns"
 	"github.com/verdict-ml/verdict/request"
 	"github.com/verdict-ml/verdict/stats"
 	"github.com/verdict-ml/verdict/store"
@@ -49,15 +52,28 @@ func (p Pair) Resolve(ctx context.Context, st *store.Store, find Finder) (baseli
 
 // Statistics are the settings every statistical request shares.
 type Statistics struct {
-	Alpha      float64 `req:"alpha" default:"0.05" arg:"LEVEL" help:"significance level"`
+	Alpha float64 `req:"alpha" default:"0.05" arg:"LEVEL" help:"significance level"`
+	Intervals
+}
+
+// Intervals are the settings of bootstrap intervals, with a test
+// (Statistics) or without one (a plot of values over time).
+type Intervals struct {
 	Confidence float64 `req:"confidence" default:"0.95" arg:"LEVEL" help:"level of the confidence intervals"`
 	Resamples  int     `req:"resamples" default:"2000" arg:"B" help:"bootstrap resamples and sign flips, at most 1000000"`
 	Seed       uint64  `req:"seed" default:"0" arg:"SEED" help:"random seed: the same seed gives the same answer, bit for bit"`
 }
 
+// Options are i as the Options of a comparison.
+func (i Intervals) Options() Options {
+	return Options{Confidence: i.Confidence, Resamples: i.Resamples, Seed: i.Seed}
+}
+
 // options are s as Options.
 func (s Statistics) options() Options {
-	return Options{Alpha: s.Alpha, Confidence: s.Confidence, Resamples: s.Resamples, Seed: s.Seed}
+	o := s.Intervals.Options()
+	o.Alpha = s.Alpha
+	return o
 }
 
 // Request is a comparison of two evaluations.
@@ -261,4 +277,97 @@ type ExperimentRequest struct {
 // Query is the request as Summarize takes it.
 func (r ExperimentRequest) Query() ExperimentQuery {
 	return ExperimentQuery{Experiment: r.Experiment, EvalSet: r.EvalSet, Metrics: slices.Clone(r.Metrics), Limit: r.Limit, History: r.History, Runs: r.Runs, Options: r.Statistics.options()}
+}
+
+// ScoresRequest compares two sides' scores keyed by unit, as Scores does:
+// the catalogue's compare (stats.Methods), on numbers a user gives.
+type ScoresRequest struct {
+	Statistics
+	LeftName      string `req:"left_name" default:"left" arg:"NAME" help:"name of the left side, the baseline, in the verdict"`
+	RightName     string `req:"right_name" default:"right" arg:"NAME" help:"name of the right side, the candidate, in the verdict"`
+	Metric        string `req:"metric" arg:"METRIC" help:"metric the scores are of, for the verdict"`
+	LowerIsBetter bool   `req:"lower_is_better" help:"lower scores are better (a loss, an error rate)"`
+
+	ctx context.Context
+}
+
+// SetContext sets the context the comparison runs in.
+func (r *ScoresRequest) SetContext(ctx context.Context) { r.ctx = ctx }
+
+// ScoresMethod is the catalogue's compare of the columns left and right
+// keyed by id; sentence writes the verdict.
+func ScoresMethod(sentence func(*Comparison, *MetricResult) string) stats.Method {
+	return stats.NewMethod("compare", "is the winner real? interval, p-value, better/worse/same counts and a verdict sentence",
+		`left, right as {"id": score} objects, matched by id (intersection only). In CSV: columns id, left, right; an empty cell is a missing score.`,
+		func(in *columns.Columns, r ScoresRequest) (any, error) {
+			left, right, err := in.KeyedPair()
+			if err != nil {
+				return nil, err
+			}
+			dir := map[bool]Direction{false: HigherIsBetter, true: LowerIsBetter}[r.LowerIsBetter]
+			o := r.Statistics.options()
+			o.Sentence = sentence
+			res, err := Scores(cmp.Or(r.ctx, context.Background()), r.Metric, dir, Named{Name: r.LeftName, Scores: left}, Named{Name: r.RightName, Scores: right}, o)
+			if err != nil {
+				return nil, err
+			}
+			return res.Metrics[0], nil
+		})
+}
+
+// The parsers of the requests' enumerated fields.
+
+// ParseMethod reads a method's name. The empty string is the zero Method,
+// which asks Evaluations to choose from the evaluations' protocols.
+func ParseMethod(s string) (Method, error) {
+	if s == "" {
+		return "", nil
+	}
+	for _, m := range Methods() {
+		if string(m) == s {
+			return m, nil
+		}
+	}
+	return "", invalidf("method %q: want %s", s, MethodNames())
+}
+
+// MethodNames lists the methods' names, comma-separated, for help texts.
+func MethodNames() string {
+	names := make([]string, len(Methods()))
+	for i, m := range Methods() {
+		names[i] = string(m)
+	}
+	return strings.Join(names, ", ")
+}
+
+// ParseAdjustment reads holm, bonferroni, bh, by or none; the empty string
+// is AdjustDefault.
+func ParseAdjustment(s string) (Adjustment, error) {
+	for _, a := range []Adjustment{AdjustDefault, AdjustNone, AdjustHolm, AdjustBonf, AdjustBH, AdjustBY} {
+		if string(a) == s {
+			return a, nil
+		}
+	}
+	return "", invalidf("adjustment %q: want holm, bonferroni, bh, by or none", s)
+}
+
+// ParseResampling reads auto (or the empty string), multinomial or
+// poisson.
+func ParseResampling(s string) (Resampling, error) {
+	switch Resampling(s) {
+	case ResamplingAuto, "auto":
+		return ResamplingAuto, nil
+	case Multinomial, Poisson:
+		return Resampling(s), nil
+	}
+	return "", invalidf("resampling %q: want auto, multinomial or poisson", s)
+}
+
+// ParseGate reads regression, difference or the empty string.
+func ParseGate(s string) (Gate, error) {
+	switch g := Gate(s); g {
+	case NoGate, FailOnRegression, FailOnDifference:
+		return g, nil
+	}
+	return "", invalidf("fail-on %q: want regression or difference", s)
 }

@@ -63,7 +63,7 @@ func TestParseMetrics(t *testing.T) {
 
 func TestParseMetricsErrors(t *testing.T) {
 	t.Parallel()
-	const known = "ndcg, recall, calibrated_recall, precision, hit_rate, mrr and map"
+	const known = "ndcg, recall, calibrated_recall, precision, hit_rate, mrr, map and coverage"
 	tests := []struct {
 		name  string
 		specs []string

@@ -82,6 +82,13 @@ type Chooser interface {
 	Choices() map[string][]string
 }
 
+// Requirer is implemented by requests that require fields they embed from
+// a struct shared with requests that do not (a log needs its run's names,
+// a computation that stores nothing does not): Required lists them.
+type Requirer interface {
+	Required() []string
+}
+
 var cache sync.Map // reflect.Type → []Field
 
 // Fields returns the declared fields of the request v (a struct or a
@@ -98,6 +105,10 @@ func Fields(v any) []Field {
 	if c, ok := reflect.New(t).Interface().(Chooser); ok {
 		choices = c.Choices()
 	}
+	var required []string
+	if r, ok := reflect.New(t).Interface().(Requirer); ok {
+		required = r.Required()
+	}
 	var fields []Field
 	for _, sf := range reflect.VisibleFields(t) {
 		name := sf.Tag.Get("req")
@@ -105,7 +116,7 @@ func Fields(v any) []Field {
 			continue
 		}
 		f := Field{Name: name, Help: sf.Tag.Get("help"), Default: sf.Tag.Get("default"), Arg: sf.Tag.Get("arg"),
-			Short: sf.Tag.Get("short"), Pos: sf.Tag.Get("pos"), Required: sf.Tag.Get("required") == "true", APIOnly: sf.Tag.Get("door") == "api",
+			Short: sf.Tag.Get("short"), Pos: sf.Tag.Get("pos"), Required: sf.Tag.Get("required") == "true" || slices.Contains(required, name), APIOnly: sf.Tag.Get("door") == "api",
 			Choices: choices[name], index: sf.Index}
 		ft := sf.Type
 		if ft.Kind() == reflect.Pointer {
@@ -183,6 +194,7 @@ func Decode(values Values, dst any) error {
 		}
 		return &Error{msg: fmt.Sprintf("unknown parameter %s: the parameters are %s", strings.Join(unknown, ", "), strings.Join(names, ", "))}
 	}
+	var missing []string
 	for _, f := range fields {
 		var given []string
 		for _, s := range values[f.Name] {
@@ -192,7 +204,8 @@ func Decode(values Values, dst any) error {
 		}
 		if len(given) == 0 {
 			if f.Required {
-				return Errorf("{" + f.Name + "} is required")
+				missing = append(missing, "{"+f.Name+"}")
+				continue
 			}
 			if f.Default == "" || f.Optional {
 				continue
@@ -206,7 +219,13 @@ func Decode(values Values, dst any) error {
 			return err
 		}
 	}
-	return nil
+	switch len(missing) {
+	case 0:
+		return nil
+	case 1:
+		return Errorf(missing[0] + " is required")
+	}
+	return Errorf(strings.Join(missing[:len(missing)-1], ", ") + " and " + missing[len(missing)-1] + " are required")
 }
 
 // set parses text into fv, the field's value.

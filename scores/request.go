@@ -83,6 +83,9 @@ type LogRequest struct {
 	Bins              int      `req:"bins" default:"10" arg:"N" help:"with predictions: equal-width bins of the expected calibration error (ece)"`
 }
 
+// Required lists the run's names: a log stores an evaluation of them.
+func (LogRequest) Required() []string { return []string{"experiment", "run", "eval_set"} }
+
 // Choices lists the values of the request's enumerated fields.
 func (LogRequest) Choices() map[string][]string {
 	return map[string][]string{

@@ -67,12 +67,16 @@ func (s *Server) getEvaluation(w http.ResponseWriter, r *http.Request, c *caller
 	if err != nil {
 		return err
 	}
-	e, err := s.store.GetEvaluation(r.Context(), id)
+	var view store.EvaluationView
+	if err := decode(r, &view); err != nil {
+		return err
+	}
+	e, debug, err := view.Get(r.Context(), s.store, id)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	return report.Stored(w, e)
+	return report.ShowEvaluation(w, "json", e, debug, view.Debug)
 }
 
 func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request, c *caller) error {
@@ -149,9 +153,7 @@ func (s *Server) recording(w http.ResponseWriter, r *http.Request, c *caller, re
 		if c.token != nil {
 			id = c.token.ID
 		}
-		body, err = s.replays.do(fmt.Sprintf("%d %s %s?%s %s", id, r.Method, r.URL.Path, r.URL.Query().Encode(), key), func(buf *bytes.Buffer) error {
-			return compute(buf)
-		})
+		body, err = s.replays.do(fmt.Sprintf("%d %s %s %s", id, r.Method, r.URL.Path, key), r.URL.Query().Encode(), compute)
 	} else {
 		var buf bytes.Buffer
 		err = compute(&buf)
@@ -228,16 +230,11 @@ func (s *Server) listTokens(w http.ResponseWriter, r *http.Request, c *caller) e
 }
 
 func (s *Server) createToken(w http.ResponseWriter, r *http.Request, c *caller) error {
-	q := &query{v: r.URL.Query()}
-	q.need("name", "role")
-	if q.err != nil {
-		return q.err
-	}
-	role, err := store.ParseTokenRole(q.str("role"))
-	if err != nil {
+	var req store.NewToken
+	if err := decode(r, &req); err != nil {
 		return err
 	}
-	t, secret, err := s.store.CreateToken(r.Context(), q.str("name"), role, q.str("experiment"))
+	t, secret, err := req.Create(r.Context(), s.store)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"container/list"
+	"net/http"
 	"net/url"
 	"sync"
 	"time"
@@ -105,9 +106,11 @@ func bytesOf(compute func(*bytes.Buffer) error) func() (any, error) {
 // replays keeps the answers of requests that change something and carried
 // an Idempotency-Key (a recorded compare or rank), so that a client that
 // lost an answer and sends the request again gets the first answer rather
-// than a second record. A key is the caller's token, the request and the
-// Idempotency-Key header; answers are kept for replayFor, in memory (a
-// restart forgets them), at most maxReplays of them.
+// than a second record. A key is the caller's token, the route and the
+// Idempotency-Key header, and it holds one request (its parameters): the
+// same key with other parameters is refused (ErrConflict), not computed
+// and recorded anew. Answers are kept for replayFor, in memory (a restart
+// forgets them), at most maxReplays of them.
 type replays struct {
 	mu      sync.Mutex
 	byKey   map[string]replay
@@ -115,6 +118,7 @@ type replays struct {
 }
 
 type replay struct {
+	request string
 	body    []byte
 	expires time.Time
 }
@@ -126,22 +130,23 @@ const (
 
 func newReplays() *replays { return &replays{byKey: map[string]replay{}} }
 
-// do returns the kept answer of key, or computes, keeps and returns it.
-func (p *replays) do(key string, compute func(*bytes.Buffer) error) ([]byte, error) {
+// do returns the kept answer of key, when it was for request, or computes,
+// keeps and returns it. A key kept for another request is a conflict.
+func (p *replays) do(key, request string, compute func(*bytes.Buffer) error) ([]byte, error) {
 	now := time.Now()
-	p.mu.Lock()
-	if r, ok := p.byKey[key]; ok && now.Before(r.expires) {
-		p.mu.Unlock()
-		return r.body, nil
-	}
-	p.mu.Unlock()
-	v, err, _ := p.flights.Do(key, func() (any, error) {
+	kept := func() (replay, bool) {
 		p.mu.Lock()
-		if r, ok := p.byKey[key]; ok && now.Before(r.expires) {
-			p.mu.Unlock()
-			return r.body, nil
+		defer p.mu.Unlock()
+		r, ok := p.byKey[key]
+		return r, ok && now.Before(r.expires)
+	}
+	if r, ok := kept(); ok {
+		return r.answer(request)
+	}
+	v, err, _ := p.flights.Do(key, func() (any, error) {
+		if r, ok := kept(); ok {
+			return r, nil
 		}
-		p.mu.Unlock()
 		var buf bytes.Buffer
 		if err := compute(&buf); err != nil {
 			return nil, err
@@ -155,11 +160,21 @@ func (p *replays) do(key string, compute func(*bytes.Buffer) error) ([]byte, err
 				}
 			}
 		}
-		p.byKey[key] = replay{body: buf.Bytes(), expires: now.Add(replayFor)}
-		return buf.Bytes(), nil
+		r := replay{request: request, body: buf.Bytes(), expires: now.Add(replayFor)}
+		p.byKey[key] = r
+		return r, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return v.([]byte), nil
+	return v.(replay).answer(request)
+}
+
+// answer is the kept answer, when it was for request.
+func (r replay) answer(request string) ([]byte, error) {
+	if r.request != request {
+		return nil, &httpError{status: http.StatusConflict, code: "conflict",
+			msg: "the Idempotency-Key was sent before with other parameters; nothing is recorded: use a new key for a new request"}
+	}
+	return r.body, nil
 }

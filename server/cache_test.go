@@ -102,4 +102,12 @@ func TestRecordedCompareReplaysWithTheSameKey(t *testing.T) {
 	status, _ = ts.do(t, "POST", path, ts.token(t, store.TokenWriter, ""), nil, "Idempotency-Key", "gate-1")
 	require.Equal(t, 200, status)
 	require.Equal(t, 4, history())
+	// The same key with other parameters is another request: refused, and
+	// nothing recorded, rather than recorded anew or answered as the first.
+	status, b := ts.do(t, "POST", path+"&seed=9", w, nil, "Idempotency-Key", "gate-1")
+	require.Equal(t, 409, status, string(b))
+	code, msg := apiError(t, b)
+	require.Equal(t, "conflict", code)
+	require.Contains(t, msg, "Idempotency-Key was sent before with other parameters")
+	require.Equal(t, 4, history())
 }

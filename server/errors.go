@@ -62,7 +62,7 @@ func classify(err error) *httpError {
 	case errors.Is(err, store.ErrBadInput), errors.Is(err, store.ErrBadFilter), errors.Is(err, scores.ErrBadInput), errors.Is(err, evaluate.ErrBadInput),
 		errors.Is(err, store.ErrUnknownMetric), errors.Is(err, store.ErrNoUnits), errors.Is(err, compare.ErrInvalid), errors.Is(err, compare.ErrNothingShared),
 		errors.Is(err, compare.ErrNotApplicable), errors.Is(err, compare.ErrNoEvaluations), errors.Is(err, scores.ErrUnknownFormat),
-		errors.Is(err, stats.ErrBadParameter), errors.Is(err, stats.ErrTooFew), errors.Is(err, request.ErrInvalid), errors.Is(err, evaluate.ErrBadMetric):
+		errors.Is(err, stats.ErrBadParameter), errors.Is(err, stats.ErrTooFew), errors.Is(err, request.ErrInvalid), errors.Is(err, evaluate.ErrBadMetric), errors.Is(err, evaluate.ErrBadDebug):
 		return &httpError{status: http.StatusUnprocessableEntity, code: "invalid_input", msg: err.Error()}
 	case errors.Is(err, store.ErrSchemaTooNew):
 		return &httpError{status: http.StatusServiceUnavailable, code: "read_only", msg: err.Error()}

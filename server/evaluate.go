@@ -20,7 +20,7 @@ func (s *Server) evaluate(w http.ResponseWriter, r *http.Request, c *caller) err
 	if err != nil {
 		return err
 	}
-	metrics, noValidate := opts.Metrics, req.NoValidate
+	noValidate := req.NoValidate
 	if !req.NoLog {
 		opts.Log.IdempotencyKey = r.Header.Get("Idempotency-Key")
 		opts.Store = s.store
@@ -41,7 +41,7 @@ func (s *Server) evaluate(w http.ResponseWriter, r *http.Request, c *caller) err
 		return badRequest("the parts items and targets are required (scores and sample_ids are optional)")
 	}
 	src, err := evaluate.OpenNumPyRankings(files["items"], files["scores"], files["targets"], files["sample_ids"],
-		evaluate.RankingOptions{Width: evaluate.RequiredK(metrics), SkipValidation: noValidate})
+		evaluate.RankingOptions{Width: opts.RequiredK(), SkipValidation: noValidate})
 	if err != nil {
 		return partNames(err, files)
 	}

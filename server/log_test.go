@@ -197,7 +197,7 @@ func TestLogOverHTTP(t *testing.T) {
 	status, b = ts.do(t, "POST", "/api/v1/evaluations?experiment=e&eval_set=test", w, strings.NewReader(csv), "Content-Type", "text/csv")
 	require.Equal(t, 422, status)
 	_, msg := apiError(t, b)
-	require.Equal(t, "log needs run", msg, "the message of verdict log without --run, spelled as the API spells it")
+	require.Equal(t, "run is required", msg, "the message of verdict log without --run, spelled as the API spells it")
 	require.Equal(t, stored, ts.evaluations(t), "no bad request stored anything")
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/request"
@@ -43,4 +45,28 @@ func (s *Server) finder(c *caller) compare.Finder {
 		}
 		return e, nil
 	}
+}
+
+// checkText refuses a request whose query, path or Idempotency-Key holds a
+// NUL byte or text that is not UTF-8: no name can hold one, and the
+// database refuses them.
+func checkText(r *http.Request) error {
+	bad := func(s string) bool { return !utf8.ValidString(s) || strings.ContainsRune(s, 0) }
+	if bad(r.URL.Path) {
+		return badRequest("the path holds a NUL byte or is not UTF-8")
+	}
+	if bad(r.Header.Get("Idempotency-Key")) {
+		return badRequest("header Idempotency-Key holds a NUL byte or is not UTF-8")
+	}
+	for name, vs := range r.URL.Query() {
+		if bad(name) {
+			return badRequest("a parameter's name holds a NUL byte or is not UTF-8")
+		}
+		for _, v := range vs {
+			if bad(v) {
+				return badRequest("parameter %s holds a NUL byte or is not UTF-8", name)
+			}
+		}
+	}
+	return nil
 }

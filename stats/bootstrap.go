@@ -633,3 +633,7 @@ func accurateSum(x []float64) float64 {
 	}
 	return sum + comp
 }
+
+// SetContext sets the Context that cancels the resampling: a front door's
+// way of saying it, beside the declared options.
+func (o *BootstrapOptions) SetContext(ctx context.Context) { o.Context = ctx }

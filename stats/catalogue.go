@@ -46,7 +46,7 @@ func Methods() []Method {
 		columnMethod("five-by-two", "5x2cv paired t-test (Dietterich)", "diffs", "diffs: 10 numbers, repetition-major (rep1 fold1, rep1 fold2, rep2 fold1, ...)",
 			func(diffs []float64, _ struct{}) (FiveByTwoResult, error) { return FiveByTwoCVT(diffs) }),
 		pairMethod("wilcoxon", "Wilcoxon signed-rank test, exact or normal approximation", Wilcoxon),
-		method("friedman", "Friedman test across K models, Iman-Davenport, Nemenyi critical difference and Holm against a control",
+		NewMethod("friedman", "Friedman test across K models, Iman-Davenport, Nemenyi critical difference and Holm against a control",
 			"scores: one row per block (data set or fold), one column per model; names (optional). In CSV, one column per model, named in the header.",
 			func(in *columns.Columns, o FriedmanOptions) (any, error) {
 				scores, names, err := in.Matrix("scores")
@@ -58,7 +58,7 @@ func Methods() []Method {
 			}),
 		foldsMethod("bayes-t", "Bayesian correlated t-test (Corani & Benavoli) with a region of practical equivalence, and its decision",
 			BayesCorrelatedTDiffs, BayesCorrelatedT),
-		method("delong", "DeLong test for two correlated AUCs", "labels (0/1), left, right (scores; higher means positive)",
+		NewMethod("delong", "DeLong test for two correlated AUCs", "labels (0/1), left, right (scores; higher means positive)",
 			func(in *columns.Columns, o DeLongOptions) (any, error) {
 				labels, err := in.Floats("labels", true)
 				if err != nil {
@@ -70,7 +70,7 @@ func Methods() []Method {
 				}
 				return DeLong(labels, left, right, o)
 			}),
-		method("mcnemar", "McNemar test on paired 0/1 correctness, exact or chi-squared", "left, right (0/1 correct per sample), or b and c (the discordant counts)",
+		NewMethod("mcnemar", "McNemar test on paired 0/1 correctness, exact or chi-squared", "left, right (0/1 correct per sample), or b and c (the discordant counts)",
 			func(in *columns.Columns, o McNemarOptions) (any, error) {
 				if in.Has("b") || in.Has("c") {
 					counts, err := in.Counts("b", "c")
@@ -93,7 +93,7 @@ func Methods() []Method {
 		flagsMethod("mde", "minimum difference a paired test detects with n units; without --variance, the worst case for 0/1-bounded scores",
 			MinimumDetectableDifference),
 		columnMethod("bootstrap", "bootstrap confidence interval of a mean", "values", "values", Bootstrap),
-		method("randomization", "paired sign-flip randomization test; with units, whole units flip", "left, right; units (optional)",
+		NewMethod("randomization", "paired sign-flip randomization test; with units, whole units flip", "left, right; units (optional)",
 			func(in *columns.Columns, o RandomizationOptions) (any, error) {
 				left, right, units, err := in.PairUnits()
 				if err != nil {
@@ -104,9 +104,11 @@ func Methods() []Method {
 	}
 }
 
-// method is a test whose options are the request O: Run takes a *O, checks
-// it and gives run its value.
-func method[O any](name, usage, inputs string, run func(in *columns.Columns, o O) (any, error)) Method {
+// NewMethod is a test whose options are the request O: Run takes a *O,
+// checks it (by its Check method, if it has one) and gives run its value.
+// Packages whose tests take options of their own (classify, compare) make
+// their catalogue entries with it.
+func NewMethod[O any](name, usage, inputs string, run func(in *columns.Columns, o O) (any, error)) Method {
 	m := Method{Name: name, Usage: usage, Inputs: inputs, Options: func() any { return new(O) }}
 	m.Run = func(opts any, in *columns.Columns) (any, error) {
 		o, ok := opts.(*O)
@@ -126,7 +128,7 @@ func method[O any](name, usage, inputs string, run func(in *columns.Columns, o O
 
 // pairMethod is a test of the columns left and right.
 func pairMethod[O, R any](name, usage string, f func(left, right []float64, o O) (R, error)) Method {
-	return method(name, usage, "left, right", func(in *columns.Columns, o O) (any, error) {
+	return NewMethod(name, usage, "left, right", func(in *columns.Columns, o O) (any, error) {
 		left, right, err := in.Pair()
 		if err != nil {
 			return nil, err
@@ -138,7 +140,7 @@ func pairMethod[O, R any](name, usage string, f func(left, right []float64, o O)
 // foldsMethod is a test of per-fold differences, or of the scores left and
 // right of each fold.
 func foldsMethod[O, R any](name, usage string, ofDiffs func([]float64, O) (R, error), ofPair func(left, right []float64, o O) (R, error)) Method {
-	return method(name, usage, "left, right (one score per fold), or diffs", func(in *columns.Columns, o O) (any, error) {
+	return NewMethod(name, usage, "left, right (one score per fold), or diffs", func(in *columns.Columns, o O) (any, error) {
 		diffs, left, right, err := in.DiffsOrPair()
 		if err != nil {
 			return nil, err
@@ -152,7 +154,7 @@ func foldsMethod[O, R any](name, usage string, ofDiffs func([]float64, O) (R, er
 
 // columnMethod is a test of one column of numbers.
 func columnMethod[O, R any](name, usage, column, inputs string, f func([]float64, O) (R, error)) Method {
-	return method(name, usage, inputs, func(in *columns.Columns, o O) (any, error) {
+	return NewMethod(name, usage, inputs, func(in *columns.Columns, o O) (any, error) {
 		values, err := in.Floats(column, true)
 		if err != nil {
 			return nil, err
@@ -163,5 +165,5 @@ func columnMethod[O, R any](name, usage, column, inputs string, f func([]float64
 
 // flagsMethod is a test of its options alone: it reads no columns.
 func flagsMethod[O, R any](name, usage string, f func(O) (R, error)) Method {
-	return method(name, usage, "", func(_ *columns.Columns, o O) (any, error) { return f(o) })
+	return NewMethod(name, usage, "", func(_ *columns.Columns, o O) (any, error) { return f(o) })
 }

@@ -150,6 +150,22 @@ type EvaluationFilter struct {
 	Limit      int    `req:"limit" short:"n" default:"100" arg:"N" help:"at most N evaluations, newest first; 0 for all"` // 0 means no limit
 }
 
+// EvaluationView is how to show one evaluation, as the front doors take
+// it (package request).
+type EvaluationView struct {
+	Debug bool `req:"debug" help:"also show the debug rows logged by evaluate's debug_users or debug_sample_ids"`
+}
+
+// Get returns evaluation id, and with Debug, its debug rows.
+func (v EvaluationView) Get(ctx context.Context, s *Store, id int64) (*Evaluation, []byte, error) {
+	e, err := s.GetEvaluation(ctx, id)
+	if err != nil || !v.Debug {
+		return e, nil, err
+	}
+	debug, err := s.DebugRows(ctx, id)
+	return e, debug, err
+}
+
 // ListEvaluations returns the evaluations matching f, newest first.
 func (s *Store) ListEvaluations(ctx context.Context, f EvaluationFilter) ([]Evaluation, error) {
 	limit := int64(f.Limit)

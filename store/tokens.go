@@ -48,6 +48,28 @@ func ParseTokenRole(s string) (TokenRole, error) {
 	return "", fmt.Errorf("%w: a token's role is reader, writer or admin, not %q", ErrBadInput, s)
 }
 
+// NewToken is a token to create, as the front doors take it (package
+// request).
+type NewToken struct {
+	Name       string `req:"name" required:"true" arg:"NAME" help:"who or what uses the token"`
+	Role       string `req:"role" required:"true" arg:"ROLE" help:"what the token may do: read; read, log and compare; or that and manage tokens"`
+	Experiment string `req:"experiment" short:"e" arg:"NAME" help:"limit the token to this experiment"`
+}
+
+// Choices lists the roles.
+func (NewToken) Choices() map[string][]string {
+	return map[string][]string{"role": {string(TokenReader), string(TokenWriter), string(TokenAdmin)}}
+}
+
+// Create creates the token, and returns it with its secret, shown once.
+func (n NewToken) Create(ctx context.Context, s *Store) (*Token, string, error) {
+	role, err := ParseTokenRole(n.Role)
+	if err != nil {
+		return nil, "", err
+	}
+	return s.CreateToken(ctx, n.Name, role, n.Experiment)
+}
+
 // Token is an API token as stored: never its secret.
 type Token struct {
 	ID         int64      `json:"id"`

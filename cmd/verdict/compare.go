@@ -7,15 +7,16 @@ import (
 
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/request/cliflag"
 )
 
 func compareCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "compare",
 		Usage:       "is the winner real? pair two evaluations user by user and test the difference",
-		ArgsUsage:   argsUsage(compare.Request{}),
+		ArgsUsage:   cliflag.ArgsUsage(compare.Request{}),
 		Description: help("compare"),
-		Flags: append(requestFlags(compare.Request{}),
+		Flags: append(cliflag.Flags(compare.Request{}),
 			reportFormatFlag(),
 			plotFlag("a forest plot of the differences, one row per metric"),
 			&cli.BoolFlag{Name: "no-record", Usage: "do not record the comparison in the history"},
@@ -26,7 +27,7 @@ func compareCommand() *cli.Command {
 
 func runCompare(c *cli.Context) error {
 	var req compare.Request
-	if err := decode(c, &req); err != nil {
+	if err := cliflag.Decode(c, &req); err != nil {
 		return err
 	}
 	record := !c.Bool("no-record")

@@ -7,22 +7,23 @@ import (
 
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/request/cliflag"
 )
 
 func diffCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "diff",
 		Usage:       "per-user drill-down: which users moved most between two evaluations",
-		ArgsUsage:   argsUsage(compare.DiffRequest{}),
+		ArgsUsage:   cliflag.ArgsUsage(compare.DiffRequest{}),
 		Description: help("diff"),
-		Flags: append(requestFlags(compare.DiffRequest{}),
+		Flags: append(cliflag.Flags(compare.DiffRequest{}),
 			&cli.StringFlag{Name: "out", Usage: "write every pair (sample_id, baseline, candidate, difference) to CSV `FILE`"},
 			reportFormatFlag(),
 			plotFlag("a histogram of the per-user differences"),
 		),
 		Action: func(c *cli.Context) error {
 			var req compare.DiffRequest
-			if err := decode(c, &req); err != nil {
+			if err := cliflag.Decode(c, &req); err != nil {
 				return err
 			}
 			format, st, err := prepare(c)

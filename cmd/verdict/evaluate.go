@@ -6,6 +6,7 @@ import (
 	"github.com/verdict-ml/verdict/evaluate"
 	"github.com/verdict-ml/verdict/internal/progress"
 	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/request/cliflag"
 )
 
 func evaluateCommand() *cli.Command {
@@ -31,7 +32,7 @@ func evaluateCommand() *cli.Command {
 			connectionsFlag(),
 			&cli.StringFlag{Name: "params-file", Usage: "JSON object `FILE` of run parameters (--param wins)"},
 			idempotencyKeyFlag(),
-		}, requestFlags(evaluate.Request{})...),
+		}, cliflag.Flags(evaluate.Request{})...),
 		Action: runEvaluate,
 	}
 }
@@ -45,7 +46,7 @@ func runEvaluate(c *cli.Context) error {
 		return err
 	}
 	var req evaluate.Request
-	if err := decodeFlags(c, &req); err != nil {
+	if err := cliflag.DecodeFlags(c, &req); err != nil {
 		return err
 	}
 	opts, err := req.Options(false, c.String("params-file"))
@@ -60,9 +61,12 @@ func runEvaluate(c *cli.Context) error {
 			opts.Log.RequestDigest = requestDigest(c)
 		}
 	}
-	src, err := openRankings(c, evaluate.RankingOptions{Width: evaluate.RequiredK(metrics), SkipValidation: req.NoValidate})
+	f := c.String
+	in := evaluate.Inputs{Items: f("items"), Scores: f("scores"), Targets: f("targets"), SampleIDs: f("sample-ids"),
+		TRECRun: f("trec-run"), TRECQrels: f("trec-qrels"), Predictions: f("predictions")}
+	src, err := in.Open(evaluate.RankingOptions{Width: opts.RequiredK(), SkipValidation: req.NoValidate})
 	if err != nil {
-		return err
+		return requestError(req, err)
 	}
 	defer src.Close()
 	if logIt {
@@ -80,48 +84,8 @@ func runEvaluate(c *cli.Context) error {
 	res, err := evaluate.Run(c.Context, src, opts)
 	lg.End(err)
 	if err != nil {
-		return withHint(err) // exit code 2, as every error
+		return requestError(req, err) // exit code 2, as every error
 	}
 	report.MissingRankings(c.App.ErrWriter, src)
 	return report.Evaluation(c.App.Writer, format, res)
-}
-
-// openRankings opens the ranking input the flags name.
-func openRankings(c *cli.Context, opts evaluate.RankingOptions) (evaluate.Rankings, error) {
-	f := c.String
-	numpy, trec, table := f("items")+f("scores")+f("sample-ids") != "", f("trec-run")+f("trec-qrels") != "", f("predictions") != ""
-	var src evaluate.Rankings
-	var err error
-	switch {
-	case numpy && trec || numpy && table || trec && table:
-		return nil, userError("give one input: NumPy (--items), TREC (--trec-run) or long tables (--predictions)")
-	case numpy && (f("items") == "" || f("targets") == ""):
-		return nil, userError("NumPy input needs --items and --targets (--scores and --sample-ids are optional)")
-	case numpy:
-		src, err = evaluate.OpenNumPyRankings(f("items"), f("scores"), f("targets"), f("sample-ids"), opts)
-	case trec && (f("trec-run") == "" || f("trec-qrels") == ""):
-		return nil, userError("TREC input needs both --trec-run and --trec-qrels")
-	case trec:
-		src, err = evaluate.OpenTRECRankings(f("trec-run"), f("trec-qrels"), opts)
-	case table && f("targets") == "":
-		return nil, userError("--predictions needs --targets (a sample_id,item table)")
-	case table:
-		src, err = evaluate.OpenTableRankings(f("predictions"), f("targets"), opts)
-	default:
-		return nil, userError("no input: give --items and --targets, --trec-run and --trec-qrels, or --predictions and --targets (see 'verdict evaluate --help')")
-	}
-	if err != nil {
-		return nil, cli.Exit(err.Error(), exitError)
-	}
-	return src, nil
-}
-
-// startProgress shows the progress of reading src as --progress and --quiet
-// ask, for the command named cmd, and returns a function that stops it.
-func startProgress(c *cli.Context, cmd string, src progress.Source) (stop func(), err error) {
-	lg, err := progress.Begin(c.App.ErrWriter, src, progress.Options{Command: cmd, Mode: c.String("progress"), Quiet: c.Bool("quiet")})
-	if err != nil {
-		return nil, userError("%v", err)
-	}
-	return func() { lg.End(nil) }, nil
 }

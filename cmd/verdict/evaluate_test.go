@@ -105,7 +105,7 @@ func TestEvaluateRefusesBadUsage(t *testing.T) {
 		{name: "bad metric", args: []string{"evaluate", "--no-log", "--metrics", "ndgc@10", "--items", "x.npy", "--targets", "y.npz"},
 			want: "verdict: bad metric \"ndgc@10\": unknown name \"ndgc\"; the metrics are ndcg, recall, calibrated_recall, precision, hit_rate, mrr, map and coverage\n"},
 		{name: "no input", args: []string{"evaluate", "--no-log"},
-			want: "verdict: no input: give --items and --targets, --trec-run and --trec-qrels, or --predictions and --targets (see 'verdict evaluate --help')\n"},
+			want: "verdict: no input: give --items and --targets, --trec-run and --trec-qrels, or --predictions and --targets\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

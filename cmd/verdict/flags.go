@@ -9,49 +9,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/report"
 	"github.com/verdict-ml/verdict/store"
 )
 
 // Flags shared by several commands. Each call makes a new flag: urfave/cli
 // records parsing state in the flag value itself.
-
-func confidenceFlag() cli.Flag {
-	return &cli.Float64Flag{Name: "confidence", Value: 0.95, Usage: "`LEVEL` of the confidence interval"}
-}
-func alphaFlag() cli.Flag {
-	return &cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance `LEVEL`"}
-}
-func powerFlag() cli.Flag {
-	return &cli.Float64Flag{Name: "power", Value: 0.8, Usage: "wanted `POWER`"}
-}
-func resamplesFlag() cli.Flag {
-	return &cli.IntFlag{Name: "resamples", Value: 2000, Usage: "bootstrap resamples and sign flips `B`, at most 1000000"}
-}
-func seedFlag() cli.Flag {
-	return &cli.Uint64Flag{Name: "seed", Value: 0, Usage: "random `SEED`: the same seed gives the same output, bit for bit"}
-}
-func nTrainFlag() cli.Flag {
-	return &cli.IntFlag{Name: "n-train", Usage: "training set size `N` of each fold"}
-}
-func nTestFlag() cli.Flag {
-	return &cli.IntFlag{Name: "n-test", Usage: "test set size `N` of each fold"}
-}
-func experimentFlag(usage string) cli.Flag {
-	return &cli.StringFlag{Name: "experiment", Aliases: []string{"e"}, Usage: usage}
-}
-func evalSetFlag() cli.Flag {
-	return &cli.StringFlag{Name: "eval-set", Aliases: []string{"s"}, Usage: "evaluation set `NAME` of the runs' evaluations (default: their only one)"}
-}
-func allowDifferentTargetsFlag(verb string) cli.Flag {
-	return &cli.BoolFlag{Name: "allow-different-targets", Usage: verb + " the units two evaluations share even when their targets differ"}
-}
-
-// compareOptions reads the flags every statistical command shares.
-func compareOptions(c *cli.Context) compare.Options {
-	return compare.Options{Alpha: c.Float64("alpha"), Confidence: c.Float64("confidence"), Resamples: c.Int("resamples"), Seed: c.Uint64("seed")}
-}
 
 // reportFormatFlag is the --format of report commands.
 func reportFormatFlag() cli.Flag {

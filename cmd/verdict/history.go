@@ -10,6 +10,7 @@ import (
 
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/request/cliflag"
 	"github.com/verdict-ml/verdict/store"
 )
 
@@ -18,14 +19,17 @@ func historyCommand() *cli.Command {
 		Name:        "history",
 		Usage:       "list recorded comparisons, newest first",
 		Description: help("history"),
-		Flags: append(requestFlags(compare.HistoryQuery{}),
+		Flags: append(append(cliflag.Flags(compare.HistoryQuery{}),
 			reportFormatFlag(),
 			plotFlag("the --metric's value of every evaluation compared, over time, with bootstrap intervals"),
-			confidenceFlag(), resamplesFlag(), seedFlag(),
-		),
+		), cliflag.Flags(compare.Intervals{})...),
 		Action: func(c *cli.Context) error {
 			var q compare.HistoryQuery
-			if err := decode(c, &q); err != nil {
+			var plot compare.Intervals
+			if err := cliflag.Decode(c, &q); err != nil {
+				return err
+			}
+			if err := cliflag.Decode(c, &plot); err != nil {
 				return err
 			}
 			f, err := q.Filter(time.Now())
@@ -45,7 +49,7 @@ func historyCommand() *cli.Command {
 				return err
 			}
 			if err := savePlot(c, func() (*report.Figure, error) {
-				opts := compareOptions(c)
+				opts := plot.Options()
 				points, err := compare.ValuesOverTime(c.Context, st, hist, f.Metric, opts)
 				if err != nil {
 					return nil, err
@@ -80,19 +84,17 @@ func showCommand() *cli.Command {
 					return report.Recorded(c.App.Writer, format, h)
 				}),
 			showSubcommand("evaluation", "show a logged evaluation: its run, counts, protocol (eval draws included), means and, with --debug, its debug rows",
-				[]cli.Flag{&cli.BoolFlag{Name: "debug", Usage: "also show the debug rows logged by 'verdict evaluate --debug-users' or '--debug-sample-ids'"}},
+				cliflag.Flags(store.EvaluationView{}),
 				func(c *cli.Context, st *store.Store, id int64, format string) error {
-					e, err := st.GetEvaluation(c.Context, id)
+					var view store.EvaluationView
+					if err := cliflag.DecodeFlags(c, &view); err != nil {
+						return err
+					}
+					e, debug, err := view.Get(c.Context, st, id)
 					if err != nil {
 						return err
 					}
-					var debug []byte
-					if c.Bool("debug") {
-						if debug, err = st.DebugRows(c.Context, id); err != nil {
-							return err
-						}
-					}
-					return report.ShowEvaluation(c.App.Writer, format, e, debug, c.Bool("debug"))
+					return report.ShowEvaluation(c.App.Writer, format, e, debug, view.Debug)
 				}),
 		},
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/request/cliflag"
 )
 
 func leaderboardCommand() *cli.Command {
@@ -12,13 +13,13 @@ func leaderboardCommand() *cli.Command {
 		Name:        "leaderboard",
 		Usage:       "runs ranked by a metric, each with its interval and its paired difference to the best",
 		Description: help("leaderboard"),
-		Flags: append(requestFlags(compare.LeaderboardRequest{}),
+		Flags: append(cliflag.Flags(compare.LeaderboardRequest{}),
 			reportFormatFlag(),
 			plotFlag("a forest plot of each run's difference to the reference"),
 		),
 		Action: func(c *cli.Context) error {
 			var req compare.LeaderboardRequest
-			if err := decode(c, &req); err != nil {
+			if err := cliflag.Decode(c, &req); err != nil {
 				return err
 			}
 			format, st, err := prepare(c)

@@ -8,7 +8,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/verdict-ml/verdict/classify"
+	"github.com/verdict-ml/verdict/internal/progress"
 	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/request/cliflag"
 	"github.com/verdict-ml/verdict/scores"
 	"github.com/verdict-ml/verdict/store"
 )
@@ -21,7 +23,7 @@ func logCommand() *cli.Command {
 		Usage:       "store per-user scores computed elsewhere, or a classifier's predictions, as one evaluation of a run",
 		ArgsUsage:   "FILE | --predictions FILE",
 		Description: help("log"),
-		Flags: append(requestFlags(scores.LogRequest{}),
+		Flags: append(cliflag.Flags(scores.LogRequest{}),
 			&cli.StringFlag{Name: "params-file", Usage: "JSON object `FILE` of run parameters (--param wins)"},
 			idempotencyKeyFlag(), connectionsFlag(),
 			&cli.StringFlag{Name: "labels", Usage: "CSV `FILE` of sample_id,label (0/1) recorded with the evaluation set, for 'verdict compare --method delong'"},
@@ -34,7 +36,7 @@ func logCommand() *cli.Command {
 
 func runLog(c *cli.Context) error {
 	var req scores.LogRequest
-	if err := decodeFlags(c, &req); err != nil {
+	if err := cliflag.DecodeFlags(c, &req); err != nil {
 		return err
 	}
 	predictions := c.String("predictions")
@@ -71,12 +73,12 @@ func runLog(c *cli.Context) error {
 	}
 	defer in.Close()
 	return withStore(c, func(st *store.Store) error {
-		stop, err := startProgress(c, "log", in)
+		lg, err := progress.Begin(c.App.ErrWriter, in, progress.Options{Command: "log", Mode: c.String("progress"), Quiet: c.Bool("quiet")})
 		if err != nil {
-			return err
+			return userError("%v", err)
 		}
 		logged, err := in.Log(c.Context, st, ev)
-		if stop(); err != nil {
+		if lg.End(nil); err != nil {
 			return err // exit code 2, as every error
 		}
 		return report.Logged(c.App.Writer, outFormat, logged)

@@ -21,6 +21,7 @@ import (
 	"github.com/verdict-ml/verdict/evaluate"
 	"github.com/verdict-ml/verdict/internal/flagorder"
 	"github.com/verdict-ml/verdict/internal/progress"
+	"github.com/verdict-ml/verdict/request/cliflag"
 	"github.com/verdict-ml/verdict/scores"
 	"github.com/verdict-ml/verdict/store"
 )
@@ -106,6 +107,12 @@ func userError(format string, args ...any) error {
 // withHint adds what the command line can do about an error from the
 // libraries, whose messages name no flags: the flag that lifts a refusal,
 // or names what was missing.
+// requestError spells a request's error as the command line does (see
+// cliflag.Spell), with the command line's hints.
+func requestError(req any, err error) error {
+	return withHint(cliflag.Spell(req, err))
+}
+
 func withHint(err error) error {
 	switch {
 	case errors.Is(err, store.ErrNotComparable):

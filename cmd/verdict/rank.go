@@ -5,22 +5,23 @@ import (
 
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/request/cliflag"
 )
 
 func rankCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "rank",
 		Usage:       "rank several evaluations with a Friedman test over the units they share",
-		ArgsUsage:   argsUsage(compare.RankRequest{}),
+		ArgsUsage:   cliflag.ArgsUsage(compare.RankRequest{}),
 		Description: help("rank"),
-		Flags: append(requestFlags(compare.RankRequest{}),
+		Flags: append(cliflag.Flags(compare.RankRequest{}),
 			reportFormatFlag(),
 			plotFlag("a critical-difference diagram"),
 			&cli.BoolFlag{Name: "no-record", Usage: "do not record the ranking in the history"},
 		),
 		Action: func(c *cli.Context) error {
 			var req compare.RankRequest
-			if err := decode(c, &req); err != nil {
+			if err := cliflag.Decode(c, &req); err != nil {
 				return err
 			}
 			format, st, err := prepare(c)

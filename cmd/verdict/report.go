@@ -11,6 +11,7 @@ import (
 
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/request/cliflag"
 	"github.com/verdict-ml/verdict/store"
 )
 
@@ -19,7 +20,7 @@ func reportCommand() *cli.Command {
 		Name:        "report",
 		Usage:       "write one self-contained HTML report of an experiment",
 		Description: help("report"),
-		Flags: append(requestFlags(compare.ExperimentRequest{}),
+		Flags: append(cliflag.Flags(compare.ExperimentRequest{}),
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "HTML `FILE` to write (required)"},
 		),
 		Action: runReport,
@@ -28,7 +29,7 @@ func reportCommand() *cli.Command {
 
 func runReport(c *cli.Context) error {
 	var req compare.ExperimentRequest
-	if err := decode(c, &req); err != nil {
+	if err := cliflag.Decode(c, &req); err != nil {
 		return err
 	}
 	out := c.String("out")

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/request/cliflag"
 	"github.com/verdict-ml/verdict/store"
 )
 
@@ -14,7 +15,7 @@ func runsCommand() *cli.Command {
 		Name:        "runs",
 		Usage:       "search runs by params, tags and metrics, and list them with their evaluations",
 		Description: help("runs"),
-		Flags: append(requestFlags(store.RunQuery{}),
+		Flags: append(cliflag.Flags(store.RunQuery{}),
 			reportFormatFlag(),
 		),
 		Action: func(c *cli.Context) error {
@@ -22,7 +23,7 @@ func runsCommand() *cli.Command {
 				return err
 			}
 			var q store.RunQuery
-			if err := decode(c, &q); err != nil {
+			if err := cliflag.Decode(c, &q); err != nil {
 				return err
 			}
 			format, st, err := prepare(c)

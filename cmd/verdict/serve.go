@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/request/cliflag"
 	"github.com/verdict-ml/verdict/server"
 	"github.com/verdict-ml/verdict/store"
 )
@@ -18,12 +19,12 @@ func serveCommand() *cli.Command {
 		Name:        "serve",
 		Usage:       "serve the HTTP API and the web view of the database verdict uses",
 		Description: help("serve"),
-		Flags:       requestFlags(server.Options{}),
+		Flags:       cliflag.Flags(server.Options{}),
 		Action: func(c *cli.Context) error {
 			var o server.Options
 			if err := noArgs(c, "serve takes no arguments"); err != nil {
 				return err
-			} else if err := decode(c, &o); err != nil {
+			} else if err := cliflag.Decode(c, &o); err != nil {
 				return err
 			}
 			cfg, err := o.Config(slog.New(slog.NewJSONHandler(c.App.ErrWriter, nil)))
@@ -66,18 +67,14 @@ func tokenCommand() *cli.Command {
 		Subcommands: []*cli.Command{
 			{
 				Name: "create", Usage: "create a token and print its secret, once",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "name", Required: true, Usage: "`NAME` saying who or what uses the token"},
-					&cli.StringFlag{Name: "role", Required: true, Usage: "`ROLE`: reader, writer or admin"},
-					&cli.StringFlag{Name: "experiment", Aliases: []string{"e"}, Usage: "limit the token to experiment `NAME`"},
-				},
+				Flags: cliflag.Flags(store.NewToken{}),
 				Action: func(c *cli.Context) error {
-					role, err := store.ParseTokenRole(c.String("role"))
-					if err != nil {
-						return userError("--role: %v", err)
+					var req store.NewToken
+					if err := cliflag.Decode(c, &req); err != nil {
+						return err
 					}
 					return withStore(c, func(st *store.Store) error {
-						t, secret, err := st.CreateToken(c.Context, c.String("name"), role, c.String("experiment"))
+						t, secret, err := req.Create(c.Context, st)
 						if err == nil {
 							report.TokenCreated(c.App.Writer, c.App.ErrWriter, t, secret)
 						}

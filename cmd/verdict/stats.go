@@ -1,23 +1,31 @@
 package main
 
 import (
+	"context"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/verdict-ml/verdict/classify"
+	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/internal/columns"
 	"github.com/verdict-ml/verdict/report"
+	"github.com/verdict-ml/verdict/request/cliflag"
 	"github.com/verdict-ml/verdict/stats"
 )
 
-// statsMethod is one `verdict stats METHOD` subcommand: a test of the
-// catalogue (stats.Methods), or one whose options are not all package
-// stats' (stats_methods.go).
-type statsMethod struct {
-	stats.Method
-	// run, when not nil, runs the method instead of Method.Run, for a
-	// method that reads the command line itself (which flags were given).
-	run func(c *cli.Context, opts any, in *columns.Columns) (any, error)
+// statsMethods are the subcommands of `verdict stats`: the tests of the
+// catalogue (stats.Methods), with classify's paired-bootstrap after
+// bootstrap, and compare's test of keyed scores last.
+func statsMethods() []stats.Method {
+	var ms []stats.Method
+	for _, m := range stats.Methods() {
+		ms = append(ms, m)
+		if m.Name == "bootstrap" {
+			ms = append(ms, classify.PairedBootstrapMethod())
+		}
+	}
+	return append(ms, compare.ScoresMethod(report.Verdict))
 }
 
 func statsCommand() *cli.Command {
@@ -28,7 +36,7 @@ func statsCommand() *cli.Command {
 	}
 	var names []string
 	for _, m := range statsMethods() {
-		flags, help := requestFlags(m.Options()), "No input: flags only."
+		flags, help := cliflag.Flags(m.Options()), "No input: flags only."
 		if m.Inputs != "" { // the methods that take data take it from --input
 			help = "Input (--input FILE or stdin, JSON or CSV): " + m.Inputs
 			flags = append([]cli.Flag{&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "input `FILE` (default: stdin)"},
@@ -51,11 +59,14 @@ func statsCommand() *cli.Command {
 				}
 				// The options are decoded and checked before any input is read.
 				opts := m.Options()
-				if err := decode(c, opts); err != nil {
+				if err := cliflag.Decode(c, opts); err != nil {
 					return err
 				}
 				if err := requestError(opts, m.Check(opts)); err != nil {
 					return err
+				}
+				if o, ok := opts.(interface{ SetContext(context.Context) }); ok {
+					o.SetContext(c.Context)
 				}
 				var in *columns.Columns
 				if m.Inputs != "" {
@@ -64,15 +75,9 @@ func statsCommand() *cli.Command {
 						return err
 					}
 				}
-				var res any
-				var err error
-				if m.run != nil {
-					res, err = m.run(c, opts, in)
-				} else {
-					res, err = m.Run(opts, in)
-				}
+				res, err := m.Run(opts, in)
 				if err != nil {
-					return err // exit code 2, as every error
+					return requestError(opts, err) // exit code 2, as every error
 				}
 				if format == "json" {
 					return report.WriteJSON(c.App.Writer, res)

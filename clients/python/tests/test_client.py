@@ -609,6 +609,29 @@ class ServerTest(unittest.TestCase):
         got = self.c.evaluate(unique("scipy"), "r", "test", items, targets, metrics="hit_rate@1", no_log=True)
         self.assertAlmostEqual(got["aggregates"]["hit_rate@1"], 0.5, places=6)
 
+    @unittest.skipUnless(np is not None, "numpy is not installed")
+    def test_evaluate_without_metrics_takes_the_defaults(self) -> None:
+        # No metrics: calibrated_recall and ndcg at the full width of the
+        # predictions (3), as verdict evaluate without --metrics. User 0
+        # has item 2 relevant at rank 3: recall 1 of min(1, 3) = 1, ndcg
+        # 1/log2(4) = 0.5; user 1 has items 0 and 1 at ranks 1 and 2 of
+        # its top 3: calibrated recall 2/2 = 1, ndcg 1.
+        items = np.array([[5, 4, 2], [0, 1, 3]], dtype=np.int32)
+
+        class CSR:
+            """The targets as a CSR matrix built by hand, as SciPy holds it."""
+
+            format = "csr"
+            shape = (2, 6)
+            indptr = np.array([0, 1, 3])
+            indices = np.array([2, 0, 1], dtype=np.int32)
+            data = np.ones(3, dtype=np.float32)
+
+        got = self.c.evaluate(unique("defaults"), "r", "test", items, CSR(), no_log=True)
+        self.assertEqual(sorted(got["metrics"]), ["calibrated_recall@3", "ndcg@3"])
+        self.assertAlmostEqual(got["aggregates"]["calibrated_recall@3"], 1.0, places=9)
+        self.assertAlmostEqual(got["aggregates"]["ndcg@3"], (0.5 + 1.0) / 2, places=6)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -619,9 +619,11 @@ class Client:
         """Lists the experiments the token may see (GET /api/v1/experiments)."""
         return self._call("GET", "/api/v1/experiments")
 
-    def evaluation(self, evaluation_id: int) -> Dict[str, Any]:
-        """One evaluation, as stored (GET /api/v1/evaluations/{id})."""
-        return self._call("GET", f"/api/v1/evaluations/{int(evaluation_id)}")
+    def evaluation(self, evaluation_id: int, debug: Optional[bool] = None) -> Dict[str, Any]:
+        """One evaluation, as stored (GET /api/v1/evaluations/{id}); with
+        ``debug=True``, also its debug rows (``debug_rows``), logged by
+        ``evaluate(debug_users=..)`` or ``debug_sample_ids``."""
+        return self._call("GET", f"/api/v1/evaluations/{int(evaluation_id)}", [("debug", debug)])
 
     def comparison(self, comparison_id: int) -> Dict[str, Any]:
         """One recorded comparison (GET /api/v1/comparisons/{id})."""

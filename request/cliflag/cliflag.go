@@ -1,8 +1,19 @@
-package main
+// Package cliflag makes a command of urfave/cli read a request (package
+// request): its flags and positional arguments come from the request's
+// declaration, and Decode fills the request with request.Decode, so that
+// the command line takes the same fields, with the same defaults, checks
+// and messages, as the HTTP API. Each field is a flag named as the field in
+// kebab-case (fdr_alpha is --fdr-alpha), but for a positional argument
+// (pos:"1") and a field the command line says its own way (door:"api").
+//
+// Importing the package changes cli.FlagStringer so that a declared flag's
+// help line shows its placeholder, choices and default.
+package cliflag
 
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,10 +22,6 @@ import (
 
 	"github.com/verdict-ml/verdict/request"
 )
-
-// A command's flags and positional arguments come from the declaration of
-// the request it sends (package request), as the HTTP API's parameters
-// do: one name, default, help text and set of rules for every door.
 
 // declared maps each flag made from a request's declaration to its field,
 // for the help text.
@@ -30,9 +37,9 @@ func init() {
 	}
 }
 
-// requestFlags are the flags of the request v's fields that are not
+// Flags are the flags of the request v's fields that are not
 // positional arguments, nor said another way on the command line.
-func requestFlags(v any) []cli.Flag {
+func Flags(v any) []cli.Flag {
 	var flags []cli.Flag
 	for _, f := range request.Fields(v) {
 		if f.Pos != "" || f.APIOnly {
@@ -85,8 +92,8 @@ func flagHelp(f request.Field) string {
 	return names + "\t" + help
 }
 
-// argsUsage is the positional arguments of the request v, for help.
-func argsUsage(v any) string {
+// ArgsUsage is the positional arguments of the request v, for help.
+func ArgsUsage(v any) string {
 	var args []string
 	for _, f := range request.Fields(v) {
 		switch f.Pos {
@@ -100,17 +107,17 @@ func argsUsage(v any) string {
 	return strings.Join(args, " ")
 }
 
-// decode fills the request dst from the command's flags and positional
+// Decode fills the request dst from the command's flags and positional
 // arguments, with request.Decode: the checks and the messages are the
 // API's. A field the command line says its own way is left for the caller
 // to set.
-func decode(c *cli.Context, dst any) error {
+func Decode(c *cli.Context, dst any) error {
 	return decodeArgs(c, dst, true)
 }
 
-// decodeFlags is decode for a command whose positional arguments are not
+// DecodeFlags is Decode for a command whose positional arguments are not
 // the request's: it leaves them to the caller.
-func decodeFlags(c *cli.Context, dst any) error {
+func DecodeFlags(c *cli.Context, dst any) error {
 	return decodeArgs(c, dst, false)
 }
 
@@ -137,27 +144,24 @@ func decodeArgs(c *cli.Context, dst any, withArgs bool) error {
 			vals[pos[0].Name] = args
 		}
 	case len(args) != len(pos) && len(pos) == 0:
-		return userError("unexpected argument %q: %s takes flags only (see 'verdict %s --help')", args[0], c.Command.Name, c.Command.Name)
+		return usagef("unexpected argument %q: %s takes flags only (see '%s %s --help')", args[0], c.Command.Name, c.App.Name, c.Command.Name)
 	case len(args) != len(pos):
-		return userError("%s takes %s, got %d arguments (see 'verdict %s --help')", c.Command.Name, strings.Join(strings.Fields(argsUsage(dst)), " and "), len(args), c.Command.Name)
+		return usagef("%s takes %s, got %d arguments (see '%s %s --help')", c.Command.Name, strings.Join(strings.Fields(ArgsUsage(dst)), " and "), len(args), c.App.Name, c.Command.Name)
 	default:
 		for i, f := range pos {
 			vals[f.Name] = []string{args[i]}
 		}
 	}
-	return requestError(dst, request.Decode(vals, dst))
+	return Spell(dst, request.Decode(vals, dst))
 }
 
-// requestError spells a request's error as the command line does: a field
-// as its flag (--fdr-alpha) or its positional argument (BASELINE), with the
-// command line's hints. It is nil for nil.
-func requestError(req any, err error) error {
+// Spell gives a request's error as the command line says it: a field as
+// its flag (--fdr-alpha) or its positional argument (BASELINE). Other
+// errors, and nil, it returns as they are.
+func Spell(req any, err error) error {
 	var re *request.Error
 	if !errors.As(err, &re) {
-		if err == nil {
-			return nil
-		}
-		return withHint(err)
+		return err
 	}
 	spelled := map[string]string{}
 	for _, f := range request.Fields(req) {
@@ -166,5 +170,14 @@ func requestError(req any, err error) error {
 			spelled[f.Name] = f.Arg
 		}
 	}
-	return cli.Exit(re.Render(func(name string) string { return cmp.Or(spelled[name], "--"+strings.ReplaceAll(name, "_", "-")) }), exitError)
+	return usagef("%s", re.Render(func(name string) string { return cmp.Or(spelled[name], "--"+strings.ReplaceAll(name, "_", "-")) }))
 }
+
+// usageError is a command line the request cannot be read from. It wraps
+// request.ErrInvalid.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+func (e *usageError) Unwrap() error { return request.ErrInvalid }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
