@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -62,6 +63,61 @@ type LeaderboardRow struct {
 	// reference, Candidate for this run, Neither when they cannot be told
 	// apart (and for the reference's own row).
 	Better Side `json:"-"`
+}
+
+// leaderboardRowJSON is a row as JSON has it: the mean a number, with its
+// interval's bounds and level beside it (null bounds for a run logged with
+// its aggregates only).
+type leaderboardRowJSON struct {
+	Rank            int             `json:"rank"`
+	Run             string          `json:"run"`
+	EvaluationID    int64           `json:"evaluation_id"`
+	Mean            float64         `json:"mean"`
+	MeanLow         *float64        `json:"mean_ci_low"`
+	MeanHigh        *float64        `json:"mean_ci_high"`
+	Confidence      float64         `json:"confidence"`
+	Units           int64           `json:"n_units"`
+	Difference      *stats.Interval `json:"difference_to_reference"`
+	PValue          *float64        `json:"p_value"`
+	PAdjusted       *float64        `json:"p_adjusted"`
+	Distinguishable bool            `json:"distinguishable"`
+	SameGroup       bool            `json:"same_group_as_reference"`
+	LoggedAt        time.Time       `json:"logged_at"`
+	AggregatesOnly  bool            `json:"aggregates_only,omitempty"`
+}
+
+// MarshalJSON writes the row with its mean as a number, mean_ci_low and
+// mean_ci_high beside it.
+func (r LeaderboardRow) MarshalJSON() ([]byte, error) {
+	finite := func(x float64) *float64 {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+		return &x
+	}
+	return json.Marshal(leaderboardRowJSON{Rank: r.Rank, Run: r.Run, EvaluationID: r.EvaluationID,
+		Mean: r.Mean.Estimate, MeanLow: finite(r.Mean.Low), MeanHigh: finite(r.Mean.High), Confidence: r.Mean.Confidence,
+		Units: r.Units, Difference: r.Difference, PValue: r.PValue, PAdjusted: r.PAdjusted, Distinguishable: r.Distinguishable,
+		SameGroup: r.SameGroup, LoggedAt: r.LoggedAt, AggregatesOnly: r.AggregatesOnly})
+}
+
+// UnmarshalJSON reads a row as MarshalJSON writes it; null bounds are NaN.
+func (r *LeaderboardRow) UnmarshalJSON(b []byte) error {
+	var j leaderboardRowJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	bound := func(x *float64) float64 {
+		if x == nil {
+			return math.NaN()
+		}
+		return *x
+	}
+	*r = LeaderboardRow{Rank: j.Rank, Run: j.Run, EvaluationID: j.EvaluationID,
+		Mean:  stats.Interval{Estimate: j.Mean, Low: bound(j.MeanLow), High: bound(j.MeanHigh), Confidence: j.Confidence},
+		Units: j.Units, Difference: j.Difference, PValue: j.PValue, PAdjusted: j.PAdjusted, Distinguishable: j.Distinguishable,
+		SameGroup: j.SameGroup, LoggedAt: j.LoggedAt, AggregatesOnly: j.AggregatesOnly}
+	return nil
 }
 
 // IsReference reports whether the row is the reference's own.

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -25,7 +26,7 @@ import (
 //   - a map is an object with its keys in sorted order, so that output is
 //     stable;
 //   - a type with its own MarshalJSON is written as that JSON says, its
-//     objects' keys sorted;
+//     objects' keys in the order it writes them;
 //   - NaN and ±Inf are null, since JSON has no such numbers (a result's
 //     notes say why a value is undefined), and a nil pointer is null;
 //   - a nil slice is [], not null: a list with nothing in it;
@@ -79,11 +80,16 @@ func toOrdered(v reflect.Value) (any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("report: %s: %w", v.Type(), err)
 		}
-		var x any
-		if err := json.Unmarshal(b, &x); err != nil {
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		x, err := fromJSON(d)
+		if _, end := d.Token(); err == nil && end != io.EOF {
+			err = errors.New("data after its value")
+		}
+		if err != nil {
 			return nil, fmt.Errorf("report: %s: MarshalJSON wrote invalid JSON: %w", v.Type(), err)
 		}
-		return fromJSON(x), nil
+		return x, nil
 	}
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
@@ -173,24 +179,52 @@ func isEmpty(v reflect.Value) bool {
 	return v.IsZero()
 }
 
-// fromJSON converts a decoded JSON value, whose objects are maps in no
-// order, to ordered values with sorted keys.
-func fromJSON(x any) any {
-	switch y := x.(type) {
-	case map[string]any:
-		out := ordered{}
-		for k, v := range y {
-			out = append(out, field{k, fromJSON(v)})
-		}
-		slices.SortFunc(out, func(a, b field) int { return strings.Compare(a.name, b.name) })
-		return out
-	case []any:
-		for i := range y {
-			y[i] = fromJSON(y[i])
-		}
-		return y
+// fromJSON reads one JSON value from d as ordered values: objects keep
+// the order of their keys, so that a type's MarshalJSON says how its
+// fields are ordered.
+func fromJSON(d *json.Decoder) (any, error) {
+	t, err := d.Token()
+	if err != nil {
+		return nil, err
 	}
-	return x
+	switch t := t.(type) {
+	case json.Delim:
+		var out any
+		switch t {
+		case '{':
+			obj := ordered{}
+			for d.More() {
+				k, err := d.Token()
+				if err != nil {
+					return nil, err
+				}
+				x, err := fromJSON(d)
+				if err != nil {
+					return nil, err
+				}
+				obj = append(obj, field{k.(string), x})
+			}
+			out = obj
+		case '[':
+			arr := []any{}
+			for d.More() {
+				x, err := fromJSON(d)
+				if err != nil {
+					return nil, err
+				}
+				arr = append(arr, x)
+			}
+			out = arr
+		}
+		_, err := d.Token() // the closing delimiter
+		return out, err
+	case json.Number:
+		if n, err := t.Int64(); err == nil {
+			return n, nil
+		}
+		return t.Float64()
+	}
+	return t, nil // nil, a bool or a string
 }
 
 // appendJSON writes an ordered value to b; indent is the indentation of

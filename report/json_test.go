@@ -171,3 +171,23 @@ func TestWriteJSONErrors(t *testing.T) {
 		_ = report.WriteJSON(&b, struct{ C chan int }{})
 	})
 }
+
+// jsonOrdered writes its fields in an order of its own.
+type jsonOrdered struct{}
+
+func (jsonOrdered) MarshalJSON() ([]byte, error) {
+	return []byte(`{"z": 1, "a": [2.5, null], "m": {"y": true, "b": "x"}, "big": 9007199254740993}`), nil
+}
+
+func TestWriteJSONKeepsTheOrderOfAMarshaler(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	require.NoError(t, report.WriteJSON(&b, jsonOrdered{}))
+	require.Equal(t, "{\n  \"z\": 1,\n  \"a\": [2.5, null],\n  \"m\": {\n    \"y\": true,\n    \"b\": \"x\"\n  },\n  \"big\": 9007199254740993\n}\n", b.String())
+	require.Error(t, report.WriteJSON(&b, struct{ X jsonTrailing }{}))
+}
+
+// jsonTrailing writes more than one value.
+type jsonTrailing struct{}
+
+func (jsonTrailing) MarshalJSON() ([]byte, error) { return []byte(`1 2`), nil }

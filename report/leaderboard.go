@@ -118,7 +118,7 @@ func rowMean(r *compare.LeaderboardRow) string {
 }
 
 func leaderboardCSV(lb *compare.Leaderboard) *Table {
-	t := &Table{Header: []string{"rank", "run", "evaluation_id", "metric", "mean", "mean_low", "mean_high", "confidence", "n_units",
+	t := &Table{Header: []string{"rank", "run", "evaluation_id", "metric", "mean", "mean_ci_low", "mean_ci_high", "confidence", "n_units",
 		"difference_to_reference", "difference_low", "difference_high", "p_value", "p_adjusted", "distinguishable", "same_group_as_reference", "logged_at"}}
 	for _, r := range lb.Rows {
 		row := []string{strconv.Itoa(r.Rank), r.Run, strconv.FormatInt(r.EvaluationID, 10), lb.Metric}

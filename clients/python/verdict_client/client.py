@@ -462,8 +462,8 @@ class Client:
         every run).
 
         Returns metric, evaluation_set, reference, lower_is_better, n_runs,
-        and rows: rank, run, evaluation_id, mean (with its interval),
-        difference_to_reference, p_value, distinguishable, ...
+        and rows: rank, run, evaluation_id, mean (a number), mean_ci_low,
+        mean_ci_high, difference_to_reference, p_value, distinguishable, ...
         """
         query = [
             ("experiment", experiment),
