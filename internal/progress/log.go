@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -54,6 +55,8 @@ type Log struct {
 
 	mu            sync.Mutex
 	rows, batches int64
+
+	shown atomic.Int64 // rows, for the bar of Start's display
 }
 
 // Begin starts showing the progress of src on w as o asks, and returns the
@@ -83,7 +86,8 @@ type Log struct {
 // that stops reading without closing the pipe stalls them once the pipe's
 // buffer is full; a line every few hundred batches takes long to fill it.
 //
-// Otherwise Begin starts Start's display of o.Mode, which End stops. A
+// Otherwise Begin starts Start's display of o.Mode, which End stops; its
+// bar shows the rows per second that Batch counts. A
 // negative o.Every, an unknown o.Format or an unknown o.Mode is an error
 // naming the flag (--log-every, --log-format, --progress) and its values.
 func Begin(w io.Writer, src Source, o Options) (*Log, error) {
@@ -100,11 +104,13 @@ func Begin(w io.Writer, src Source, o Options) (*Log, error) {
 		mode = "none"
 	}
 	if o.Every == 0 && o.Format == "" && mode != "log" {
-		stop, err := Start(w, cmp.Or(mode, "auto"), o.Command, src)
+		l := &Log{}
+		stop, err := start(w, cmp.Or(mode, "auto"), o.Command, src, &l.shown)
 		if err != nil {
 			return nil, fmt.Errorf("--progress %w", err)
 		}
-		return &Log{stop: stop}, nil
+		l.stop = stop
+		return l, nil
 	}
 	out := &dropWriter{w: w}
 	var h slog.Handler
@@ -143,10 +149,15 @@ func MetricKeys[M interface{ Keys() []string }](metrics []M) []string {
 }
 
 // Batch counts a scored batch of rows, and writes a progress line when the
-// batches so far are a multiple of the interval. Its signature is that of
+// batches so far are a multiple of the interval; with Start's display
+// instead of the service log, the bar shows the rows per second. Its signature is that of
 // evaluate.RunOptions.OnBatch.
 func (l *Log) Batch(rows int) {
-	if l == nil || l.log == nil {
+	if l == nil {
+		return
+	}
+	if l.log == nil {
+		l.shown.Add(int64(rows)) // the bar's rows per second
 		return
 	}
 	l.mu.Lock()

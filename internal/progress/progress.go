@@ -12,9 +12,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
 
@@ -31,7 +31,8 @@ const barFrom = 32 << 20
 // Start shows the progress of src on w in mode, and returns a function that
 // stops it, to call once reading is done:
 //
-//   - "bar": a bar of bytes, redrawn ten times a second, cleared at the end;
+//   - "bar": a bar of bytes, redrawn ten times a second, cleared at the
+//     end, with the bytes read per second since the start;
 //   - "log": a line every 5 seconds, "verdict evaluate: 40% of the input
 //     read (120 of 300 MB) after 10 s", for logs and CI;
 //   - "none": nothing;
@@ -41,6 +42,12 @@ const barFrom = 32 << 20
 // label names the command in the bar and the lines. An unknown mode is an
 // error that names it and the modes.
 func Start(w io.Writer, mode, label string, src Source) (stop func(), err error) {
+	return start(w, mode, label, src, nil)
+}
+
+// start is Start, whose bar also shows the rows per second of rows (nil:
+// not counted).
+func start(w io.Writer, mode, label string, src Source, rows *atomic.Int64) (stop func(), err error) {
 	_, total := src.Progress()
 	switch mode {
 	case "auto":
@@ -59,16 +66,10 @@ func Start(w io.Writer, mode, label string, src Source) (stop func(), err error)
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		var bar *progressbar.ProgressBar
+		var b *bar
 		every := 5 * time.Second
 		if mode == "bar" {
-			bar = progressbar.NewOptions64(total,
-				progressbar.OptionSetWriter(w),
-				progressbar.OptionSetDescription(label),
-				progressbar.OptionShowBytes(true),
-				progressbar.OptionSetWidth(30),
-				progressbar.OptionClearOnFinish(),
-			)
+			b = newBar(w, label, src, rows, time.Now)
 			every = 100 * time.Millisecond
 		}
 		start := time.Now()
@@ -77,19 +78,18 @@ func Start(w io.Writer, mode, label string, src Source) (stop func(), err error)
 		for {
 			select {
 			case <-done:
-				if bar != nil {
-					_ = bar.Finish()
-					_ = bar.Clear()
+				if b != nil {
+					b.clear()
 				}
 				return
 			case <-tick.C:
-				n, _ := src.Progress()
-				if bar != nil {
-					_ = bar.Set64(n)
-				} else {
-					fmt.Fprintf(w, "verdict %s: %.0f%% of the input read (%d of %d MB) after %.0f s\n",
-						label, 100*float64(n)/float64(max(total, 1)), n>>20, total>>20, time.Since(start).Seconds())
+				if b != nil {
+					b.draw()
+					continue
 				}
+				n, _ := src.Progress()
+				fmt.Fprintf(w, "verdict %s: %.0f%% of the input read (%d of %d MB) after %.0f s\n",
+					label, 100*float64(n)/float64(max(total, 1)), n>>20, total>>20, time.Since(start).Seconds())
 			}
 		}
 	}()

@@ -3,6 +3,8 @@ package progress_test
 import (
 	"bytes"
 	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -67,4 +69,28 @@ func TestStartLog(t *testing.T) {
 	require.Eventually(t, func() bool { return out.String() != "" }, 10*time.Second, 50*time.Millisecond)
 	stop()
 	require.Regexp(t, regexp.MustCompile(`^verdict evaluate: 40% of the input read \(120 of 300 MB\) after \d s\n`), out.String())
+}
+
+// TestStartBarRate reads a 24 MB input at once: the bar's rate is the bytes
+// over the wall time since the start, at most 24 MB over its first tick's
+// 100 ms, never terabytes a second.
+func TestStartBarRate(t *testing.T) {
+	t.Parallel()
+	var out syncBuffer
+	src := &counter{}
+	src.total.Store(24_000_000)
+	src.done.Store(24_000_000)
+	began := time.Now()
+	stop, err := progress.Start(&out, "bar", "evaluate", src)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "/s") }, 5*time.Second, 10*time.Millisecond)
+	elapsed := time.Since(began)
+	stop()
+	m := regexp.MustCompile(`24 MB/24 MB, ([0-9.]+) (B|kB|MB)/s`).FindStringSubmatch(out.String())
+	require.NotNil(t, m, out.String())
+	rate, err := strconv.ParseFloat(m[1], 64)
+	require.NoError(t, err)
+	rate *= map[string]float64{"B": 1, "kB": 1e3, "MB": 1e6}[m[2]]
+	require.LessOrEqual(t, rate, 24e6/0.1*1.05, "at most 24 MB over the first tick")
+	require.GreaterOrEqual(t, rate, 24e6/elapsed.Seconds()*0.95, "at least 24 MB over the whole wait")
 }
