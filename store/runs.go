@@ -66,6 +66,10 @@ type RunQuery struct {
 	Filter     string `req:"filter" short:"f" arg:"EXPR" help:"only runs matching EXPR, e.g. params.lr < 0.01 AND tags.nightly = 'true'"`
 	OrderBy    string `req:"order_by" arg:"KEY" help:"order by KEY [asc|desc], e.g. \"metrics.ndcg@20 desc\" (default: newest first)"`
 	Limit      int    `req:"limit" short:"n" arg:"N" help:"at most N runs; 0 for all (default: all, but 50 in the command line's table and Markdown)"`
+	// Metrics are the metrics a table of the runs shows, beside those the
+	// filter and the order name; JSON and CSV show every metric. SearchRuns
+	// does not read it.
+	Metrics []string `req:"metrics" arg:"METRIC" help:"metrics a table shows as columns, each the newest evaluation's mean (repeatable or comma-separated; default: those --filter and --order-by name; JSON and CSV show every one)"`
 }
 
 // SearchRuns returns the runs a query selects. A malformed filter returns
