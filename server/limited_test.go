@@ -266,3 +266,42 @@ func TestLimitedHistoryKeepsItsLimit(t *testing.T) {
 	require.Equal(t, []entry{{x.alpha.cmpID}}, history(ts.token(t, store.TokenReader, "alpha"), "1"))
 	require.Equal(t, []entry{{x.alpha.cmpID}}, history(ts.token(t, store.TokenReader, "alpha"), "0"))
 }
+
+// A token limited to an experiment may name its evaluations by ID, without
+// naming the experiment, and is refused evaluations of another.
+func TestLimitedTokenComparesItsEvaluationsByID(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, Config{})
+	w := ts.token(t, store.TokenWriter, "")
+	a1 := ts.logCSV(t, w, "alpha", "one", "sample_id,x\nu1,1\nu2,0\nu3,1\n")
+	a2 := ts.logCSV(t, w, "alpha", "two", "sample_id,x\nu1,0\nu2,0\nu3,1\n")
+	b1 := ts.logCSV(t, w, "bravo", "one", "sample_id,x\nu1,1\nu2,1\nu3,1\n")
+	alpha := ts.token(t, store.TokenWriter, "alpha")
+	ids := func(route string, pairs ...any) string {
+		q := url.Values{}
+		for i := 0; i+1 < len(pairs); i += 2 {
+			q.Add(pairs[i].(string), fmt.Sprint(pairs[i+1]))
+		}
+		return route + "?" + q.Encode()
+	}
+	for _, tc := range []struct {
+		method, path string
+		status       int
+	}{
+		{"GET", ids("/api/v1/compare", "baseline", a1, "candidate", a2), 200},
+		{"POST", ids("/api/v1/compare", "baseline", a1, "candidate", a2), 200},
+		{"GET", ids("/api/v1/diff", "baseline", a1, "candidate", a2, "metric", "x"), 200},
+		{"GET", ids("/api/v1/rank", "run", a1, "run", a2, "metric", "x"), 200},
+		{"GET", ids("/api/v1/compare", "baseline", a1, "candidate", b1), 403},
+		{"GET", ids("/api/v1/compare", "baseline", b1, "candidate", a1), 403},
+		{"GET", ids("/api/v1/rank", "run", a1, "run", b1, "metric", "x"), 403},
+	} {
+		status, b := ts.do(t, tc.method, tc.path, alpha, nil)
+		require.Equal(t, tc.status, status, "%s %s: %s", tc.method, tc.path, b)
+		if status == 403 {
+			_, msg := apiError(t, b)
+			require.Contains(t, msg, `limited to experiment "alpha"`)
+			require.NotContains(t, string(b), "bravo")
+		}
+	}
+}

@@ -60,6 +60,34 @@ var (
 		e := r.URL.Query().Get("experiment")
 		return e, e == "", nil
 	}}
+	// scopeIDs: the experiment parameter names it, or, without one, the
+	// evaluation IDs the request names (baseline, candidate, run) do, when
+	// they are all of one experiment; a request without either touches
+	// every experiment.
+	scopeIDs = scope{name: "experiment parameter, or the evaluations' experiment", find: func(ctx context.Context, s *Server, r *http.Request) (string, bool, error) {
+		q := r.URL.Query()
+		if e := q.Get("experiment"); e != "" {
+			return e, false, nil
+		}
+		exp := ""
+		for _, name := range []string{"baseline", "candidate", "run"} {
+			for _, v := range q[name] {
+				id, err := strconv.ParseInt(v, 10, 64)
+				if err != nil || id <= 0 {
+					return "", true, nil
+				}
+				e, err := s.store.GetEvaluation(ctx, id)
+				if err != nil {
+					return "", false, err
+				}
+				if exp != "" && e.Experiment != exp {
+					return "", true, nil
+				}
+				exp = e.Experiment
+			}
+		}
+		return exp, exp == "", nil
+	}}
 	// scopeFiltered: the handler limits its answer to the token's
 	// experiment, as a list of experiments does.
 	scopeFiltered = scope{name: "filtered", filtered: true, find: func(context.Context, *Server, *http.Request) (string, bool, error) {
@@ -207,7 +235,7 @@ func (s *Server) authorize(rt route, r *http.Request) (*caller, error) {
 	}
 	switch {
 	case all && rt.scope.filtered:
-	case all && rt.scope.name == scopeQuery.name:
+	case all && (rt.scope.name == scopeQuery.name || rt.scope.name == scopeIDs.name):
 		return c, &httpError{status: http.StatusForbidden, code: "forbidden",
 			msg: fmt.Sprintf("this token is limited to experiment %q: name it (experiment=%s)", exp, exp)}
 	case all:
