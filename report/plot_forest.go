@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -46,7 +47,10 @@ func forestColor(r ForestRow) color.Color {
 // significant digits of its largest number, two of its interval's width,
 // and never a non-zero number as 0, so that rows of metrics on different
 // scales each read in full), a dashed vertical line at zero, and the x axis
-// labelled xlabel. The x range always includes zero. The figure is 8
+// labelled xlabel, wrapped onto as many lines as the data area's width
+// needs (the label is centred under the data area, between the row labels
+// and the value column, and would otherwise run off the figure). The x
+// range always includes zero. The figure is 8
 // inches wide and 1.2 + 0.3 inches per row high.
 //
 // It returns an error wrapping ErrPlotInput when rows is empty, an estimate
@@ -89,6 +93,7 @@ func Forest(title, xlabel string, rows []ForestRow) (*Figure, error) {
 		vLine{X: 0, Style: draw.LineStyle{Color: color.Black, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}},
 		forestMarks(rows),
 		newForestValues(rows))
+	p.X.Label.Text = forestWrap(p, rows, xlabel)
 	p.X.Min, p.X.Max = plotRange(lo, hi, 0.05)
 	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
 	return &Figure{plot: p, width: plotWidth, height: 1.2*vg.Inch + vg.Length(n)*0.3*vg.Inch}, nil
@@ -225,4 +230,39 @@ func (v forestValues) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
 		}
 	}
 	return boxes
+}
+
+// forestWrap breaks the x axis label of p at spaces into lines no wider
+// than the data area: the figure's width less the row labels on the left
+// and the value column on the right.
+func forestWrap(p *plot.Plot, rows []ForestRow, label string) string {
+	left := vg.Length(0)
+	for _, r := range rows {
+		left = max(left, p.Y.Tick.Label.Width(r.Label))
+	}
+	values := newForestValues(rows)
+	right := vg.Length(0)
+	for _, t := range values.texts {
+		right = max(right, values.style.Width(t))
+	}
+	// The axes' padding and the tick labels' gaps, with room to spare.
+	width := plotWidth - 2*plotMargin - left - right - forestValueGap() - vg.Points(24)
+	style := p.X.Label.TextStyle
+	if width <= 0 || style.Width(label) <= width {
+		return label
+	}
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(label) {
+		switch {
+		case line == "":
+			line = word
+		case style.Width(line+" "+word) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	return strings.Join(append(lines, line), "\n")
 }

@@ -25,8 +25,10 @@ type HistoryPoint struct {
 // History draws a metric's value across runs over time: time on the x axis
 // with date tick labels in the first point's time zone, the metric on the
 // y axis labelled ylabel, each value as a marker with a vertical interval
-// bar, the values joined by a line in time order, and each marker labelled
-// with its run name. Points at equal times keep their order.
+// bar, the values of each run joined by a line of its own in time order
+// (no line joins one run to another: a run with one value is a marker
+// alone), and each marker labelled with its run name. Points at equal
+// times keep their order.
 //
 // It returns an error wrapping ErrPlotInput when points is empty, an
 // estimate is NaN or infinite, a bound is infinite, only one bound is NaN,
@@ -86,8 +88,8 @@ func plotUnixSeconds(t time.Time) float64 {
 	return float64(t.Unix()) + float64(t.Nanosecond())/1e9
 }
 
-// historyMarks draws the line through the points, their intervals and
-// markers, and the run names.
+// historyMarks draws each run's line through its points, their intervals
+// and markers, and the run names.
 type historyMarks struct {
 	points []HistoryPoint
 	label  text.Style
@@ -129,13 +131,28 @@ func (m historyMarks) Plot(c draw.Canvas, p *plot.Plot) {
 		line[i] = vg.Point{X: trX(plotUnixSeconds(pt.Time)), Y: trY(pt.Estimate)}
 	}
 	style := draw.LineStyle{Color: plotBlue, Width: vg.Points(1.2)}
-	c.StrokeLines(style, line)
+	// Each run's values in time order make its line; different runs are
+	// not joined, since a line between them would read as one series.
+	byRun := map[string][]vg.Point{}
+	var order []string
+	for i, pt := range m.points {
+		if _, ok := byRun[pt.Run]; !ok {
+			order = append(order, pt.Run)
+		}
+		byRun[pt.Run] = append(byRun[pt.Run], line[i])
+	}
 	capW := vg.Points(3.5)
-	// Everything a run name should not cover: the line, the interval
+	// Everything a run name should not cover: the lines, the interval
 	// bars and the markers.
 	var segments [][2]vg.Point
-	for i := 1; i < len(line); i++ {
-		segments = append(segments, [2]vg.Point{line[i-1], line[i]})
+	for _, run := range order {
+		pts := byRun[run]
+		if len(pts) > 1 {
+			c.StrokeLines(style, pts)
+		}
+		for i := 1; i < len(pts); i++ {
+			segments = append(segments, [2]vg.Point{pts[i-1], pts[i]})
+		}
 	}
 	for i, pt := range m.points {
 		if math.IsNaN(pt.Low) {

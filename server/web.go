@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/verdict-ml/verdict/compare"
@@ -27,6 +28,10 @@ func (s *Server) webRoutes() []route {
 	return []route{
 		{method: "GET", pattern: "/{$}", summary: "list experiments", role: store.TokenReader, scope: scopeFiltered, web: true, handle: s.homePage},
 		{method: "GET", pattern: "/experiments/{name}", summary: "show an experiment's report", role: store.TokenReader, scope: scopePath, web: true, handle: s.experimentPage},
+		{method: "GET", pattern: "/experiments/{name}/runs", summary: "search, sort and page an experiment's runs", role: store.TokenReader, scope: scopePath, web: true, handle: s.runsPage},
+		{method: "GET", pattern: "/experiments/{name}/runs/{run}", summary: "show one run", role: store.TokenReader, scope: scopePath, web: true, handle: s.runPage},
+		{method: "GET", pattern: "/experiments/{name}/compare", summary: "compare two runs without recording it", role: store.TokenReader, scope: scopePath, web: true, handle: s.comparePage},
+		{method: "POST", pattern: "/experiments/{name}/compare", summary: "compare two runs and record it in the history", role: store.TokenWriter, scope: scopePath, web: true, handle: s.recordCompare},
 		{method: "GET", pattern: "/comparisons/{id}", summary: "show one comparison", role: store.TokenReader, scope: scopeComparison, web: true, handle: s.comparisonPage},
 		{method: "POST", pattern: "/login", summary: "sign in with a token", role: store.TokenReader, scope: scopeNone, web: true, formToken: true, handle: s.login},
 		{method: "POST", pattern: "/logout", summary: "sign out", role: store.TokenReader, scope: scopeNone, web: true, handle: s.logout},
@@ -166,6 +171,11 @@ var pageHrefs = report.Hrefs{
 // with a sign-out button, and links to the list of experiments, then to
 // links.
 func (s *Server) writePage(w http.ResponseWriter, c *caller, p *report.Page, links ...report.Link) error {
+	return s.writePageStatus(w, c, http.StatusOK, p, links...)
+}
+
+// writePageStatus is writePage answering status.
+func (s *Server) writePageStatus(w http.ResponseWriter, c *caller, status int, p *report.Page, links ...report.Link) error {
 	var banner strings.Builder
 	if err := accountBanner.Execute(&banner, map[string]any{"Token": c.token, "CSRF": c.csrf()}); err != nil {
 		return err
@@ -177,6 +187,7 @@ func (s *Server) writePage(w http.ResponseWriter, c *caller, p *report.Page, lin
 		return err
 	}
 	setPageHeaders(w)
+	w.WriteHeader(status)
 	_, err := w.Write(b.Bytes())
 	return err
 }
@@ -238,7 +249,18 @@ func (s *Server) experimentPage(w http.ResponseWriter, r *http.Request, c *calle
 	if err != nil {
 		return err
 	}
-	return s.writePage(w, c, page)
+	// The runs are the table to work in: searchable, sortable, and the
+	// place to pick two runs to compare.
+	runs, err := s.runsSection(r.Context(), c, name, url.Values{})
+	if err != nil {
+		return err
+	}
+	for i := range page.Sections {
+		if page.Sections[i].ID == "runs" {
+			page.Sections[i].Parts = append(page.Sections[i].Parts[:1:1], runs.Parts...)
+		}
+	}
+	return s.writePage(w, c, page, report.Link{Text: "Runs", Href: runsHref(name)})
 }
 
 func (s *Server) comparisonPage(w http.ResponseWriter, r *http.Request, c *caller) error {
@@ -254,5 +276,24 @@ func (s *Server) comparisonPage(w http.ResponseWriter, r *http.Request, c *calle
 	if err != nil {
 		return err
 	}
-	return s.writePage(w, c, page, report.Link{Text: "Experiment " + h.Experiment, Href: pageHrefs.Experiment(h.Experiment)})
+	// The users who moved most, as verdict diff lists them: the
+	// evaluations compared, by ID, held to the caller's experiment.
+	find := s.finder(c)
+	base, err := find(r.Context(), s.store, "", "", strconv.FormatInt(h.BaselineID, 10))
+	if err != nil {
+		return err
+	}
+	cand, err := find(r.Context(), s.store, "", "", strconv.FormatInt(h.CandidateID, 10))
+	if err != nil {
+		return err
+	}
+	diff, err := s.diffSections(r.Context(), base, cand, h.Metric)
+	if err != nil {
+		return err
+	}
+	// After the result, before where it was recorded.
+	at := len(page.Sections) - 1
+	page.Sections = append(page.Sections[:at], append(diff, page.Sections[at:]...)...)
+	return s.writePage(w, c, page, report.Link{Text: "Experiment " + h.Experiment, Href: pageHrefs.Experiment(h.Experiment)},
+		report.Link{Text: "Runs", Href: runsHref(h.Experiment)})
 }
