@@ -3,13 +3,33 @@ package server
 import (
 	"fmt"
 	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/verdict-ml/verdict/evaluate"
 	"github.com/verdict-ml/verdict/report"
 )
 
-// evaluateParts are the files of an evaluate request.
-var evaluateParts = map[string]string{"items": ".npy", "scores": ".npy", "targets": ".npz", "sample_ids": ".npy"}
+// evaluatePart is the extension of an evaluate request's part, as
+// verdict evaluate reads the file: NumPy arrays, a TREC run and qrels, or
+// long tables of predictions and targets, whose format is their file
+// name's (CSV by default for predictions, CSR .npz for targets).
+func evaluatePart(part, filename, _ string) (string, bool) {
+	switch part {
+	case "items", "scores", "sample_ids":
+		return ".npy", true
+	case "trec_run", "trec_qrels":
+		return ".txt", true
+	case "targets", "predictions":
+		ext := strings.ToLower(filepath.Ext(strings.TrimSuffix(strings.ToLower(filename), ".gz")))
+		if slices.Contains([]string{".npz", ".csv", ".tsv", ".parquet"}, ext) {
+			return ext, true
+		}
+		return map[string]string{"targets": ".npz", "predictions": ".csv"}[part], true
+	}
+	return "", false
+}
 
 func (s *Server) evaluate(w http.ResponseWriter, r *http.Request, c *caller) error {
 	var req evaluate.Request
@@ -27,8 +47,7 @@ func (s *Server) evaluate(w http.ResponseWriter, r *http.Request, c *caller) err
 	} else if c.limited() != "" && req.Experiment != c.limited() {
 		return &httpError{status: http.StatusForbidden, code: "forbidden", msg: fmt.Sprintf("this token is limited to experiment %q", c.limited())}
 	}
-	parts, err := s.spoolParts(r, func(part, _, _ string) (string, bool) { ext, ok := evaluateParts[part]; return ext, ok },
-		"items, targets, scores and sample_ids")
+	parts, err := s.spoolParts(r, evaluatePart, "items, targets, scores and sample_ids (NumPy); trec_run and trec_qrels; or predictions and targets (tables)")
 	defer parts.close()
 	if err != nil {
 		return err
@@ -37,11 +56,9 @@ func (s *Server) evaluate(w http.ResponseWriter, r *http.Request, c *caller) err
 		opts.Log.RequestDigest = parts.digest.digest
 	}
 	files := parts.files
-	if files["items"] == "" || files["targets"] == "" {
-		return badRequest("the parts items and targets are required (scores and sample_ids are optional)")
-	}
-	src, err := evaluate.OpenNumPyRankings(files["items"], files["scores"], files["targets"], files["sample_ids"],
-		evaluate.RankingOptions{Width: opts.RequiredK(), SkipValidation: noValidate})
+	in := evaluate.Inputs{Items: files["items"], Scores: files["scores"], Targets: files["targets"], SampleIDs: files["sample_ids"],
+		TRECRun: files["trec_run"], TRECQrels: files["trec_qrels"], Predictions: files["predictions"]}
+	src, err := in.Open(evaluate.RankingOptions{Width: opts.RequiredK(), SkipValidation: noValidate})
 	if err != nil {
 		return partNames(err, files)
 	}

@@ -66,16 +66,51 @@ func TestEvaluateOverHTTP(t *testing.T) {
 	// A missing part, an unknown one, a bad file: 400 or 422 naming the part.
 	body, ctype = multipartBody(t, map[string]string{"items": "items.npy"})
 	status, b = ts.do(t, "POST", "/api/v1/evaluate?no_log=true", w, body, "Content-Type", ctype)
-	require.Equal(t, 400, status, string(b))
+	require.Equal(t, 422, status, string(b))
+	_, msg := apiError(t, b)
+	require.Equal(t, "NumPy input needs items and targets (scores and sample_ids are optional)", msg, "the words of verdict evaluate, spelled as parts")
 	body, ctype = multipartBody(t, map[string]string{"items": "items.npy", "targets": "targets.npz", "labels": "ids_str.npy"})
 	status, b = ts.do(t, "POST", "/api/v1/evaluate?no_log=true", w, body, "Content-Type", ctype)
 	require.Equal(t, 400, status, string(b))
 	body, ctype = multipartBody(t, map[string]string{"items": "items.npy", "targets": "trec.run"})
 	status, b = ts.do(t, "POST", "/api/v1/evaluate?no_log=true", w, body, "Content-Type", ctype)
 	require.Equal(t, 422, status, string(b))
-	_, msg := apiError(t, b)
+	_, msg = apiError(t, b)
 	require.Contains(t, msg, "targets")
 	require.NotContains(t, msg, "verdict-upload")
+}
+
+// TestEvaluateTRECOverHTTP: a TREC run and its qrels, as verdict evaluate
+// --trec-run --trec-qrels reads them, give what evaluate.Run computes from
+// the same files.
+func TestEvaluateTRECOverHTTP(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, Config{})
+	w := ts.token(t, store.TokenWriter, "")
+	body, ctype := multipartBody(t, map[string]string{"trec_run": "trec.run", "trec_qrels": "trec.qrels"})
+	status, b := ts.do(t, "POST", "/api/v1/evaluate?experiment=e&run=trec&eval_set=test&metrics=ndcg@2&metrics=recall@2", w, body, "Content-Type", ctype)
+	require.Equal(t, 201, status, string(b))
+	var got evaluate.Result
+	require.NoError(t, json.Unmarshal(b, &got))
+
+	dir := filepath.Join("..", "evaluate", "testdata", "rankings")
+	metrics, err := evaluate.ParseMetrics([]string{"ndcg@2", "recall@2"})
+	require.NoError(t, err)
+	src, err := evaluate.OpenTRECRankings(filepath.Join(dir, "trec.run"), filepath.Join(dir, "trec.qrels"), evaluate.RankingOptions{Width: evaluate.RequiredK(metrics)})
+	require.NoError(t, err)
+	defer src.Close()
+	want, err := evaluate.Run(context.Background(), src, evaluate.RunOptions{Metrics: metrics})
+	require.NoError(t, err)
+	require.Equal(t, want.Keys, got.Keys)
+	require.Equal(t, want.Means, got.Means)
+	require.Equal(t, want.ScoredRows, got.ScoredRows)
+
+	// Inputs of two kinds are refused, in the command line's words.
+	body, ctype = multipartBody(t, map[string]string{"trec_run": "trec.run", "trec_qrels": "trec.qrels", "items": "items.npy"})
+	status, b = ts.do(t, "POST", "/api/v1/evaluate?no_log=true", w, body, "Content-Type", ctype)
+	require.Equal(t, 422, status, string(b))
+	_, msg := apiError(t, b)
+	require.Equal(t, "give one input: NumPy (items), TREC (trec_run) or long tables (predictions)", msg)
 }
 
 // TestEvaluateOverHTTPDefaultMetrics: without metrics, the API evaluates

@@ -69,7 +69,10 @@ func (s *Server) describe() map[string]any {
 							required = append(required, p.name)
 						}
 					}
-					schema = map[string]any{"type": "object", "required": required, "properties": props}
+					schema = map[string]any{"type": "object", "properties": props}
+					if len(required) > 0 {
+						schema["required"] = required
+					}
 				}
 				content[t] = map[string]any{"schema": schema}
 			}
