@@ -36,6 +36,15 @@ func (c *contentHash) row(id []byte, draw int64, vals []float32) {
 	c.h.Write(c.buf)
 }
 
+// step folds an evaluation's step into the digest: the same values logged
+// at two steps are two evaluations. Evaluations without a step digest as
+// they always did.
+func (c *contentHash) step(step int64) {
+	c.buf = append(c.buf[:0], "step"...)
+	c.buf = binary.LittleEndian.AppendUint64(c.buf, uint64(step))
+	c.h.Write(c.buf)
+}
+
 func (c *contentHash) sum() string { return hex.EncodeToString(c.h.Sum(nil)) }
 
 // neumaier is a compensated sum (Kahan–Babuška–Neumaier), so that the mean of

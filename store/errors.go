@@ -51,10 +51,13 @@ var (
 	ErrNoWorkers = errors.New("the Citus coordinator has no active worker nodes: register them with citus_add_node (https://docs.citusdata.com)")
 
 	// ErrConflict is returned by LogEvaluation, LogEvaluationLong,
-	// LogAggregates and LogPredictions when an idempotency key already
-	// holds an evaluation logged by a request with another digest
-	// (NewEvaluation.RequestDigest): the new content would be dropped, so
-	// nothing is written. It is wrapped in an *IdempotencyConflictError.
+	// LogAggregates and LogPredictions when the log contradicts what is
+	// stored, and nothing is written: an idempotency key already holds an
+	// evaluation logged by a request with another digest
+	// (NewEvaluation.RequestDigest; an *IdempotencyConflictError), a param
+	// the run has is given another value (a *ParamConflictError), or the
+	// run already has an evaluation on the set at the step, with other
+	// content (a *StepConflictError).
 	ErrConflict = errors.New("conflict")
 
 	// ErrSchemaOutdated is returned by Distribute when the database schema

@@ -42,6 +42,10 @@ type Evaluation struct {
 	// values (NewEvaluation.AggregatesOnly, LogAggregates): it has means
 	// and counts, and nothing to pair.
 	AggregatesOnly bool
+
+	// Step is the point of training the evaluation was taken at
+	// (NewEvaluation.Step), or nil.
+	Step *int64 `json:"step,omitempty"`
 }
 
 // WholeSet lists the keys of the evaluation's aggregates that are not
@@ -77,7 +81,7 @@ const evaluationColumns = `
 	coalesce(e.required_k, 0), coalesce(e.eval_draws, 0), coalesce(e.folds, 0), coalesce(e.repeats, 0),
 	coalesce(e.n_train, 0), coalesce(e.n_test, 0),
 	e.metadata, coalesce(e.idempotency_key, ''), e.software_version, e.created_at,
-	e.task, e.classes, e.threshold, e.ece_bins, e.aggregates_only`
+	e.task, e.classes, e.threshold, e.ece_bins, e.aggregates_only, e.step`
 
 const evaluationFrom = `
 	FROM evaluations e
@@ -98,7 +102,7 @@ func scanEvaluation(row pgx.Row) (*Evaluation, error) {
 		&e.Rows, &e.ScoredRows, &e.Units, &e.Protocol.Name, &cutoffs,
 		&requiredK, &draws, &folds, &repeats, &e.Protocol.NTrain, &e.Protocol.NTest,
 		&e.Metadata, &e.IdempotencyKey, &e.SoftwareVersion, &e.CreatedAt,
-		&task, &classes, &threshold, &bins, &e.AggregatesOnly)
+		&task, &classes, &threshold, &bins, &e.AggregatesOnly, &e.Step)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -181,16 +185,11 @@ func (s *Store) ListEvaluations(ctx context.Context, f EvaluationFilter) ([]Eval
 	if err != nil {
 		return nil, fmt.Errorf("list evaluations: %w", err)
 	}
-	defer rows.Close()
-	var out []Evaluation
-	for rows.Next() {
-		e, err := scanEvaluation(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list evaluations: %w", err)
-		}
-		out = append(out, *e)
+	out, err := scanEvaluations(rows)
+	if err != nil {
+		return nil, fmt.Errorf("list evaluations: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // findByKey returns the evaluation logged for a run with an idempotency key.
@@ -252,6 +251,11 @@ var errConcurrentDuplicate = errors.New("evaluation logged concurrently")
 // inserts the evaluation row. When the same content (or idempotency key) is
 // already stored it sets res.Existing and res.ID instead.
 func (s *Store) insertEvaluation(ctx context.Context, tx pgx.Tx, ev NewEvaluation, l *load, res *Logged) error {
+	// Before anything is written: a changed param refuses the log. The
+	// run's row stays locked until the log commits.
+	if err := checkParams(ctx, tx, ev, true); err != nil {
+		return err
+	}
 	if _, err := tx.Exec(ctx, `INSERT INTO experiments (name) VALUES ($1) ON CONFLICT (name) DO NOTHING`, ev.Experiment); err != nil {
 		return fmt.Errorf("create experiment: %w", err)
 	}
@@ -259,18 +263,20 @@ func (s *Store) insertEvaluation(ctx context.Context, tx pgx.Tx, ev NewEvaluatio
 	if err := tx.QueryRow(ctx, `SELECT id FROM experiments WHERE name = $1`, ev.Experiment).Scan(&expID); err != nil {
 		return fmt.Errorf("find experiment: %w", err)
 	}
-	tags := ev.Tags
-	if tags == nil {
-		tags = []string{}
-	}
+	// A param the run has keeps its value (checked above), written as
+	// first logged; tags take the new values. Old tags that break the
+	// limits of names are kept, so that the constraint refuses the log
+	// until they are fixed.
 	err := tx.QueryRow(ctx, `
-		INSERT INTO runs (experiment_id, name, params, tags, git_commit)
-		VALUES ($1, $2, coalesce($3::jsonb, '{}'), $4, nullif($5, ''))
+		INSERT INTO runs (experiment_id, name, params, tags, tag_values, git_commit)
+		VALUES ($1, $2, coalesce($3::jsonb, '{}'), verdict_tag_list($4::jsonb), $4::jsonb, nullif($5, ''))
 		ON CONFLICT (experiment_id, name) DO UPDATE
-		SET params = runs.params || EXCLUDED.params,
-		    tags = ARRAY(SELECT DISTINCT t FROM unnest(runs.tags || EXCLUDED.tags) AS t ORDER BY t),
+		SET params = EXCLUDED.params || runs.params,
+		    tag_values = runs.tag_values || EXCLUDED.tag_values,
+		    tags = CASE WHEN verdict_names_ok(runs.tags) THEN verdict_tag_list(runs.tag_values || EXCLUDED.tag_values)
+		                ELSE runs.tags END,
 		    git_commit = coalesce(runs.git_commit, EXCLUDED.git_commit)
-		RETURNING id`, expID, ev.Run, ev.Params, tags, ev.GitCommit).Scan(&res.RunID)
+		RETURNING id`, expID, ev.Run, ev.Params, ev.tagValues(), ev.GitCommit).Scan(&res.RunID)
 	if isCheckViolation(err) {
 		// The names logged now were checked; the run's earlier ones, from
 		// before migration 7 limited names, were not.
@@ -318,6 +324,10 @@ func (s *Store) insertEvaluation(ctx context.Context, tx pgx.Tx, ev NewEvaluatio
 			return fmt.Errorf("look for idempotency key %q: %w", ev.IdempotencyKey, err)
 		}
 	}
+	if ev.Step != nil {
+		// The same values at another step are another evaluation.
+		l.content.step(*ev.Step)
+	}
 	content := l.content.sum()
 	res.contentSHA = content
 	err = tx.QueryRow(ctx, `
@@ -331,6 +341,10 @@ func (s *Store) insertEvaluation(ctx context.Context, tx pgx.Tx, ev NewEvaluatio
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("look for an identical evaluation: %w", err)
 	}
+	if err := checkStep(ctx, tx, ev, res.RunID); err != nil {
+		return err
+	}
+	res.Step = ev.Step
 
 	p := ev.Protocol
 	name := p.Name
@@ -358,15 +372,15 @@ func (s *Store) insertEvaluation(ctx context.Context, tx pgx.Tx, ev NewEvaluatio
 			n_rows, n_scored_rows, n_units, required_k, protocol, cutoffs,
 			eval_draws, folds, repeats, n_train, n_test, metadata,
 			content_sha256, idempotency_key, software_version,
-			task, classes, threshold, ece_bins, aggregates_only, request_sha256)
+			task, classes, threshold, ece_bins, aggregates_only, request_sha256, step)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-			coalesce($18::jsonb, '{}'), $19, nullif($20, ''), $21, $22, $23, $24, $25, $26, nullif($27, ''))`,
+			coalesce($18::jsonb, '{}'), $19, nullif($20, ''), $21, $22, $23, $24, $25, $26, nullif($27, ''), $28)`,
 		l.id, res.RunID, res.EvalSetID, res.Metrics, lower, res.Aggregates,
 		res.Rows, res.ScoredRows, res.Units, positive(int64(p.RequiredK)), name, cutoffs,
 		positive(int64(p.EvalDraws)), positive(int64(p.Folds)), positive(int64(p.Repeats)),
 		positive(p.NTrain), positive(p.NTest), ev.Metadata,
 		content, ev.IdempotencyKey, Version(),
-		task, classes, threshold, bins, res.AggregatesOnly, res.requestSHA)
+		task, classes, threshold, bins, res.AggregatesOnly, res.requestSHA, ev.Step)
 	if isUniqueViolation(err) {
 		return errConcurrentDuplicate
 	}

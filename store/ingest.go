@@ -32,10 +32,29 @@ type NewEvaluation struct {
 	// records that the guard covers samples, not targets.
 	TargetFingerprint string
 
-	Params    map[string]any // merged into the run's params; new keys win
-	Tags      []string       // added to the run's tags
+	// Params are added to the run's params. A param the run already has
+	// must keep its value (JSON values compared as values: 0.1 and 0.10
+	// are equal): a log that gives it another is refused with a
+	// *ParamConflictError, and nothing is written.
+	Params map[string]any
+
+	// Tags and TagValues label the run: each tag has a key and a value,
+	// and a tag of Tags has the value "true". TagValues wins over Tags for
+	// a key in both. Unlike params, tags are mutable: a value given for a
+	// key the run already has replaces the old one. Keys hold no '='.
+	Tags      []string
+	TagValues map[string]string
+
 	GitCommit string         // recorded on the run if it has none yet
 	Metadata  map[string]any // free metadata of the evaluation
+
+	// Step, when set, is the point of training the evaluation was taken at
+	// (an epoch, a global step, a build number). A run has at most one
+	// evaluation per evaluation set name and step: a log of a step already
+	// stored with other content is refused with a *StepConflictError,
+	// while a retry (the same content, or the same idempotency key)
+	// returns the stored evaluation.
+	Step *int64
 
 	// LowerIsBetter names the metrics for which a lower value is better
 	// (log loss, MAE). Every name must be one of the input's metrics.
@@ -398,21 +417,22 @@ func (s *Store) startLog(ctx context.Context, ev *NewEvaluation) (*Logged, error
 		return nil, err
 	}
 	ev.TargetFingerprint = strings.ToLower(ev.TargetFingerprint)
-	if ev.IdempotencyKey == "" || ev.RequestDigest != nil {
+	if ev.IdempotencyKey != "" && ev.RequestDigest == nil {
 		// With a request digest the key is checked once the rows are read
 		// and the digest known (insertEvaluation); a caller that can tell
 		// the digest sooner asks FindRetry first.
-		return nil, nil
+		found, err := s.findByKey(ctx, ev.Experiment, ev.Run, ev.IdempotencyKey)
+		if err == nil {
+			found.Elapsed = time.Since(start)
+			return found, nil
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
 	}
-	found, err := s.findByKey(ctx, ev.Experiment, ev.Run, ev.IdempotencyKey)
-	if err == nil {
-		found.Elapsed = time.Since(start)
-		return found, nil
-	}
-	if !errors.Is(err, ErrNotFound) {
-		return nil, err
-	}
-	return nil, nil
+	// A changed param is refused before the rows are read; the log's
+	// transaction checks again, with the run locked.
+	return nil, checkParams(ctx, s.pool, *ev, false)
 }
 
 // errRollback makes transact roll back without reporting an error.
@@ -427,10 +447,8 @@ func checkNewEvaluation(ev NewEvaluation) error {
 			return fmt.Errorf("%w: %w", ErrBadInput, err)
 		}
 	}
-	for _, tag := range ev.Tags {
-		if err := checkName("tag", tag); err != nil {
-			return fmt.Errorf("%w: %w", ErrBadInput, err)
-		}
+	if err := checkTags(ev); err != nil {
+		return err
 	}
 	for _, k := range slices.Sorted(maps.Keys(ev.Params)) {
 		if err := checkName("param name", k); err != nil {

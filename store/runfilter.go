@@ -30,9 +30,11 @@ func (badOrder) Is(target error) bool { return target == ErrBadFilter }
 //	params.lr < 0.01 AND (tags.nightly = 'true' OR run LIKE 'als-%') AND metrics.ndcg@20 >= 0.3
 //
 // Operands are the attributes run, created and git_commit, and params.NAME
-// (a run parameter), tags.NAME ('true' when the run has the tag NAME, else
-// 'false') and metrics.NAME (the mean of NAME in the run's newest evaluation,
-// on the evaluation set the query names, or any). Operators are = != < <= >
+// (a run parameter), tags.NAME (the value of the run's tag NAME: 'true'
+// for a tag logged without a value, 'false' when the run has no tag NAME;
+// compared with a number, the value if it is a number, else NULL) and
+// metrics.NAME (the mean of NAME in the run's newest evaluation, on the
+// evaluation set the query names, or any). Operators are = != < <= >
 // >= LIKE ILIKE and IN (...), combined with AND, OR, NOT and parentheses;
 // values are single-quoted strings (” for a quote) and numbers. Keywords are
 // case-insensitive. The expression compiles to parameterised SQL: no text of
@@ -148,7 +150,12 @@ func (o operand) sql(b *sqlBuilder, numeric bool) string {
 		}
 		return fmt.Sprintf("(r.params ->> %s::text)", k)
 	case "tags":
-		return fmt.Sprintf("(CASE WHEN %s::text = ANY (r.tags) THEN 'true' ELSE 'false' END)", b.param(o.name))
+		k := b.param(o.name)
+		if numeric {
+			return fmt.Sprintf(`(CASE WHEN (r.tag_values ->> %s::text) ~ '^\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\s*$'
+				THEN (r.tag_values ->> %s::text)::double precision END)`, k, k)
+		}
+		return fmt.Sprintf("coalesce(r.tag_values ->> %s::text, 'false')", k)
 	case "metrics":
 		k := b.param(o.name)
 		expr := fmt.Sprintf(`(SELECT (e.aggregates ->> %s::text)::double precision
