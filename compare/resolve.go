@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/verdict-ml/verdict/store"
 )
@@ -16,11 +17,17 @@ var ErrNeedExperiment = errors.New("not an evaluation ID, and no experiment to f
 // Resolve finds the evaluation a front end names. Without an experiment,
 // arg is an evaluation ID. With one, arg is a run of that experiment, and
 // the evaluation is the run's newest on evalSet (or on the run's only
-// evaluation set when evalSet is empty).
+// evaluation set when evalSet is empty), or RUN@STEP, the run's
+// evaluation at a step (store.NewEvaluation.Step) on that set.
 //
-// Errors: store.ErrNotFound when there is no such evaluation or run,
-// store.ErrSeveralEvalSets when the run has several sets and none was
-// named, ErrNeedExperiment.
+// Run names may hold '@', so a run named arg wins: a@3 is the run a@3
+// when the experiment has one, and else step 3 of run a. The step is the
+// whole number after the last '@'; with anything else there, arg is a run
+// name only.
+//
+// Errors: store.ErrNotFound when there is no such evaluation or run (for
+// RUN@STEP, the message lists the run's steps), store.ErrSeveralEvalSets
+// when the run has several sets and none was named, ErrNeedExperiment.
 func Resolve(ctx context.Context, st *store.Store, experiment, evalSet, arg string) (*store.Evaluation, error) {
 	if experiment == "" {
 		id, err := strconv.ParseInt(arg, 10, 64)
@@ -33,5 +40,30 @@ func Resolve(ctx context.Context, st *store.Store, experiment, evalSet, arg stri
 		}
 		return e, err
 	}
-	return st.LatestEvaluation(ctx, experiment, arg, evalSet)
+	run, step, ok := splitStep(arg)
+	if !ok {
+		return st.LatestEvaluation(ctx, experiment, arg, evalSet)
+	}
+	_, err := st.GetRun(ctx, experiment, arg)
+	switch {
+	case err == nil:
+		return st.LatestEvaluation(ctx, experiment, arg, evalSet)
+	case !errors.Is(err, store.ErrNotFound):
+		return nil, err
+	}
+	return st.EvaluationAtStep(ctx, experiment, run, evalSet, step)
+}
+
+// splitStep splits RUN@STEP at its last '@'; ok is false when arg has no
+// '@', nothing before it, or no whole number after it.
+func splitStep(arg string) (run string, step int64, ok bool) {
+	at := strings.LastIndexByte(arg, '@')
+	if at <= 0 {
+		return "", 0, false
+	}
+	step, err := strconv.ParseInt(arg[at+1:], 10, 64)
+	if err != nil {
+		return "", 0, false
+	}
+	return arg[:at], step, true
 }

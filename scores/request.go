@@ -17,9 +17,10 @@ type RunInfo struct {
 	Run        string   `req:"run" short:"r" arg:"NAME" help:"run (created on first use)"`
 	EvalSet    string   `req:"eval_set" short:"s" arg:"NAME" help:"evaluation set"`
 	Params     []string `req:"param" arg:"KEY=VALUE" help:"run parameter KEY=VALUE; VALUE is JSON when it parses, else a string"`
-	Tags       []string `req:"tag" arg:"TAG" help:"run tag"`
+	Tags       []string `req:"tag" arg:"KEY[=VALUE]" help:"run tag KEY=VALUE, or KEY for KEY=true; a later log may change a tag's value"`
 	Meta       []string `req:"meta" arg:"KEY=VALUE" help:"evaluation metadata KEY=VALUE"`
 	GitCommit  string   `req:"git_commit" arg:"COMMIT" help:"git commit of the run (the command line's default: HEAD of the working directory's repository)"`
+	Step       *int64   `req:"step" arg:"N" help:"training step of the evaluation (epoch, global step, build number): RUN@N names it, and a run has one evaluation per evaluation set and step"`
 }
 
 // missing lists the run's missing names, as fields to spell ({run}), or
@@ -55,12 +56,12 @@ func (r RunInfo) Check(to string) error {
 // elsewhere (an empty git commit stays empty), paramsFile is a JSON object
 // of run parameters, or "".
 func (r RunInfo) Evaluation(remote bool, paramsFile string) (store.NewEvaluation, error) {
-	ev := store.NewEvaluation{Experiment: r.Experiment, Run: r.Run, EvalSet: r.EvalSet, Tags: r.Tags}
-	d, err := runinfo.Sources{ParamsFile: paramsFile, Params: r.Params, Meta: r.Meta, GitCommit: r.GitCommit, Remote: remote}.Describe()
+	ev := store.NewEvaluation{Experiment: r.Experiment, Run: r.Run, EvalSet: r.EvalSet, Step: r.Step}
+	d, err := runinfo.Sources{ParamsFile: paramsFile, Params: r.Params, Meta: r.Meta, Tags: r.Tags, GitCommit: r.GitCommit, Remote: remote}.Describe()
 	if err != nil {
 		return ev, request.Errorf("%s", err.Error())
 	}
-	ev.Params, ev.Metadata, ev.GitCommit = d.Params, d.Metadata, d.GitCommit
+	ev.Params, ev.TagValues, ev.Metadata, ev.GitCommit = d.Params, d.Tags, d.Metadata, d.GitCommit
 	return ev, nil
 }
 

@@ -1,6 +1,6 @@
 // Package runinfo turns what a front end is told about a run into its
-// description: run parameters from a JSON file and KEY=VALUE pairs,
-// evaluation metadata, and the git commit the run was trained at.
+// description: run parameters from a JSON file and KEY=VALUE pairs, run
+// tags, evaluation metadata, and the git commit the run was trained at.
 //
 // It does not parse flags, and it does not log: a front door hands it the
 // values it was given, and stores the Description it returns.
@@ -21,16 +21,18 @@ type Sources struct {
 	ParamsFile string   // a file holding a JSON object of run parameters, or ""
 	Params     []string // KEY=VALUE run parameters; they win over the file's
 	Meta       []string // KEY=VALUE evaluation metadata
+	Tags       []string // KEY=VALUE run tags, or KEY for KEY=true
 	GitCommit  string   // the run's commit; "" for the working directory's HEAD
 	// Remote says the run is elsewhere (a request to a server): an empty
 	// GitCommit stays empty rather than naming this process's directory.
 	Remote bool
 }
 
-// Description is a run's parameters, its evaluation's metadata and the
-// commit the run was trained at.
+// Description is a run's parameters and tags, its evaluation's metadata
+// and the commit the run was trained at.
 type Description struct {
 	Params    map[string]any
+	Tags      map[string]string
 	Metadata  map[string]any
 	GitCommit string
 }
@@ -60,7 +62,11 @@ func (s Sources) Describe() (Description, error) {
 	if err := keyValues(meta, s.Meta, "meta"); err != nil {
 		return Description{}, err
 	}
-	d := Description{Params: params, Metadata: meta, GitCommit: s.GitCommit}
+	tags, err := Tags(s.Tags)
+	if err != nil {
+		return Description{}, err
+	}
+	d := Description{Params: params, Tags: tags, Metadata: meta, GitCommit: s.GitCommit}
 	if d.GitCommit == "" && !s.Remote {
 		d.GitCommit = GitHead()
 	}
@@ -82,6 +88,26 @@ func keyValues(m map[string]any, pairs []string, what string) error {
 		}
 	}
 	return nil
+}
+
+// Tags reads run tags: KEY=VALUE, split at the first '=', gives the tag
+// KEY the value VALUE (a string, kept as written: team=recsys, epochs=10),
+// and a bare KEY the value "true". A later tag of the same key wins. A tag
+// with an empty key is an error, such as `tag "=x": want KEY or
+// KEY=VALUE`.
+func Tags(tags []string) (map[string]string, error) {
+	out := make(map[string]string, len(tags))
+	for _, t := range tags {
+		k, v, ok := strings.Cut(t, "=")
+		if !ok {
+			v = "true"
+		}
+		if strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("tag %q: want KEY or KEY=VALUE", t)
+		}
+		out[k] = v
+	}
+	return out, nil
 }
 
 // GitHead is the commit checked out in the working directory's git

@@ -63,6 +63,41 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
+func TestTags(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		tags    []string
+		want    map[string]string
+		wantErr string
+	}{
+		{name: "none", tags: nil, want: map[string]string{}},
+		{name: "bare tags are true", tags: []string{"nightly", "baseline"}, want: map[string]string{"nightly": "true", "baseline": "true"}},
+		{
+			name: "KEY=VALUE, split at the first =, values kept as written",
+			tags: []string{"team=recsys", "url=a=b", "epochs=10", "empty="},
+			want: map[string]string{"team": "recsys", "url": "a=b", "epochs": "10", "empty": ""},
+		},
+		{name: "a later tag of the key wins", tags: []string{"team=recsys", "team=search"}, want: map[string]string{"team": "search"}},
+		{name: "no key", tags: []string{"=x"}, wantErr: `tag "=x": want KEY or KEY=VALUE`},
+		{name: "a blank key", tags: []string{" "}, wantErr: `tag " ": want KEY or KEY=VALUE`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := runinfo.Tags(tt.tags)
+			if tt.wantErr != "" {
+				require.EqualError(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, got)
+			d, err := runinfo.Sources{Tags: tt.tags, GitCommit: "abc"}.Describe()
+			require.NoError(t, err)
+			require.Equal(t, tt.want, d.Tags)
+		})
+	}
+}
+
 func TestGitHead(t *testing.T) {
 	t.Parallel()
 	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
