@@ -260,7 +260,7 @@ func (s *Server) experimentPage(w http.ResponseWriter, r *http.Request, c *calle
 			page.Sections[i].Parts = append(page.Sections[i].Parts[:1:1], runs.Parts...)
 		}
 	}
-	return s.writePage(w, c, page, report.Link{Text: "Runs", Href: runsHref(name)})
+	return s.writePage(w, c, page, report.Link{Text: "Search runs", Href: runsHref(name)})
 }
 
 func (s *Server) comparisonPage(w http.ResponseWriter, r *http.Request, c *caller) error {

@@ -235,24 +235,11 @@ var runsTable = template.Must(template.New("runs").Parse(`<form class="work" met
 {{end}}`))
 
 // runMeans are each run's newest evaluation's means (on evalSet, or on
-// any set), in the order of runs.
-func (s *Server) runMeans(ctx context.Context, experiment, evalSet string, runs []store.Run) ([]map[string]float64, error) {
+// any set), in the order of runs, as the run search reads them.
+func (s *Server) runMeans(_ context.Context, _, _ string, runs []store.Run) ([]map[string]float64, error) {
 	out := make([]map[string]float64, len(runs))
-	if len(runs) == 0 {
-		return out, nil
-	}
-	evals, err := s.store.ListEvaluations(ctx, store.EvaluationFilter{Experiment: experiment, EvalSet: evalSet})
-	if err != nil {
-		return nil, err
-	}
-	newest := map[string]map[string]float64{}
-	for _, e := range evals { // newest first
-		if _, ok := newest[e.Run]; !ok {
-			newest[e.Run] = e.Aggregates
-		}
-	}
 	for i, r := range runs {
-		out[i] = newest[r.Name]
+		out[i] = r.Metrics
 	}
 	return out, nil
 }
