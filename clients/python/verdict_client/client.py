@@ -29,6 +29,10 @@ Strs = Union[None, str, Sequence[str]]
 # server keeps their types; or "KEY=VALUE" strings, sent as they are.
 KeyValues = Union[None, Mapping[str, Any], str, Sequence[str]]
 
+# A run's tags: a mapping of key to value, or "KEY=VALUE" strings (one or a
+# list), where a bare "KEY" is KEY=true.
+Tags = Union[None, Mapping[str, Any], str, Sequence[str]]
+
 # The answer of GET /api/v1/compare, POST /api/v1/compare: one result per
 # metric, keyed by the metric.
 Comparison = Dict[str, Dict[str, Any]]
@@ -138,7 +142,7 @@ class Client:
         eval_set: str,
         per_user: Any,
         param: KeyValues = None,
-        tag: Strs = None,
+        tag: Tags = None,
         lower_is_better: Strs = None,
         idempotency_key: Optional[str] = None,
         meta: KeyValues = None,
@@ -156,6 +160,7 @@ class Client:
         threshold: Optional[float] = None,
         bins: Optional[int] = None,
         labels: Any = None,
+        step: Optional[int] = None,
     ) -> Dict[str, Any]:
         """Logs an evaluation: each unit's metric values, from which the
         server computes the aggregates (POST /api/v1/evaluations).
@@ -186,7 +191,9 @@ class Client:
 
         The other arguments are the API's query parameters, by the same
         names: ``param`` the run's parameters (a dict of any JSON values, or
-        "KEY=VALUE" strings), ``tag`` its tags, ``lower_is_better`` the
+        "KEY=VALUE" strings), ``tag`` its tags (a dict of key → value,
+        e.g. ``{"team": "recsys", "nightly": True}``, or "KEY=VALUE"
+        strings, a bare "KEY" being KEY=true), ``lower_is_better`` the
         metrics for which lower is better, ``meta`` the evaluation's own
         key-values (like ``param``), ``git_commit`` the run's commit,
         ``target_fingerprint`` the targets' SHA-256 (see ``verdict
@@ -196,6 +203,19 @@ class Client:
         counts but not the per-unit values (such an evaluation cannot be
         compared). A repeated parameter takes a string or a list. None (the
         default) leaves a parameter out, so that the server's default holds.
+
+        ``step`` is the point of training the evaluation was taken at (an
+        epoch, a global step, a build number): ``"RUN@STEP"`` then names
+        it wherever a run is named (compare, diff, ...), while the run
+        alone is still its newest evaluation. A run has one evaluation per
+        evaluation set and step: the same step again with other content
+        raises VerdictError with status 409 and code ``conflict``.
+
+        A run's params are fixed once logged: a param the run already has,
+        given another value (0.1 and 0.10 are the same), raises
+        VerdictError with status 409 and code ``conflict``, naming the
+        param and both values, and nothing is stored; new params may be
+        added. Tags are labels, and change: a new value replaces the old.
 
         ``labels`` are the samples' 0/1 labels, recorded with the
         evaluation set (for DeLong's test of correlated AUCs): a dict (or a
@@ -216,7 +236,7 @@ class Client:
         run, evaluation_set, n_rows, n_units, metrics, aggregates,
         fingerprint, ...
         """
-        query = _run_query(experiment, run, eval_set, param, tag, meta, git_commit) + _log_query(
+        query = _run_query(experiment, run, eval_set, param, tag, meta, git_commit, step) + _log_query(
             target_fingerprint, lower_is_better, protocol, required_k, folds, repeats, n_train, n_test,
             aggregates_only, predictions, threshold, bins,
         )
@@ -233,7 +253,7 @@ class Client:
         path: Union[str, "os.PathLike[str]"],
         input_format: Optional[str] = None,
         param: KeyValues = None,
-        tag: Strs = None,
+        tag: Tags = None,
         lower_is_better: Strs = None,
         idempotency_key: Optional[str] = None,
         meta: KeyValues = None,
@@ -251,6 +271,7 @@ class Client:
         threshold: Optional[float] = None,
         bins: Optional[int] = None,
         labels: Any = None,
+        step: Optional[int] = None,
     ) -> Dict[str, Any]:
         """Logs an evaluation from a scores file a job already wrote, in any
         format ``verdict log`` reads: CSV, TSV, NDJSON (JSON Lines), Parquet
@@ -265,7 +286,7 @@ class Client:
         fmt = input_format or _file_format(path)
         if fmt is None:
             raise ValueError(f"{path}: say input_format=, one of csv, tsv, jsonl, parquet, npz: the name does not tell")
-        query = _run_query(experiment, run, eval_set, param, tag, meta, git_commit) + _log_query(
+        query = _run_query(experiment, run, eval_set, param, tag, meta, git_commit, step) + _log_query(
             target_fingerprint, lower_is_better, protocol, required_k, folds, repeats, n_train, n_test,
             aggregates_only, predictions, threshold, bins,
         ) + [("input_format", input_format)]
@@ -285,7 +306,7 @@ class Client:
         metrics: Strs = None,
         no_log: Optional[bool] = None,
         param: KeyValues = None,
-        tag: Strs = None,
+        tag: Tags = None,
         *,
         meta: KeyValues = None,
         git_commit: Optional[str] = None,
@@ -295,6 +316,7 @@ class Client:
         debug_users: Optional[int] = None,
         debug_sample_ids: Strs = None,
         idempotency_key: Optional[str] = None,
+        step: Optional[int] = None,
     ) -> Dict[str, Any]:
         """Computes ranking metrics from top-K predictions on the server,
         and logs them unless ``no_log`` (POST /api/v1/evaluate), as
@@ -322,14 +344,14 @@ class Client:
         with targets (their top items, targets, hit ranks and every
         metric's value), ``debug_sample_ids`` these users. The run's
         arguments (``experiment``, ``run``, ``eval_set``, ``param``,
-        ``tag``, ``meta``, ``git_commit``) are ``log``'s; with ``no_log``
+        ``tag``, ``meta``, ``git_commit``, ``step``) are ``log``'s; with ``no_log``
         nothing is stored, and they may be None.
 
         Returns the server's answer: metrics, aggregates, n_rows,
         n_scored_rows, n_units, required_k, fingerprint, and evaluation_id
         (null with ``no_log``).
         """
-        query = _run_query(experiment, run, eval_set, param, tag, meta, git_commit) + [
+        query = _run_query(experiment, run, eval_set, param, tag, meta, git_commit, step) + [
             ("metrics", _strs(metrics)),
             ("catalogue_size", catalogue_size),
             ("no_validate", no_validate),
@@ -721,6 +743,7 @@ def _run_query(
     tag: Strs,
     meta: KeyValues,
     git_commit: Optional[str],
+    step: Optional[int] = None,
 ) -> List[Tuple[str, QueryValue]]:
     """The query parameters that name a run and describe it and its
     evaluation, as log and evaluate take them."""
@@ -729,10 +752,29 @@ def _run_query(
         ("run", run),
         ("eval_set", eval_set),
         ("param", _key_values("param", param)),
-        ("tag", _strs(tag)),
+        ("tag", _tags(tag)),
         ("meta", _key_values("meta", meta)),
         ("git_commit", git_commit),
+        ("step", step),
     ]
+
+
+def _tags(m: Tags) -> Optional[List[str]]:
+    """A run's tags as the API takes them, KEY=VALUE. From a mapping, a
+    value is kept as a string (True is "true", so {"nightly": True} is the
+    bare tag nightly); strings are sent as they are, a bare KEY meaning
+    KEY=true."""
+    if m is None or not isinstance(m, Mapping):
+        return _strs(m)
+    out = []
+    for k, v in m.items():
+        k = str(k)
+        if not k.strip() or "=" in k:
+            raise ValueError(f"tag key {k!r}: a key is not empty and holds no '='")
+        if isinstance(v, bool):
+            v = "true" if v else "false"
+        out.append(f"{k}={v}")
+    return out
 
 
 def _log_query(

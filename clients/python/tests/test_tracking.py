@@ -1,0 +1,112 @@
+"""Tracking a training job with the client, against a real server: steps
+named as RUN@STEP, params fixed once logged, and tags with values.
+
+Like test_client, the tests need VERDICT_URL, VERDICT_TOKEN and
+VERDICT_READER_TOKEN, which python_test.go sets.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import unittest
+from typing import Dict
+
+import verdict_client as vc
+
+from .test_client import HAVE_SERVER, NO_SERVER, READER, URL, WRITER, unique
+
+
+def epoch(e: int) -> Dict[str, Dict[str, float]]:
+    """40 users' ndcg after epoch e: user i has (i % 4)/8 + e/8, so the
+    mean is 3/16 + e/8 (the mean of 0, 1/8, 2/8 and 3/8 is 3/16); every
+    value is exact in the single precision the server keeps."""
+    return {f"u{i:02d}": {"ndcg": (i % 4) / 8 + e / 8} for i in range(40)}
+
+
+@unittest.skipUnless(HAVE_SERVER, NO_SERVER)
+class TrackingTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.c = vc.Client(URL, WRITER, backoff=0.05)
+        cls.reader = vc.Client(URL, READER, backoff=0.05)
+
+    def test_steps_compare_as_run_at_step(self) -> None:
+        exp = unique("steps")
+        one = self.c.log(exp, "mf", "test", epoch(1), step=1)
+        two = self.c.log(exp, "mf", "test", epoch(2), step=2)
+        self.assertNotEqual(one["evaluation_id"], two["evaluation_id"])
+
+        got = self.reader.compare("mf@1", "mf@2", experiment=exp, metric="ndcg", record=False, seed=1)
+        r = got["ndcg"]
+        self.assertEqual(r["n"], 40)
+        self.assertAlmostEqual(r["baseline_mean"], 3 / 16 + 1 / 8, delta=1e-12)
+        self.assertAlmostEqual(r["candidate_mean"], 3 / 16 + 2 / 8, delta=1e-12)
+        self.assertEqual(r["candidate_better"], 40, "every user gains 1/8")
+
+        # The same step again: the same content is a retry, other content
+        # a conflict that stores nothing.
+        again = self.c.log(exp, "mf", "test", epoch(2), step=2)
+        self.assertTrue(again["existing"])
+        self.assertEqual(again["evaluation_id"], two["evaluation_id"])
+        with self.assertRaises(vc.VerdictError) as cm:
+            self.c.log(exp, "mf", "test", epoch(3), step=2)
+        self.assertEqual((cm.exception.status, cm.exception.code), (409, "conflict"))
+        self.assertIn(f'already has evaluation {two["evaluation_id"]} on "test" at step 2', cm.exception.message)
+        self.assertEqual(len(self.c.evaluations(exp, "mf")), 2)
+
+        # log_file takes a step as well.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "epoch3.csv")
+            with open(path, "w") as f:
+                f.write("sample_id,ndcg\n" + "".join(f"{k},{v['ndcg']}\n" for k, v in epoch(3).items()))
+            three = self.c.log_file(exp, "mf", "test", path, step=3)
+        got = self.reader.compare("mf@3", "mf", experiment=exp, metric="ndcg", record=False, seed=1)
+        self.assertEqual(got["ndcg"]["n"], 40)
+        self.assertAlmostEqual(got["ndcg"]["difference"]["estimate"], 0.0, delta=1e-12, msg="mf is its newest: mf@3")
+        with self.assertRaises(vc.VerdictError) as cm:
+            self.reader.compare("mf@1", "mf@9", experiment=exp, record=False)
+        self.assertEqual(cm.exception.status, 404)
+        self.assertIn("its steps are 1, 2, 3", cm.exception.message)
+        self.assertNotEqual(three["evaluation_id"], two["evaluation_id"])
+
+    def test_a_changed_param_is_a_conflict(self) -> None:
+        exp = unique("params")
+        self.c.log(exp, "als", "test", epoch(1), param={"lr": 0.1, "opt": "adam"})
+        self.c.log(exp, "als", "test", epoch(2), param=["lr=0.10", "factors=64"], step=2)
+        with self.assertRaises(vc.VerdictError) as cm:
+            self.c.log(exp, "als", "test", epoch(3), param={"lr": 0.2, "epochs": 3}, step=3)
+        self.assertEqual((cm.exception.status, cm.exception.code), (409, "conflict"))
+        self.assertIn('param "lr" of run "als" is 0.1, and this log gives 0.2', cm.exception.message)
+        # Nothing was stored: no evaluation, no new param.
+        self.assertEqual(len(self.c.evaluations(exp, "als")), 2)
+        (run,) = self.c.runs(exp)
+        self.assertEqual(run["params"], {"lr": 0.1, "opt": "adam", "factors": 64})
+
+    def test_tags_have_values_and_filter_runs(self) -> None:
+        exp = unique("tags")
+        self.c.log(exp, "als", "test", epoch(1), tag={"team": "recsys", "nightly": True})
+        self.c.log(exp, "pop", "test", epoch(2), tag=["team=search", "baseline"])
+        runs = {r["run"]: r for r in self.reader.runs(exp)}
+        self.assertEqual(runs["als"]["tag_values"], {"team": "recsys", "nightly": "true"})
+        self.assertEqual(runs["als"]["tags"], ["nightly", "team=recsys"])
+        self.assertEqual(runs["pop"]["tag_values"], {"team": "search", "baseline": "true"})
+        self.assertAlmostEqual(runs["pop"]["metrics"]["ndcg"], 3 / 16 + 2 / 8, delta=1e-12)
+
+        def names(f: str):
+            return [r["run"] for r in self.reader.runs(exp, filter=f, order_by="run")]
+
+        self.assertEqual(names("tags.team = 'recsys'"), ["als"])
+        self.assertEqual(names("tags.nightly = 'true'"), ["als"])
+        self.assertEqual(names("tags.team = 'search' OR tags.baseline = 'true'"), ["pop"])
+
+        # Tags are labels, and change: als moves to search.
+        self.c.log(exp, "als", "test", epoch(3), tag={"team": "search"}, step=3)
+        self.assertEqual(names("tags.team = 'search'"), ["als", "pop"])
+        self.assertEqual(names("tags.nightly = 'true'"), ["als"], "the other tags stay")
+        with self.assertRaisesRegex(ValueError, "holds no '='"):
+            self.c.log(exp, "als", "test", epoch(3), tag={"a=b": "c"})
+
+
+if __name__ == "__main__":
+    unittest.main()
