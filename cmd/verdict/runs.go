@@ -52,7 +52,7 @@ func runsCommand() *cli.Command {
 				}
 				return nil
 			}
-			return report.Runs(c.App.Writer, format, runs, more)
+			return report.RunSearch(c.App.Writer, format, q, runs, more)
 		},
 	}
 }
