@@ -51,6 +51,7 @@ func (s *Server) apiRoutes() []route {
 			params: paramsOf(store.EvaluationView{}), handle: s.getEvaluation},
 		{method: "GET", pattern: "/api/v1/leaderboard", summary: "rank runs by a metric", role: store.TokenReader, scope: scopeQuery,
 			params: paramsOf(compare.LeaderboardRequest{}), conflict: conflictPaired, handle: s.leaderboard},
+		{method: "GET", pattern: "/api/v1/curve", summary: "a training curve: a metric's mean with its interval at each step of runs", role: store.TokenReader, scope: scopeQuery, params: paramsOf(compare.CurveRequest{}), handle: s.curve},
 		{method: "GET", pattern: "/api/v1/compare", summary: "compare two evaluations without recording it", role: store.TokenReader, scope: scopeIDs,
 			params: paramsOf(compare.Request{}), conflict: conflictPaired, handle: s.compare(false)},
 		{method: "POST", pattern: "/api/v1/compare", summary: "compare two evaluations and record it in the history", role: store.TokenWriter, scope: scopeIDs,

@@ -7,45 +7,22 @@ import (
 
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/report"
-	"github.com/verdict-ml/verdict/request/cliflag"
+	"github.com/verdict-ml/verdict/store"
 )
 
 func diffCommand() *cli.Command {
-	return &cli.Command{
-		Name:        "diff",
-		Usage:       "per-user drill-down: which users moved most between two evaluations",
-		ArgsUsage:   cliflag.ArgsUsage(compare.DiffRequest{}),
-		Description: help("diff"),
-		Flags: append(cliflag.Flags(compare.DiffRequest{}),
-			&cli.StringFlag{Name: "out", Usage: "write every pair (sample_id, baseline, candidate, difference) to CSV `FILE`"},
-			reportFormatFlag(),
-			plotFlag("a histogram of the per-user differences"),
-		),
-		Action: func(c *cli.Context) error {
-			var req compare.DiffRequest
-			if err := cliflag.Decode(c, &req); err != nil {
-				return err
-			}
-			format, st, err := prepare(c)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
+	return resultCommand(&cli.Command{Name: "diff", Usage: "per-user drill-down: which users moved most between two evaluations"},
+		"a histogram of the per-user differences",
+		func(c *cli.Context, st *store.Store, req compare.DiffRequest) (*compare.DiffResult, error) {
 			d, err := req.Run(c.Context, st, nil)
-			if err != nil {
-				return requestError(req, err)
-			}
-			if out := c.String("out"); out != "" {
+			if out := c.String("out"); err == nil && out != "" {
 				if err := writeAtomically(out, func(f *os.File) error { return report.DiffPairs(f, d) }); err != nil {
-					return userError("--out: %v", err)
+					return nil, userError("--out: %v", err)
 				}
 			}
-			if err := report.Diff(c.App.Writer, format, d); err != nil {
-				return err
-			}
-			return savePlot(c, func() (*report.Figure, error) { return report.DiffHistogram(d) })
-		},
-	}
+			return d, err
+		}, report.Diff, report.DiffHistogram,
+		&cli.StringFlag{Name: "out", Usage: "write every pair (sample_id, baseline, candidate, difference) to CSV `FILE`"})
 }
 
 // writeAtomically writes a file through a temporary one renamed into place, so

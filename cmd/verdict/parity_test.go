@@ -71,6 +71,7 @@ var samples = map[string]url.Values{
 	"since":                   {"since": {"30d"}},
 	"filter":                  {"filter": {"params.lr < 0.05"}},
 	"order_by":                {"order_by": {"params.lr desc"}},
+	"metrics":                 {"metrics": {"m1"}},
 }
 
 // TestParity enumerates every field of every request the command line and
@@ -107,6 +108,20 @@ func TestParity(t *testing.T) {
 		path := writeFile(t, run+".csv", b.String())
 		res := runVerdict(t, dbURL, "log", "-e", "kf", "-r", run, "-s", "cv", "--protocol", "kfold", "--folds", "5", "--n-train", "80", "--n-test", "20", path)
 		require.Equal(t, 0, res.code, res.stderr)
+	}
+	// Experiment st: runs s1 and s2 logged at steps 1, 2 and 3, for
+	// curves.
+	for i, run := range []string{"s1", "s2"} {
+		for step := 1; step <= 3; step++ {
+			var b strings.Builder
+			b.WriteString("sample_id,m1\n")
+			for u := range 10 {
+				fmt.Fprintf(&b, "u%d,%g\n", u, float64((u*3+i+step)%8)/8)
+			}
+			path := writeFile(t, fmt.Sprintf("%s-%d.csv", run, step), b.String())
+			res := runVerdict(t, dbURL, "log", "-e", "st", "-r", run, "-s", "test", "--step", fmt.Sprint(step), path)
+			require.Equal(t, 0, res.code, res.stderr)
+		}
 	}
 	// A history to list.
 	for _, pair := range [][2]string{{"a", "b"}, {"a", "c"}} {
@@ -150,6 +165,21 @@ func TestParity(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(spec, &doc))
 
+	// A curve at both doors: s1's values of m1 at step 1 are
+	// (3u + 1) mod 8 / 8 for users 0 to 9, a mean of 33/80; the bounds are
+	// the same bootstrap with the same seed.
+	res := runVerdict(t, dbURL, "curve", "-e", "st", "-r", "s1", "-m", "m1", "--seed", "5", "--format", "json")
+	require.Equal(t, 0, res.code, res.stderr)
+	status, body := get("GET", "/api/v1/curve", url.Values{"experiment": {"st"}, "run": {"s1"}, "metric": {"m1"}, "seed": {"5"}})
+	require.Equal(t, 200, status, string(body))
+	var cliCurve, apiCurve compare.TrainingCurve
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &cliCurve))
+	require.NoError(t, json.Unmarshal(body, &apiCurve))
+	require.Len(t, cliCurve.Points, 3)
+	require.InDelta(t, 33.0/80, cliCurve.Points[0].Mean, 1e-7)
+	require.Less(t, cliCurve.Points[0].Low, cliCurve.Points[0].Mean)
+	require.Equal(t, cliCurve.Points, apiCurve.Points)
+
 	doors := []door{
 		{req: compare.Request{}, command: []string{"compare"}, method: "GET", path: "/api/v1/compare", readOnly: true,
 			base: url.Values{"experiment": {"p"}, "baseline": {"a"}, "candidate": {"b"}}, cliOnly: []string{"format", "plot", "no-record"}},
@@ -161,6 +191,8 @@ func TestParity(t *testing.T) {
 			base: url.Values{"experiment": {"p"}, "baseline": {"a"}, "candidate": {"b"}, "metric": {"m1"}}, cliOnly: []string{"format", "plot", "out"}},
 		{req: compare.HistoryQuery{}, command: []string{"history"}, method: "GET", path: "/api/v1/history", readOnly: true,
 			base: url.Values{}, cliOnly: []string{"format", "plot", "confidence", "resamples", "seed"}},
+		{req: compare.CurveRequest{}, command: []string{"curve"}, method: "GET", path: "/api/v1/curve", readOnly: true,
+			base: url.Values{"experiment": {"st"}, "run": {"s1", "s2"}, "metric": {"m1"}}, cliOnly: []string{"format", "plot"}},
 		{req: store.RunQuery{}, command: []string{"runs"}, method: "GET", path: "/api/v1/runs", readOnly: true,
 			base: url.Values{}, cliOnly: []string{"format"}},
 		{req: scores.LogRequest{}, command: []string{"log"}, method: "POST", path: "/api/v1/evaluations",
