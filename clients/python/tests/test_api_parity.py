@@ -24,7 +24,7 @@ from unittest import mock
 import verdict_client as vc
 from verdict_client.transport import Response
 
-from .test_client import HAVE_SERVER, NO_SERVER, URL, WRITER, np
+from .test_client import HAVE_SERVER, NO_SERVER, URL, WRITER, np, pd
 
 # The route (HTTP method, OpenAPI path) each client method sends; a method
 # with two sends one or the other (record=True is POST, record=False GET),
@@ -37,6 +37,8 @@ ROUTES: Dict[str, List[Tuple[str, str]]] = {
     "log_file": [("POST", "/api/v1/evaluations")],
     "evaluate": [("POST", "/api/v1/evaluate")],
     "runs": [("GET", "/api/v1/runs")],
+    "runs_frame": [("GET", "/api/v1/runs")],
+    "curve": [("GET", "/api/v1/curve")],
     "evaluations": [("GET", "/api/v1/evaluations")],
     "evaluation": [("GET", "/api/v1/evaluations/{id}")],
     "leaderboard": [("GET", "/api/v1/leaderboard")],
@@ -250,7 +252,7 @@ class APIParityTest(unittest.TestCase):
             if np is not None:
                 data["evaluate"] = {"items": np.array([[0, 1]]), "targets": np.array([[1, 0]])}
             for method, routes in ROUTES.items():
-                if method == "evaluate" and np is None:
+                if method == "evaluate" and np is None or method == "runs_frame" and pd is None:
                     continue
                 for record in ((True, False) if "record" in keyword_args(method) else (None,)):
                     with self.subTest(method=method, record=record):

@@ -605,19 +605,104 @@ class Client:
         filter: Optional[str] = None,
         order_by: Optional[str] = None,
         limit: Optional[int] = None,
+        metrics: Strs = None,
     ) -> List[Dict[str, Any]]:
         """Lists runs (GET /api/v1/runs), with their params, tags, git
-        commit and number of evaluations. ``filter`` is a run filter, e.g.
-        ``"params.lr < 0.01 AND tags.nightly = 'true'"``; ``order_by`` is
-        ``"KEY [asc|desc]"``."""
+        commit, number of evaluations and ``metrics``: the newest
+        evaluation's mean of each metric (on ``eval_set`` when given).
+        ``filter`` is a run filter, e.g. ``"params.lr < 0.01 AND
+        tags.nightly = 'true'"``; ``order_by`` is ``"KEY [asc|desc]"``.
+        ``metrics`` (one name or a list) chooses the metrics the command
+        line's table shows; the answer has every one."""
         query = [
             ("experiment", experiment),
             ("eval_set", eval_set),
             ("filter", filter),
             ("order_by", order_by),
             ("limit", limit),
+            ("metrics", _strs(metrics)),
         ]
         return self._call("GET", "/api/v1/runs", query)
+
+    def runs_frame(
+        self,
+        experiment: Optional[str] = None,
+        eval_set: Optional[str] = None,
+        filter: Optional[str] = None,
+        order_by: Optional[str] = None,
+        limit: Optional[int] = None,
+        metrics: Strs = None,
+    ) -> Any:
+        """The runs of ``runs`` as a pandas DataFrame, one row per run, as
+        mlflow.search_runs gives them: the columns ``run_id``,
+        ``experiment``, ``run``, ``created_at``, ``last_logged`` (pandas
+        timestamps), ``evaluations``, ``git_commit``, then ``params.NAME``
+        for each param, ``tags.NAME`` for each tag (a tag logged without a
+        value is ``"true"``) and ``metrics.NAME`` for each metric, in name
+        order; a run without one has NaN (None for params and tags). Needs
+        pandas."""
+        import pandas as pd
+
+        runs = self.runs(experiment, eval_set, filter, order_by, limit, metrics)
+        fixed = ["run_id", "experiment", "run", "created_at", "last_logged", "evaluations", "git_commit"]
+        rows, params, tags, metric_names = [], set(), set(), set()
+        for r in runs:
+            row = {k: r.get(k) for k in fixed}
+            for k, v in (r.get("params") or {}).items():
+                row["params." + k] = v
+                params.add(k)
+            for k, v in _tag_values(r).items():
+                row["tags." + k] = v
+                tags.add(k)
+            for k, v in (r.get("metrics") or {}).items():
+                row["metrics." + k] = float("nan") if v is None else v
+                metric_names.add(k)
+            rows.append(row)
+        columns = (
+            fixed
+            + ["params." + k for k in sorted(params)]
+            + ["tags." + k for k in sorted(tags)]
+            + ["metrics." + k for k in sorted(metric_names)]
+        )
+        df = pd.DataFrame(rows, columns=columns)
+        for k in ("created_at", "last_logged"):
+            df[k] = _timestamps(pd, df[k])
+        for k in sorted(metric_names):
+            df["metrics." + k] = df["metrics." + k].astype(float)
+        return df
+
+    def curve(
+        self,
+        experiment: str,
+        run: Strs,
+        metric: str,
+        eval_set: Optional[str] = None,
+        confidence: Optional[float] = None,
+        resamples: Optional[int] = None,
+        seed: Optional[int] = None,
+    ) -> Dict[str, Any]:
+        """A training curve (GET /api/v1/curve): for each run (one name or
+        a list), its evaluations logged with a step, in step order, each
+        with its mean of ``metric`` and the bootstrap interval of its
+        per-unit values at ``confidence`` (the server's 0.95) from
+        ``resamples`` (2000) resamples drawn with ``seed`` (0), as
+        ``verdict curve`` computes it.
+
+        Returns experiment, evaluation_set, metric, lower_is_better,
+        confidence, resamples, seed, runs and points: each with run, step,
+        evaluation_id, mean, mean_ci_low, mean_ci_high (None for an
+        evaluation logged with its aggregates only), n_units and
+        logged_at."""
+        query = [
+            ("experiment", experiment),
+            ("run", _strs(run)),
+            ("eval_set", eval_set),
+            ("metric", metric),
+            ("confidence", confidence),
+            ("resamples", resamples),
+            ("seed", seed),
+        ]
+        return self._call("GET", "/api/v1/curve", query)
 
     def evaluations(
         self,
@@ -690,6 +775,28 @@ def _strs(x: Any) -> Optional[List[str]]:
     if isinstance(x, (bytes, Mapping)):
         raise TypeError(f"{x!r}: want a string or a sequence of strings")
     return [str(s) for s in x]
+
+
+def _timestamps(pd: Any, column: Any) -> Any:
+    """RFC 3339 times as UTC timestamps, with or without fractions of a
+    second (pandas 2 wants format="ISO8601" for a mix; pandas 1 has none)."""
+    try:
+        return pd.to_datetime(column, utc=True, format="ISO8601")
+    except (ValueError, TypeError):
+        return pd.to_datetime(column, utc=True)
+
+
+def _tag_values(run: Mapping[str, Any]) -> Dict[str, str]:
+    """A run's tags as keys and values: tag_values when the server sends
+    them, else the tags' text, KEY (for "true") or KEY=VALUE."""
+    values = run.get("tag_values")
+    if isinstance(values, Mapping):
+        return {str(k): str(v) for k, v in values.items()}
+    out: Dict[str, str] = {}
+    for tag in run.get("tags") or []:
+        key, sep, value = str(tag).partition("=")
+        out[key] = value if sep else "true"
+    return out
 
 
 def _ref(x: RunRef, experiment: Optional[str]) -> str:
