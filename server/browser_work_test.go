@@ -138,7 +138,7 @@ func (b *browser) requireFits() {
 
 // logRun logs one CSV evaluation of ndcg@10 of run over users users, each
 // user's value base plus shift and noise, with the run's params and tags.
-func (ts *testServer) logRun(t *testing.T, token, experiment, run string, shift float64, users int, params, tags []string) int64 {
+func (ts *testServer) logRun(t *testing.T, token, experiment, run string, shift float64, users int, params, tags []string, extra ...string) int64 {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(11, uint64(len(run))))
 	var b strings.Builder
@@ -148,6 +148,9 @@ func (ts *testServer) logRun(t *testing.T, token, experiment, run string, shift 
 		fmt.Fprintf(&b, "user-%03d,%.4f\n", u, min(max(0.4*base+0.1+shift+0.05*rng.NormFloat64(), 0), 1))
 	}
 	q := url.Values{"experiment": {experiment}, "run": {run}, "eval_set": {"test"}, "param": params, "tag": tags}
+	for i := 0; i+1 < len(extra); i += 2 {
+		q.Set(extra[i], extra[i+1])
+	}
 	status, body := ts.do(t, "POST", "/api/v1/evaluations?"+q.Encode(), token, strings.NewReader(b.String()), "Content-Type", "text/csv")
 	require.Equal(t, http.StatusCreated, status, string(body))
 	var got struct {
@@ -174,6 +177,9 @@ func TestBrowserWork(t *testing.T) {
 		ts.logRun(t, writer, "movies", "item-knn", 0.02, 300, []string{"lr=0.01", "model=knn"}, []string{"nightly"})
 		mfFirst = ts.logRun(t, writer, "movies", "mf-64", 0.01, 300, []string{"lr=0.001", "model=mf", "factors=64"}, []string{"nightly"})
 		mfSecond = ts.logRun(t, writer, "movies", "mf-64", 0.04, 300, []string{"lr=0.001", "model=mf", "factors=64"}, []string{"nightly"})
+		for step, shift := range []float64{0, 0.03, 0.05} {
+			ts.logRun(t, writer, "training", "sasrec", shift, 300, []string{"lr=0.001"}, nil, "step", strconv.Itoa(10*(step+1)))
+		}
 		return ts
 	})
 	ts := b.ts
@@ -330,6 +336,35 @@ func TestBrowserWork(t *testing.T) {
 	b.follow(http.StatusOK, chromedp.Click(chromedp.CSS("#compare button")))
 	require.Contains(t, b.location(), fmt.Sprintf("baseline=%d", mfFirst))
 	require.Contains(t, b.text("#verdict p.verdict"), "mf-64")
+
+	// A run logged with steps: its evaluations show them, its curve
+	// draws the mean at each step with its interval, and two steps are
+	// compared as RUN@STEP.
+	b.open("/experiments/training/runs/sasrec", http.StatusOK)
+	steps := b.strings(`Array.from(document.querySelectorAll("#evaluations tbody tr"), tr => tr.cells[2].textContent)`)
+	require.ElementsMatch(t, []string{"10", "20", "30"}, steps, "the STEP column")
+	var creq compare.CurveRequest
+	require.NoError(t, request.Decode(request.Values{"experiment": {"training"}, "run": {"sasrec"}, "metric": {"ndcg@10"}, "eval_set": {"test"}}, &creq))
+	curve, err := compare.Curve(ctx, ts.st, creq)
+	require.NoError(t, err)
+	require.Len(t, curve.Points, 3)
+	svg := b.strings(`Array.from(document.querySelectorAll("#curves figure svg"), svg => Array.from(svg.querySelectorAll("text"), x => x.textContent).join(" "))`)
+	require.Len(t, svg, 1, "a curve")
+	require.Contains(t, svg[0], "ndcg@10 on test by step")
+	curveRows := b.strings(`Array.from(document.querySelectorAll("#curves tbody tr"), tr => tr.cells[1].textContent + " " + tr.cells[2].textContent)`)
+	var wantCurve []string
+	for _, p := range curve.Points {
+		wantCurve = append(wantCurve, fmt.Sprintf("%d %s", p.Step, report.Interval(p.Mean, p.Low, p.High, false)))
+	}
+	require.Equal(t, wantCurve, curveRows, "each step's mean and interval")
+	b.requireFits()
+	b.screenshot("web-run-steps")
+	b.follow(http.StatusOK, chromedp.Click(chromedp.CSS("#compare button")))
+	loc, err = url.Parse(b.location())
+	require.NoError(t, err)
+	require.Equal(t, url.Values{"baseline": {"sasrec@10"}, "candidate": {"sasrec@30"}}, loc.Query())
+	require.Contains(t, b.text("#verdict p.verdict"), "sasrec")
+	require.Contains(t, b.text("#worst tbody"), "user-")
 
 	// The experiment's report, with its history's verdicts, fits too;
 	// its runs are the table to work in.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -267,17 +268,48 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request, c *caller) erro
 	if err != nil {
 		return err
 	}
-	secs := report.RunSections(run, evals, nil, pageHrefs)
+	var steps func(*store.Evaluation) string
+	if hasSteps(evals) {
+		steps = stepOf
+	}
+	secs := report.RunSections(run, evals, steps, pageHrefs)
+	curves, ok, err := s.runCurves(r.Context(), name, runName, evals)
+	if err != nil {
+		return err
+	}
+	if ok {
+		secs = append(secs, curves)
+	}
 	if len(evals) > 1 {
+		// Two steps of the run are RUN@STEP when every evaluation has
+		// one, on one evaluation set; otherwise evaluations by ID.
+		byStep := true
+		for _, e := range evals {
+			byStep = byStep && e.Step != nil && e.EvalSet == evals[0].EvalSet
+		}
 		var b strings.Builder
 		type option struct{ Value, Text string }
 		var opts []option
 		for _, e := range evals {
-			opts = append(opts, option{Value: strconv.FormatInt(e.ID, 10),
-				Text: fmt.Sprintf("evaluation %d on %s, %s", e.ID, e.EvalSet, e.CreatedAt.Local().Format("2006-01-02 15:04:05"))})
+			o := option{Value: strconv.FormatInt(e.ID, 10),
+				Text: fmt.Sprintf("evaluation %d on %s, %s", e.ID, e.EvalSet, e.CreatedAt.Local().Format("2006-01-02 15:04:05"))}
+			if e.Step != nil {
+				o.Text = fmt.Sprintf("step %d: %s", *e.Step, o.Text)
+			}
+			if byStep {
+				o.Value = fmt.Sprintf("%s@%d", runName, *e.Step)
+			}
+			opts = append(opts, o)
 		}
-		err := evalPicker.Execute(&b, map[string]any{"Action": compareHref(name), "Options": opts,
-			"Baseline": opts[len(opts)-1].Value, "Candidate": opts[0].Value})
+		// Steps are listed by step, the first the baseline; evaluations
+		// newest first, the oldest the baseline.
+		base, cand := opts[len(opts)-1].Value, opts[0].Value
+		if byStep {
+			slices.SortStableFunc(opts, func(a, b option) int { return compareSteps(a.Value, b.Value) })
+			base, cand = opts[0].Value, opts[len(opts)-1].Value
+		}
+		err := evalPicker.Execute(&b, map[string]any{"Action": compareHref(name), "Options": opts, "ByID": !byStep,
+			"Baseline": base, "Candidate": cand})
 		if err != nil {
 			return err
 		}
@@ -288,9 +320,18 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request, c *caller) erro
 		report.Link{Text: "Runs", Href: runsHref(name)})
 }
 
+// compareSteps orders RUN@STEP values by step.
+func compareSteps(a, b string) int {
+	step := func(v string) int64 {
+		n, _ := strconv.ParseInt(v[strings.LastIndexByte(v, '@')+1:], 10, 64)
+		return n
+	}
+	return cmp.Compare(step(a), step(b))
+}
+
 var evalPicker = template.Must(template.New("evals").Parse(`<form class="work" method="get" action="{{.Action}}">
-<input type="hidden" name="by" value="evaluation">
-<label for="baseline">Baseline</label> <select id="baseline" name="baseline">{{range .Options}}<option value="{{.Value}}"{{if eq .Value $.Baseline}} selected{{end}}>{{.Text}}</option>{{end}}</select>
+{{if .ByID}}<input type="hidden" name="by" value="evaluation">
+{{end}}<label for="baseline">Baseline</label> <select id="baseline" name="baseline">{{range .Options}}<option value="{{.Value}}"{{if eq .Value $.Baseline}} selected{{end}}>{{.Text}}</option>{{end}}</select>
 <label for="candidate">Candidate</label> <select id="candidate" name="candidate">{{range .Options}}<option value="{{.Value}}"{{if eq .Value $.Candidate}} selected{{end}}>{{.Text}}</option>{{end}}</select>
 <button type="submit">Compare</button>
 </form>`))
