@@ -45,6 +45,14 @@ func TestSchemaDocQueriesRun(t *testing.T) {
 	_, err = s.LogPredictions(ctx, newEval("demo", "classifier"), binarySet())
 	require.NoError(t, err)
 
+	// Two steps of a run in training, for the examples of curves.
+	for step := range int64(2) {
+		ev := newEval("demo", "als")
+		ev.Step = ptr(step + 1)
+		_, err = s.LogEvaluation(ctx, ev, &memRows{metrics: []string{"ndcg@20"}, ids: []string{"u1", "u2"}, vals: [][]float64{{0.25}, {0.25 * float64(step)}}})
+		require.NoError(t, err)
+	}
+
 	conn, err := pgx.Connect(ctx, url)
 	require.NoError(t, err)
 	defer conn.Close(ctx)
