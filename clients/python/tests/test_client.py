@@ -609,6 +609,20 @@ class ServerTest(unittest.TestCase):
         got = self.c.evaluate(unique("scipy"), "r", "test", items, targets, metrics="hit_rate@1", no_log=True)
         self.assertAlmostEqual(got["aggregates"]["hit_rate@1"], 0.5, places=6)
 
+    def test_evaluate_trec(self) -> None:
+        # A TREC run and its qrels, as verdict evaluate --trec-run reads
+        # them. q1 ranks d1 (relevant) then d2; q2 ranks d3 then d4
+        # (relevant): hit_rate@1 is (1 + 0) / 2.
+        with tempfile.TemporaryDirectory() as d:
+            run, qrels = os.path.join(d, "run.txt"), os.path.join(d, "qrels.txt")
+            with open(run, "w") as f:
+                f.write("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\nq2 Q0 d3 1 2.0 t\nq2 Q0 d4 2 1.0 t\n")
+            with open(qrels, "w") as f:
+                f.write("q1 0 d1 1\nq2 0 d4 1\n")
+            got = self.c.evaluate(None, None, None, trec_run=run, trec_qrels=qrels, metrics="hit_rate@1,2", no_log=True)
+        self.assertAlmostEqual(got["aggregates"]["hit_rate@1"], 0.5, places=9)
+        self.assertAlmostEqual(got["aggregates"]["hit_rate@2"], 1.0, places=9)
+
     @unittest.skipUnless(np is not None, "numpy is not installed")
     def test_evaluate_without_metrics_takes_the_defaults(self) -> None:
         # No metrics: calibrated_recall and ndcg at the full width of the

@@ -440,19 +440,44 @@ def multipart_body(make: Callable[[List[_Part]], None]) -> Body:
     return Body(content_type=f"multipart/form-data; boundary={boundary}", chunks=chunks, length=length, close=close)
 
 
-def evaluate_body(items: Any, targets: Any, scores: Any = None, sample_ids: Any = None) -> Body:
+def evaluate_body(
+    items: Any,
+    targets: Any,
+    scores: Any = None,
+    sample_ids: Any = None,
+    trec_run: Any = None,
+    trec_qrels: Any = None,
+    predictions: Any = None,
+) -> Body:
     """The multipart/form-data body of POST /api/v1/evaluate: the parts
-    items, scores, targets and sample_ids, each a file."""
+    items, scores, targets and sample_ids (NumPy), each a file; or the
+    files trec_run and trec_qrels; or the long tables predictions and
+    targets (CSV or Parquet files, their format read from their names)."""
 
     def make(parts: List[_Part]) -> None:
-        parts.append(_array_part("items", items))
+        if items is not None:
+            parts.append(_array_part("items", items))
         if scores is not None:
             parts.append(_array_part("scores", scores))
-        parts.append(_targets_part(targets))
+        for name, path in (("trec_run", trec_run), ("trec_qrels", trec_qrels), ("predictions", predictions)):
+            if path is not None:
+                parts.append(_file_part(name, path))
+        if targets is not None:
+            table = predictions is not None and _is_path(targets)
+            parts.append(_file_part("targets", targets) if table else _targets_part(targets))
         if sample_ids is not None:
             parts.append(_array_part("sample_ids", sample_ids, ids=True))
 
     return multipart_body(make)
+
+
+def _file_part(name: str, path: Any) -> _Part:
+    """A part holding the file at path, named as the file is: the server
+    reads a table's format from the name."""
+    if not _is_path(path):
+        raise TypeError(f"{name} is a {type(path).__name__}; pass the path of a file")
+    p = os.fspath(path)
+    return _Part(name, os.path.basename(p), path=p)
 
 
 # -- log ----------------------------------------------------------------

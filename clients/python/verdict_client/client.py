@@ -299,8 +299,8 @@ class Client:
         experiment: Optional[str],
         run: Optional[str],
         eval_set: Optional[str],
-        items: Any,
-        targets: Any,
+        items: Any = None,
+        targets: Any = None,
         scores: Any = None,
         sample_ids: Any = None,
         metrics: Strs = None,
@@ -315,6 +315,9 @@ class Client:
         catalogue_size: Optional[int] = None,
         debug_users: Optional[int] = None,
         debug_sample_ids: Strs = None,
+        trec_run: Any = None,
+        trec_qrels: Any = None,
+        predictions: Any = None,
         idempotency_key: Optional[str] = None,
         step: Optional[int] = None,
     ) -> Dict[str, Any]:
@@ -339,6 +342,12 @@ class Client:
           the catalogue's number of items, by default the targets'
           columns). Without them, the server's default.
 
+        Instead of NumPy arrays, the inputs may be ``trec_run`` and
+        ``trec_qrels`` (paths of a TREC run and its qrels), or
+        ``predictions`` and ``targets`` as paths of long tables
+        (sample_id,item,rank or sample_id,item,score; sample_id,item), CSV
+        or Parquet by their file names, as ``verdict evaluate`` reads them.
+
         ``no_per_user`` logs the means and counts only (such an evaluation
         cannot be compared); ``debug_users`` spells out the first N users
         with targets (their top items, targets, hit ranks and every
@@ -361,7 +370,7 @@ class Client:
             ("debug_sample_ids", _strs(debug_sample_ids)),
         ]
         headers = {} if no_log else _key(idempotency_key)
-        body = bodies.evaluate_body(items, targets, scores, sample_ids)
+        body = bodies.evaluate_body(items, targets, scores, sample_ids, trec_run, trec_qrels, predictions)
         return self._call("POST", "/api/v1/evaluate", query, body=body, headers=headers, idempotent=True)
 
     # -- deciding -------------------------------------------------------
