@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/report"
@@ -345,6 +346,11 @@ func (s *Server) compareRequest(c *caller, experiment string, form url.Values) (
 	for k, vs := range form {
 		if k == csrfField || k == "by" {
 			continue
+		}
+		for _, x := range append([]string{k}, vs...) {
+			if !utf8.ValidString(x) || strings.ContainsRune(x, 0) {
+				return compare.Request{}, nil, nil, badRequest("the form's %s holds a NUL byte or is not UTF-8", k)
+			}
 		}
 		v[k] = vs
 		kept[k] = vs

@@ -58,6 +58,10 @@ func TestWebCompareForms(t *testing.T) {
 		require.Equal(t, http.StatusForbidden, resp.StatusCode, body)
 	}
 	require.Zero(t, history())
+	// A form whose value holds a NUL byte is refused before it is read.
+	resp, body = wc.post("/experiments/demo/compare", url.Values{"csrf": {formCSRF(t, page)}, "baseline": {"pop\x00"}, "candidate": {"knn"}})
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode, body)
+	require.Zero(t, history())
 	// With the session's, it is recorded, and the answer is its page.
 	resp, body = wc.post("/experiments/demo/compare", url.Values{"csrf": {formCSRF(t, page)}, "baseline": {"pop"}, "candidate": {"knn"}})
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode, body)
