@@ -17,6 +17,7 @@ type loggedJSON struct {
 	Experiment      string             `json:"experiment"`
 	Run             string             `json:"run"`
 	EvalSet         string             `json:"evaluation_set"`
+	Step            *int64             `json:"step"`
 	Rows            int64              `json:"n_rows"`
 	ScoredRows      int64              `json:"n_scored_rows"`
 	Units           int64              `json:"n_units"`
@@ -49,7 +50,7 @@ func Logged(w io.Writer, format string, l *store.Logged) error {
 	switch {
 	case format == "json":
 		err = WriteJSON(w, loggedJSON{
-			EvaluationID: l.ID, Existing: l.Existing, Experiment: l.Experiment, Run: l.Run, EvalSet: l.EvalSet,
+			EvaluationID: l.ID, Existing: l.Existing, Experiment: l.Experiment, Run: l.Run, EvalSet: l.EvalSet, Step: l.Step,
 			Rows: l.Rows, ScoredRows: l.ScoredRows, Units: l.Units, Metrics: l.Metrics, Aggregates: l.Aggregates,
 			Fingerprint: l.Fingerprint, FingerprintKind: l.FingerprintKind, Seconds: l.Elapsed.Seconds(), AggregatesOnly: l.AggregatesOnly,
 		}.withPredictions(l.Predictions))
@@ -91,6 +92,7 @@ type storedJSON struct {
 	Experiment      string             `json:"experiment"`
 	Run             string             `json:"run"`
 	EvalSet         string             `json:"evaluation_set"`
+	Step            *int64             `json:"step"`
 	CreatedAt       string             `json:"created_at"`
 	Rows            int64              `json:"n_rows"`
 	ScoredRows      int64              `json:"n_scored_rows"`
@@ -139,7 +141,7 @@ func StoredList(w io.Writer, list []store.Evaluation) error {
 func stored(e *store.Evaluation) storedJSON {
 	p := e.Protocol
 	return storedJSON{
-		EvaluationID: e.ID, Experiment: e.Experiment, Run: e.Run, EvalSet: e.EvalSet, CreatedAt: e.CreatedAt.UTC().Format(time.RFC3339Nano),
+		EvaluationID: e.ID, Experiment: e.Experiment, Run: e.Run, EvalSet: e.EvalSet, Step: e.Step, CreatedAt: e.CreatedAt.UTC().Format(time.RFC3339Nano),
 		Rows: e.Rows, ScoredRows: e.ScoredRows, Units: e.Units, Metrics: e.Metrics, LowerIsBetter: nonNil(e.LowerIsBetter),
 		Aggregates: e.Aggregates, Fingerprint: e.Fingerprint, FingerprintKind: e.FingerprintKind,
 		Protocol: protocolJSON{Name: p.Name, Cutoffs: p.Cutoffs, RequiredK: p.RequiredK, EvalDraws: p.EvalDraws,

@@ -37,8 +37,12 @@ func ShowEvaluation(w io.Writer, format string, e *store.Evaluation, debug []byt
 		return WriteJSON(w, out)
 	}
 	p := e.Protocol
-	fmt.Fprintf(w, "evaluation %d: %s/%s on %s, logged %s by verdict %s\n", e.ID, Printable(e.Experiment), Printable(e.Run), Printable(e.EvalSet),
-		e.CreatedAt.Local().Format("2006-01-02 15:04:05"), Printable(e.SoftwareVersion))
+	step := ""
+	if e.Step != nil {
+		step = fmt.Sprintf(", step %d", *e.Step)
+	}
+	fmt.Fprintf(w, "evaluation %d: %s/%s on %s%s, logged %s by verdict %s\n", e.ID, Printable(e.Experiment), Printable(e.Run), Printable(e.EvalSet),
+		step, e.CreatedAt.Local().Format("2006-01-02 15:04:05"), Printable(e.SoftwareVersion))
 	draws := "unknown"
 	if p.EvalDraws > 0 {
 		draws = strconv.Itoa(p.EvalDraws)
