@@ -83,7 +83,7 @@ class CurveTest(unittest.TestCase):
         self.assertEqual(got, c.curve(exp, ["a"], "ndcg", eval_set="test", confidence=0.9, resamples=500, seed=3))
         with self.assertRaises(vc.VerdictError) as cm:
             c.curve(exp, "a", "recall")
-        self.assertEqual(cm.exception.status, 404)
+        self.assertEqual(cm.exception.status, 422)
         self.assertIn("has recall", str(cm.exception))
 
 
