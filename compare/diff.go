@@ -97,7 +97,7 @@ func Diff(ctx context.Context, st *store.Store, base, cand *store.Evaluation, q 
 	res := &DiffResult{Metric: q.Metric, Baseline: base.Run, Candidate: cand.Run, Units: len(p.SampleIDs),
 		Best: q.Best, Direction: dir, BaseEval: base, CandEval: cand}
 	if base.Run == cand.Run {
-		res.Baseline, res.Candidate = fmt.Sprintf("%s#%d", base.Run, base.ID), fmt.Sprintf("%s#%d", cand.Run, cand.ID)
+		res.Baseline, res.Candidate = evaluationName(base), evaluationName(cand)
 	}
 	res.All = make([]DiffRow, len(p.SampleIDs))
 	diffs := make([]float64, len(p.SampleIDs))

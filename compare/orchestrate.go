@@ -31,7 +31,7 @@ const pairBudget = 256 << 20
 func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluation, opts Options) (*Comparison, error) {
 	c := &Comparison{Baseline: base.Run, Candidate: cand.Run, BaselineEval: base, CandidateEval: cand}
 	if base.Run == cand.Run && base.ID != cand.ID {
-		c.Baseline, c.Candidate = fmt.Sprintf("%s#%d", base.Run, base.ID), fmt.Sprintf("%s#%d", cand.Run, cand.ID)
+		c.Baseline, c.Candidate = evaluationName(base), evaluationName(cand)
 	}
 	metrics := opts.Metrics
 	if len(metrics) == 0 {

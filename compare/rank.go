@@ -83,7 +83,7 @@ func Rank(ctx context.Context, st *store.Store, q RankQuery) (*Ranking, error) {
 		}
 		name := e.Run
 		if slices.Contains(names, name) {
-			name = fmt.Sprintf("%s#%d", e.Run, e.ID)
+			name = evaluationName(e)
 		}
 		names = append(names, name)
 	}

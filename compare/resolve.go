@@ -67,3 +67,12 @@ func splitStep(arg string) (run string, step int64, ok bool) {
 	}
 	return arg[:at], step, true
 }
+
+// evaluationName names an evaluation beside another of its run: RUN@STEP
+// when it has a step, as a user names it, else RUN#ID.
+func evaluationName(e *store.Evaluation) string {
+	if e.Step != nil {
+		return fmt.Sprintf("%s@%d", e.Run, *e.Step)
+	}
+	return fmt.Sprintf("%s#%d", e.Run, e.ID)
+}

@@ -28,7 +28,7 @@ type fixture struct {
 // the store holds, so that a refusal comes from the router and not from a
 // missing parameter.
 func requestFor(rt route, f fixture) (method, path string, body string) {
-	p := strings.NewReplacer("{id}", fmt.Sprint(f.evalID), "{name}", url.PathEscape(f.experiment), "{$}", "").Replace(rt.pattern)
+	p := strings.NewReplacer("{id}", fmt.Sprint(f.evalID), "{name}", url.PathEscape(f.experiment), "{run}", url.PathEscape(f.baseline), "{$}", "").Replace(rt.pattern)
 	if strings.HasPrefix(rt.pattern, "/api/v1/comparisons/") || rt.pattern == "/comparisons/{id}" {
 		p = strings.Replace(rt.pattern, "{id}", fmt.Sprint(f.cmpID), 1)
 	}

@@ -39,9 +39,12 @@ func TestNoBadInputIsAServerError(t *testing.T) {
 	// must exist: each refuses these.
 	structured := map[string]bool{
 		"format": true, "method": true, "adjust": true, "winner": true, "since": true, "filter": true, "order_by": true,
-		"role": true, "metrics": true, "target_fingerprint": true, "lower_is_better": true, "baseline": true,
+		"role": true, "target_fingerprint": true, "lower_is_better": true, "baseline": true,
 		"candidate": true, "control": true, "param": true, "meta": true, "protocol": true,
 	}
+	// evaluate's metrics are specs (ndcg@10,20): structured there; the
+	// runs' metrics name table columns, any name.
+	structuredAt := map[string]bool{"POST /api/v1/evaluate metrics": true}
 	strs := []string{"../../tmp/x", "bogus", "params.lr <", "'", "\x00", "%", huge}
 	pathValues := []string{"abc", "-1", "0", "99999999999999999999", "..%2F..%2Ftmp", "999999999"}
 
@@ -90,7 +93,7 @@ func TestNoBadInputIsAServerError(t *testing.T) {
 				}
 				q.Set(p.name, v)
 				status, b := send(base.path, q)
-				check(fmt.Sprintf("%s=%.40q", p.name, v), status, b, p.kind != "string" || structured[p.name])
+				check(fmt.Sprintf("%s=%.40q", p.name, v), status, b, p.kind != "string" || structured[p.name] || structuredAt[key+" "+p.name])
 			}
 		}
 		if rt.idempotent {
@@ -184,7 +187,9 @@ func setupBadInput(t *testing.T) (*testServer, map[string]validRequest) {
 	csv := "sample_id,ndcg\nu1,0.5\nu2,0.25\nu3,0\nu4,1\n"
 	ev := ts.logCSV(t, w, "e", "r1", csv)
 	ts.logCSV(t, w, "e", "r2", "sample_id,ndcg\nu1,0.75\nu2,0.5\nu3,0.25\nu4,1\n")
-	status, b := ts.do(t, "POST", "/api/v1/compare?experiment=e&baseline=r1&candidate=r2&seed=1", w, nil)
+	status, b := ts.do(t, "POST", "/api/v1/evaluations?experiment=e&run=stepped&eval_set=test&step=1", w, strings.NewReader(csv), "Content-Type", "text/csv")
+	require.Equal(t, http.StatusCreated, status, string(b))
+	status, b = ts.do(t, "POST", "/api/v1/compare?experiment=e&baseline=r1&candidate=r2&seed=1", w, nil)
 	require.Equal(t, http.StatusOK, status, b)
 	var cmp []struct {
 		ID int64 `json:"comparison_id"`
@@ -204,27 +209,34 @@ func setupBadInput(t *testing.T) (*testServer, map[string]validRequest) {
 		return multipartBody(t, map[string]string{"items": "items.npy", "scores": "scores.npy", "targets": "targets.npz", "sample_ids": "ids_str.npy"})
 	}
 	return ts, map[string]validRequest{
-		"GET /api/v1/openapi.json":     {path: "/api/v1/openapi.json"},
-		"GET /api/v1/experiments":      {path: "/api/v1/experiments"},
-		"POST /api/v1/evaluations":     {path: "/api/v1/evaluations", query: v("experiment=logged&run=new&eval_set=test"), body: csvBody},
-		"POST /api/v1/evaluate":        {path: "/api/v1/evaluate", query: v("experiment=logged&run=evaluated&eval_set=ranking"), body: evaluateBody},
-		"GET /api/v1/runs":             {path: "/api/v1/runs", query: v("experiment=e")},
-		"GET /api/v1/evaluations":      {path: "/api/v1/evaluations", query: v("experiment=e")},
-		"GET /api/v1/evaluations/{id}": {path: "/api/v1/evaluations/" + strconv.FormatInt(ev, 10)},
-		"GET /api/v1/leaderboard":      {path: "/api/v1/leaderboard", query: v("experiment=e&metric=ndcg&resamples=200")},
-		"GET /api/v1/compare":          {path: "/api/v1/compare", query: v("experiment=e&baseline=r1&candidate=r2&resamples=200")},
-		"POST /api/v1/compare":         {path: "/api/v1/compare", query: v("experiment=e&baseline=r1&candidate=r2&resamples=200")},
-		"GET /api/v1/rank":             {path: "/api/v1/rank", query: v("experiment=e&metric=ndcg&run=r1&run=r2")},
-		"POST /api/v1/rank":            {path: "/api/v1/rank", query: v("experiment=e&metric=ndcg&run=r1&run=r2")},
-		"GET /api/v1/diff":             {path: "/api/v1/diff", query: v("experiment=e&metric=ndcg&baseline=r1&candidate=r2")},
-		"GET /api/v1/history":          {path: "/api/v1/history", query: v("experiment=e")},
-		"GET /api/v1/comparisons/{id}": {path: "/api/v1/comparisons/" + strconv.FormatInt(cmp[0].ID, 10)},
-		"GET /api/v1/tokens":           {path: "/api/v1/tokens"},
-		"POST /api/v1/tokens":          {path: "/api/v1/tokens", query: v("name=ci&role=reader")},
-		"DELETE /api/v1/tokens/{id}":   {path: "/api/v1/tokens/" + strconv.FormatInt(tok.ID, 10)},
-		"GET /experiments/{name}":      {path: "/experiments/e"},
-		"GET /comparisons/{id}":        {path: "/comparisons/" + strconv.FormatInt(cmp[0].ID, 10)},
-		"POST /logout":                 {path: "/logout"},
-		"GET /metrics":                 {path: "/metrics"},
+		"GET /api/v1/openapi.json":           {path: "/api/v1/openapi.json"},
+		"GET /api/v1/experiments":            {path: "/api/v1/experiments"},
+		"POST /api/v1/evaluations":           {path: "/api/v1/evaluations", query: v("experiment=logged&run=new&eval_set=test"), body: csvBody},
+		"POST /api/v1/evaluate":              {path: "/api/v1/evaluate", query: v("experiment=logged&run=evaluated&eval_set=ranking"), body: evaluateBody},
+		"GET /api/v1/runs":                   {path: "/api/v1/runs", query: v("experiment=e")},
+		"GET /api/v1/evaluations":            {path: "/api/v1/evaluations", query: v("experiment=e")},
+		"GET /api/v1/evaluations/{id}":       {path: "/api/v1/evaluations/" + strconv.FormatInt(ev, 10)},
+		"GET /api/v1/leaderboard":            {path: "/api/v1/leaderboard", query: v("experiment=e&metric=ndcg&resamples=200")},
+		"GET /api/v1/curve":                  {path: "/api/v1/curve", query: v("experiment=e&run=stepped&metric=ndcg&resamples=200")},
+		"GET /api/v1/compare":                {path: "/api/v1/compare", query: v("experiment=e&baseline=r1&candidate=r2&resamples=200")},
+		"POST /api/v1/compare":               {path: "/api/v1/compare", query: v("experiment=e&baseline=r1&candidate=r2&resamples=200")},
+		"GET /api/v1/rank":                   {path: "/api/v1/rank", query: v("experiment=e&metric=ndcg&run=r1&run=r2")},
+		"POST /api/v1/rank":                  {path: "/api/v1/rank", query: v("experiment=e&metric=ndcg&run=r1&run=r2")},
+		"GET /api/v1/diff":                   {path: "/api/v1/diff", query: v("experiment=e&metric=ndcg&baseline=r1&candidate=r2")},
+		"GET /api/v1/history":                {path: "/api/v1/history", query: v("experiment=e")},
+		"GET /api/v1/comparisons/{id}":       {path: "/api/v1/comparisons/" + strconv.FormatInt(cmp[0].ID, 10)},
+		"GET /api/v1/tokens":                 {path: "/api/v1/tokens"},
+		"POST /api/v1/tokens":                {path: "/api/v1/tokens", query: v("name=ci&role=reader")},
+		"DELETE /api/v1/tokens/{id}":         {path: "/api/v1/tokens/" + strconv.FormatInt(tok.ID, 10)},
+		"GET /experiments/{name}":            {path: "/experiments/e"},
+		"GET /experiments/{name}/runs":       {path: "/experiments/e/runs", query: v("filter=params.lr < 1&order_by=run")},
+		"GET /experiments/{name}/runs/{run}": {path: "/experiments/e/runs/r1"},
+		"GET /experiments/{name}/compare":    {path: "/experiments/e/compare", query: v("baseline=r1&candidate=r2")},
+		"POST /experiments/{name}/compare": {path: "/experiments/e/compare", body: func(*testing.T) (io.Reader, string) {
+			return strings.NewReader("baseline=r1&candidate=r2"), "application/x-www-form-urlencoded"
+		}},
+		"GET /comparisons/{id}": {path: "/comparisons/" + strconv.FormatInt(cmp[0].ID, 10)},
+		"POST /logout":          {path: "/logout"},
+		"GET /metrics":          {path: "/metrics"},
 	}
 }

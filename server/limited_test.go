@@ -22,15 +22,16 @@ import (
 // covered without a change here, and a new route that lists nothing must
 // say so here.
 var notLists = map[string]string{
-	"GET /healthz":                 "says that the server answers, and its version: no experiment's data",
-	"GET /api/v1/openapi.json":     "describes the API: no experiment's data",
-	"GET /api/v1/evaluations/{id}": "one evaluation, which the router holds to the token's experiment",
-	"GET /api/v1/comparisons/{id}": "one comparison, which the router holds to the token's experiment, on both its sides",
-	"GET /comparisons/{id}":        "the page of one comparison, held as GET /api/v1/comparisons/{id} is",
-	"GET /api/v1/compare":          "compares the two evaluations the request names, each held to the token's experiment",
-	"GET /api/v1/diff":             "compares the two evaluations the request names, each held to the token's experiment",
-	"GET /api/v1/rank":             "ranks the evaluations the request names, each held to the token's experiment",
-	"GET /api/v1/tokens":           "tokens are no experiment's: only a token limited to no experiment may list them",
+	"GET /healthz":                    "says that the server answers, and its version: no experiment's data",
+	"GET /api/v1/openapi.json":        "describes the API: no experiment's data",
+	"GET /api/v1/evaluations/{id}":    "one evaluation, which the router holds to the token's experiment",
+	"GET /api/v1/comparisons/{id}":    "one comparison, which the router holds to the token's experiment, on both its sides",
+	"GET /comparisons/{id}":           "the page of one comparison, held as GET /api/v1/comparisons/{id} is",
+	"GET /api/v1/compare":             "compares the two evaluations the request names, each held to the token's experiment",
+	"GET /api/v1/diff":                "compares the two evaluations the request names, each held to the token's experiment",
+	"GET /api/v1/rank":                "ranks the evaluations the request names, each held to the token's experiment",
+	"GET /experiments/{name}/compare": "the page comparing the two runs the request names, of the path's experiment, held to the token's",
+	"GET /api/v1/tokens":              "tokens are no experiment's: only a token limited to no experiment may list them",
 }
 
 // twoExperiments is a store with experiments alpha and bravo, each with two
@@ -79,9 +80,10 @@ func setupTwoExperiments(t *testing.T, ts *testServer) *twoExperiments {
 		alpha: fixture{experiment: "alpha", baseline: "alpha-base", candidate: "alpha-cand", evalSet: "alpha-set", metric: "x"},
 		bravo: fixture{experiment: "bravo", baseline: "bravo-base", candidate: "bravo-cand", evalSet: "bravo-set", metric: "x"},
 	}
-	alphaBase := log("alpha", "alpha-base", "alpha-set", url.Values{"tag": {"alpha-tag"}}, "sample_id,x\nu1,0.5\nu2,0.25\nu3,1\nu4,0\n")
-	alphaCand := log("alpha", "alpha-cand", "alpha-set", nil, "sample_id,x\nu1,0.75\nu2,0.25\nu3,1\nu4,0.5\n")
-	extra := url.Values{"tag": {"bravo-tag"}, "param": {"bravo_lr=0.1"}, "meta": {"bravo_note=secret"}}
+	// Each evaluation is at step 1, a point of its run's curve.
+	alphaBase := log("alpha", "alpha-base", "alpha-set", url.Values{"tag": {"alpha-tag"}, "step": {"1"}}, "sample_id,x\nu1,0.5\nu2,0.25\nu3,1\nu4,0\n")
+	alphaCand := log("alpha", "alpha-cand", "alpha-set", url.Values{"step": {"1"}}, "sample_id,x\nu1,0.75\nu2,0.25\nu3,1\nu4,0.5\n")
+	extra := url.Values{"tag": {"bravo-tag"}, "param": {"bravo_lr=0.1"}, "meta": {"bravo_note=secret"}, "step": {"1"}}
 	bravoBase := log("bravo", "bravo-base", "bravo-set", extra, "sample_id,x,bravo_metric\nu1,0.5,1\nu2,0.5,0\nu3,0,1\nu4,1,1\n")
 	bravoCand := log("bravo", "bravo-cand", "bravo-set", extra, "sample_id,x,bravo_metric\nu1,1,1\nu2,0.5,1\nu3,0.25,0\nu4,1,1\n")
 	x.alpha.evalID, x.bravo.evalID, x.bravoCand = alphaBase, bravoBase, bravoCand

@@ -83,10 +83,8 @@ func TestAggregatesOnly(t *testing.T) {
 			Run            string   `json:"run"`
 			AggregatesOnly bool     `json:"aggregates_only"`
 			PValue         *float64 `json:"p_value"`
-			Mean           struct {
-				Estimate float64  `json:"estimate"`
-				Low      *float64 `json:"ci_low"`
-			} `json:"mean"`
+			Mean           float64  `json:"mean"`
+			MeanLow        *float64 `json:"mean_ci_low"`
 		} `json:"rows"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &lb))
@@ -96,8 +94,8 @@ func TestAggregatesOnly(t *testing.T) {
 		require.Equal(t, r.Run == "knn-monitor", r.AggregatesOnly, r.Run)
 		if r.AggregatesOnly {
 			require.Nil(t, r.PValue)
-			require.Nil(t, r.Mean.Low, "no interval without units")
-			require.InDelta(t, logged["knn"].Means["ndcg@10"], r.Mean.Estimate, 1e-7)
+			require.Nil(t, r.MeanLow, "no interval without units")
+			require.InDelta(t, logged["knn"].Means["ndcg@10"], r.Mean, 1e-7)
 		}
 	}
 	res = runVerdict(t, url, "leaderboard", "-e", "movies", "--metric", "ndcg@10", "--baseline", "knn-monitor")

@@ -10,8 +10,7 @@ import (
 
 func curveCommand() *cli.Command {
 	return resultCommand(&cli.Command{Name: "curve", Usage: "a training curve: a metric's mean with its bootstrap interval at each step of runs",
-		Description: "Each run's evaluations logged with --step, in step order, each with its mean of the metric and the bootstrap\n" +
-			"interval of its per-unit values: verdict curve -e E -r RUN [-r RUN2] -m METRIC [--plot curve.svg]"},
+		Description: help("curve")},
 		"the curve, one line per run, with each step's interval", func(c *cli.Context, st *store.Store, req compare.CurveRequest) (*compare.TrainingCurve, error) {
 			return compare.Curve(c.Context, st, req)
 		}, report.Curve, report.CurvePlot)

@@ -75,7 +75,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ExitErrHandler: func(*cli.Context, error) {}, // run prints errors
 		Commands: []*cli.Command{logCommand(), evaluateCommand(), compareCommand(), rankCommand(), leaderboardCommand(),
 			diffCommand(), historyCommand(), reportCommand(), showCommand(), fingerprintCommand(), statsCommand(),
-			runsCommand(), demoCommand(), serveCommand(), tokenCommand(), dbCommand(), migrateCommand()},
+			runsCommand(), curveCommand(), demoCommand(), serveCommand(), tokenCommand(), dbCommand(), migrateCommand()},
 	}
 }
 

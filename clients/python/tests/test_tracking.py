@@ -70,6 +70,35 @@ class TrackingTest(unittest.TestCase):
         self.assertIn("its steps are 1, 2, 3", cm.exception.message)
         self.assertNotEqual(three["evaluation_id"], two["evaluation_id"])
 
+    def test_a_training_job_of_five_epochs(self) -> None:
+        # What a training loop does: log after each of five epochs, then
+        # compare epoch 3 with epoch 5, draw the curve, and read the run
+        # with its metric columns. epoch(e) has mean 3/16 + e/8 over 40
+        # users, every user gaining 1/8 an epoch.
+        exp = unique("epochs")
+        for e in range(1, 6):
+            self.c.log(exp, "sasrec", "test", epoch(e), step=e, param={"lr": 0.01}, tag={"team": "recsys"})
+        got = self.reader.compare("sasrec@3", "sasrec@5", experiment=exp, metric="ndcg", record=False, seed=1)
+        r = got["ndcg"]
+        self.assertEqual((r["n"], r["candidate_better"]), (40, 40))
+        self.assertAlmostEqual(r["difference"]["estimate"], -2 / 8, delta=1e-12, msg="baseline - candidate")
+        self.assertEqual(r["winner"], "candidate")
+        self.assertIn("sasrec@5", r["verdict"])
+
+        curve = self.reader.curve(exp, "sasrec", "ndcg", seed=1)
+        points = curve["points"]
+        self.assertEqual([p["step"] for p in points], [1, 2, 3, 4, 5])
+        self.assertEqual([p["mean"] for p in points], [3 / 16 + e / 8 for e in range(1, 6)])
+        for p in points:
+            self.assertLessEqual(p["mean_ci_low"], p["mean"])
+            self.assertGreaterEqual(p["mean_ci_high"], p["mean"])
+
+        runs = self.reader.runs(exp, filter="tags.team = 'recsys' AND metrics.ndcg > 0.5")
+        self.assertEqual([x["run"] for x in runs], ["sasrec"])
+        self.assertEqual(runs[0]["metrics"], {"ndcg": 3 / 16 + 5 / 8}, "the newest step's mean")
+        self.assertEqual(runs[0]["evaluations"], 5)
+        self.assertEqual(self.reader.runs(exp, filter="metrics.ndcg > 0.9"), [])
+
     def test_a_changed_param_is_a_conflict(self) -> None:
         exp = unique("params")
         self.c.log(exp, "als", "test", epoch(1), param={"lr": 0.1, "opt": "adam"})
