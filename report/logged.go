@@ -47,6 +47,10 @@ func (j loggedJSON) withPredictions(p *store.PredictionInfo) loggedJSON {
 // Logged says what `verdict log` stored: a line for people, or JSON.
 func Logged(w io.Writer, format string, l *store.Logged) error {
 	var err error
+	set := Printable(l.EvalSet)
+	if l.Step != nil {
+		set += fmt.Sprintf(" at step %d", *l.Step)
+	}
 	switch {
 	case format == "json":
 		err = WriteJSON(w, loggedJSON{
@@ -56,14 +60,14 @@ func Logged(w io.Writer, format string, l *store.Logged) error {
 		}.withPredictions(l.Predictions))
 	case l.Existing:
 		_, err = fmt.Fprintf(w, "evaluation %d: already logged for %s/%s on %s (same content or idempotency key); nothing written\n",
-			l.ID, Printable(l.Experiment), Printable(l.Run), Printable(l.EvalSet))
+			l.ID, Printable(l.Experiment), Printable(l.Run), set)
 	case l.Predictions != nil:
 		p := l.Predictions
 		task := fmt.Sprintf("binary, threshold %g, %d ece bins", p.Threshold, p.Bins)
 		if p.Task != store.TaskBinary {
 			task = fmt.Sprintf("%d classes", len(p.Classes))
 		}
-		if _, err = fmt.Fprintf(w, "evaluation %d: %s/%s on %s: %s (%s) in %.2f s\n", l.ID, Printable(l.Experiment), Printable(l.Run), Printable(l.EvalSet),
+		if _, err = fmt.Fprintf(w, "evaluation %d: %s/%s on %s: %s (%s) in %.2f s\n", l.ID, Printable(l.Experiment), Printable(l.Run), set,
 			plural(int(l.Units), "prediction"), task, l.Elapsed.Seconds()); err != nil {
 			return err
 		}
@@ -77,7 +81,7 @@ func Logged(w io.Writer, format string, l *store.Logged) error {
 		if l.AggregatesOnly {
 			kept = " (aggregates only: no per-unit values kept)"
 		}
-		_, err = fmt.Fprintf(w, "evaluation %d: %s/%s on %s: %s, %s, %s in %.2f s%s\n", l.ID, Printable(l.Experiment), Printable(l.Run), Printable(l.EvalSet),
+		_, err = fmt.Fprintf(w, "evaluation %d: %s/%s on %s: %s, %s, %s in %.2f s%s\n", l.ID, Printable(l.Experiment), Printable(l.Run), set,
 			plural(int(l.Rows), "row"), plural(int(l.Units), "unit"), plural(len(l.Metrics), "metric"), l.Elapsed.Seconds(), kept)
 	}
 	return err
