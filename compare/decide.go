@@ -110,6 +110,63 @@ func hint(r *MetricResult, method Method, variance func() (float64, error)) {
 	r.NRequired, r.Hint = &n, HintCount
 }
 
+// hintFromSE sizes the sample for a comparison whose test is a bootstrap
+// of a whole-set metric (a metric of predictions): with the bootstrap's
+// standard error se of the difference at the current n units, the
+// variance per unit is about n·se², so
+//
+//	n_required ≈ n·(z_{1−α/2} + z_{0.8})²·se²/δ²
+//
+// with δ the observed difference, rounded up to two significant figures.
+// It takes the whole-set metric to scale as a mean does, which is an
+// order of magnitude, not a count.
+func hintFromSE(r *MetricResult, se float64) {
+	r.NRequired, r.Hint = nil, HintNone
+	scale := (math.Abs(r.BaselineMean) + math.Abs(r.CandidateMean)) / 2
+	if math.Abs(r.BaselineMean-r.CandidateMean) <= float32Resolution*scale || r.Difference.Estimate == 0 {
+		r.Hint = HintEqualMeans
+		return
+	}
+	if !(se > 0) || r.N < 1 {
+		r.Hint = HintNoVariance
+		return
+	}
+	v := float64(r.N) * se * se
+	size, err := stats.SampleSize(stats.SampleSizeOptions{Delta: r.Difference.Estimate, Alpha: r.Alpha, Power: hintPower, Variance: v})
+	if err != nil {
+		r.Hint = HintTooLarge
+		return
+	}
+	n := twoSignificant(size.N)
+	r.NRequired, r.Hint = &n, HintCount
+}
+
+// attainable replaces the hint with HintUnattainable where the method's
+// test cannot give a p-value below alpha at this n, whatever the values:
+// the exact Wilcoxon test of few differences, McNemar's exact test of few
+// discordant pairs, the sign-flip test of few differing units (or too few
+// flips for alpha). resamples is the number of sign flips.
+func attainable(r *MetricResult, method Method, resamples int) {
+	minP := math.NaN()
+	switch {
+	case r.Wilcoxon != nil:
+		if r.Wilcoxon.Mode == stats.WilcoxonExact {
+			minP = stats.WilcoxonMinP(r.Wilcoxon.N)
+		}
+	case r.McNemar != nil:
+		if r.McNemar.Mode == stats.McNemarExact {
+			minP = stats.McNemarMinP(r.McNemar.B + r.McNemar.C)
+		}
+	case method == Bootstrap && r.Bootstrap == nil && r.DeLong == nil:
+		// The sign-flip test: units with no difference flip nothing.
+		minP = stats.SignFlipMinP(r.CandidateBetter+r.CandidateWorse, resamples)
+	}
+	if !(minP >= r.Alpha) || r.Hint == HintEqualMeans {
+		return
+	}
+	r.NRequired, r.Hint, r.MinAttainableP = nil, HintUnattainable, &minP
+}
+
 // twoSignificant rounds n up to two significant figures: 3616 → 3700,
 // 95 → 95, 101 → 110.
 func twoSignificant(n int) int {

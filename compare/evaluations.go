@@ -147,6 +147,14 @@ const (
 	HintNoVariance
 	// HintTooLarge: the count is beyond 2³¹ units.
 	HintTooLarge
+	// HintUnattainable: the test's smallest attainable p-value at this n
+	// (MinAttainableP) is not below alpha, so no outcome of these units
+	// could be distinguishable, whatever their values: an exact Wilcoxon
+	// test of n differences (2/2ⁿ), McNemar's exact test of few
+	// discordant pairs (2/2^(b+c)), the sign-flip test of few differing
+	// units (about 2/2ⁿ, and never below 1/(B+1) with B flips). More units
+	// (or discordant pairs), not a larger gap, are what it takes.
+	HintUnattainable
 )
 
 // Bayes is the Bayesian correlated t's posterior probabilities and its
@@ -232,9 +240,32 @@ type MetricResult struct {
 	CandidateBetter int `json:"candidate_better"`
 	CandidateWorse  int `json:"candidate_worse"`
 	Same            int `json:"same"`
+	// EffectSizeDz is the standardised mean difference d_z: the mean of
+	// the per-unit differences baseline − candidate over their standard
+	// deviation (the one the sample-size hint reads), so that, like
+	// Difference, it is positive when the baseline's values are higher.
+	// Nil where the differences do not vary, and for DeLong and the
+	// whole-set metrics of predictions, which have no per-unit difference.
+	EffectSizeDz *float64 `json:"effect_size_dz"`
+	// ProbSuperiority is the probability of superiority: the share of
+	// units where the candidate is better for the metric's direction, ties
+	// counted half, (CandidateBetter + Same/2)/N; ½ when neither side is
+	// better more often. ProbSuperiorityLow and ProbSuperiorityHigh bound
+	// its percentile interval from the comparison's own bootstrap draws
+	// (same seed, same replicates); nil where the method draws none, or
+	// draws the Poisson bootstrap (on a distributed database, in its
+	// workers). Nil for DeLong and the
+	// whole-set metrics of predictions.
+	ProbSuperiority     *float64 `json:"prob_superiority"`
+	ProbSuperiorityLow  *float64 `json:"prob_superiority_ci_low"`
+	ProbSuperiorityHigh *float64 `json:"prob_superiority_ci_high"`
 	// NRequired is the sample-size hint (see Hint).
-	NRequired *int   `json:"n_required"`
-	Verdict   string `json:"verdict"`
+	NRequired *int `json:"n_required"`
+	// MinAttainableP, with HintUnattainable, is the smallest p-value the
+	// test can give at this n: not below alpha, so no outcome of these
+	// units could be distinguishable.
+	MinAttainableP *float64 `json:"min_attainable_p,omitempty"`
+	Verdict        string   `json:"verdict"`
 	// FailsGate, when the comparison has a Gate, says whether this metric
 	// fails it: the answer's form of the command line's exit status 1.
 	FailsGate *bool `json:"fails_gate,omitempty"`

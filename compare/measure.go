@@ -88,6 +88,10 @@ func compareMetric(ctx context.Context, c *Comparison, in pairedInput, method Me
 		}
 		sum := pd.summary()
 		hint(r, method, sum.Variance)
+		attainable(r, method, opts.resamples())
+		if err := effects(ctx, r, nil, sum.Variance, opts); err != nil {
+			return nil, err
+		}
 		shape := shapeOfSummary(sum, method, in.folds)
 		shape.metric = in.metric
 		warn(r, shape)
@@ -132,10 +136,14 @@ func compareMetric(ctx context.Context, c *Comparison, in pairedInput, method Me
 		return nil, err
 	}
 	shape := shapeOf(units, method, in.folds)
+	variance := func() (float64, error) { return stats.DifferenceVariance(units) }
 	if red != nil {
-		hint(r, method, red.summary().Variance)
-	} else {
-		hint(r, method, func() (float64, error) { return stats.DifferenceVariance(units) })
+		variance = red.summary().Variance
+	}
+	hint(r, method, variance)
+	attainable(r, method, opts.resamples())
+	if err := effects(ctx, r, &units, variance, opts); err != nil {
+		return nil, err
 	}
 	shape.metric = in.metric
 	warn(r, shape)
@@ -337,6 +345,43 @@ func measure(ctx context.Context, r *MetricResult, u stats.PairedUnits, red redu
 	default:
 		return invalidf("method %q", method)
 	}
+	return nil
+}
+
+// effects sets r's effect sizes: d_z, the mean difference over the
+// standard deviation of the per-unit differences that variance gives, and
+// the probability of superiority from the counts, with its interval from
+// the multinomial bootstrap draws the comparison made. u is the units
+// paired in Go, nil for units reduced in the database (no interval then). DeLong
+// compares AUCs, of no unit: it gets neither.
+func effects(ctx context.Context, r *MetricResult, u *stats.PairedUnits, variance func() (float64, error), opts Options) error {
+	r.EffectSizeDz, r.ProbSuperiority, r.ProbSuperiorityLow, r.ProbSuperiorityHigh = nil, nil, nil, nil
+	if r.DeLong != nil || r.N == 0 {
+		return nil
+	}
+	if v, err := variance(); err == nil && v > 0 && r.Hint != HintEqualMeans {
+		dz := r.Difference.Estimate / math.Sqrt(v)
+		r.EffectSizeDz = &dz
+	}
+	ps := (float64(r.CandidateBetter) + float64(r.Same)/2) / float64(r.N)
+	r.ProbSuperiority = &ps
+	if u == nil {
+		return nil
+	}
+	// The interval comes from the multinomial bootstrap's draws. The
+	// Poisson bootstrap's are drawn in the database on a distributed one,
+	// which sums no unit's score: it gets none, on one server too, so that
+	// both give the same result.
+	if Resampling(r.Resampling) != Multinomial {
+		return nil
+	}
+	b, err := stats.PairedSuperiorityUnits(*u, r.Direction.Lower(), stats.BootstrapOptions{
+		Confidence: opts.confidence(), Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx})
+	if err != nil {
+		return err
+	}
+	lo, hi := b.Low, b.High
+	r.ProbSuperiorityLow, r.ProbSuperiorityHigh = &lo, &hi
 	return nil
 }
 

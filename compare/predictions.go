@@ -184,6 +184,21 @@ func comparePredictionMetric(ctx context.Context, c *Comparison, p *store.Predic
 	default:
 		return nil, invalidf("method %q", method)
 	}
+	if r.Bootstrap != nil {
+		hintFromSE(r, r.Bootstrap.SE)
+		attainable(r, method, opts.resamples())
+	}
+	if r.McNemar != nil && r.N > 0 {
+		// Per-sample correctness is a per-unit value: its effect sizes are
+		// those of accuracy, without an interval (the classifier
+		// bootstrap draws its own way).
+		left, right := correctness(p, info, p.LeftScores), correctness(p, info, p.RightScores)
+		if dz, err := stats.EffectSizeDz(left, right); err == nil && !math.IsNaN(dz) {
+			r.EffectSizeDz = &dz
+		}
+		ps := (float64(r.CandidateBetter) + float64(r.Same)/2) / float64(r.N)
+		r.ProbSuperiority = &ps
+	}
 	shape := dataShape{method: method, metric: metric, n: r.N, predictions: true}
 	if binary {
 		pos := 0

@@ -14,7 +14,8 @@ type Warning struct {
 	// Code names the configuration: "folds-as-units", "short-interval",
 	// "wilcoxon-not-means", "five-by-two", "auc-bootstrap-few-positives",
 	// "classifier-bootstrap-few-samples", "ece-interval",
-	// "few-differing-units".
+	// "few-differing-units", and "negligible-effect" (no finding of the
+	// study: Entry 0, no Figure).
 	Code string `json:"code"`
 	// Entry is the entry of the study's list, and Figure the figure that
 	// shows it, a path under docs/.
@@ -156,6 +157,16 @@ var warningRules = []struct {
 	},
 }
 
+// Negligible effects. At many units a test distinguishes differences too
+// small to matter; the warning "negligible-effect" says so where the
+// standardised mean difference |d_z| is below negligibleDz at
+// negligibleN units or more. It is no finding of the calibration study:
+// its Entry is 0 and it names no figure. Units is the n.
+const (
+	negligibleDz = 0.01
+	negligibleN  = 10000
+)
+
 // warn sets r's warnings for the comparison's data.
 func warn(r *MetricResult, s dataShape) {
 	r.Warnings = nil
@@ -164,5 +175,8 @@ func warn(r *MetricResult, s dataShape) {
 		if rule.applies(&s, &w) {
 			r.Warnings = append(r.Warnings, w)
 		}
+	}
+	if dz := r.EffectSizeDz; dz != nil && math.Abs(*dz) < negligibleDz && r.N >= negligibleN {
+		r.Warnings = append(r.Warnings, Warning{Code: "negligible-effect", Units: r.N})
 	}
 }
