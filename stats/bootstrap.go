@@ -55,6 +55,13 @@ type BootstrapOptions struct {
 	// Context, when not nil, cancels the resampling: it stops within a
 	// fraction of a second and returns the context's error.
 	Context context.Context
+
+	// OneSided, when in (0, 0.5), adds the one-sided bounds at this level
+	// to the result (BootstrapResult.OneSided): the OneSided and
+	// 1 − OneSided quantiles of the same replicates (BCa-corrected with
+	// BCa), the bounds of the (1 − 2·OneSided) two-sided interval. Zero
+	// adds none.
+	OneSided float64
 }
 
 // BootstrapResult is the outcome of Bootstrap and PairedBootstrap: the mean
@@ -66,6 +73,10 @@ type BootstrapResult struct {
 	Confidence float64 `json:"confidence"`
 	Resamples  int     `json:"resamples"`
 	Seed       uint64  `json:"seed"`
+	// OneSided is the interval whose bounds are the one-sided bounds at
+	// level BootstrapOptions.OneSided, of confidence 1 − 2·OneSided; nil
+	// unless asked for.
+	OneSided *Interval `json:"one_sided,omitempty"`
 }
 
 // Bootstrap returns the mean of values with a bootstrap confidence interval:
@@ -147,10 +158,11 @@ type bootstrapConfig struct {
 	seed       uint64
 	method     IntervalMethod
 	ctx        context.Context
+	oneSided   float64
 }
 
 func (o BootstrapOptions) resolve() (bootstrapConfig, error) {
-	c := bootstrapConfig{confidence: o.Confidence, resamples: o.Resamples, seed: o.Seed, method: o.Method, ctx: o.Context}
+	c := bootstrapConfig{confidence: o.Confidence, resamples: o.Resamples, seed: o.Seed, method: o.Method, ctx: o.Context, oneSided: o.OneSided}
 	if c.confidence == 0 {
 		c.confidence = DefaultConfidence
 	}
@@ -165,6 +177,9 @@ func (o BootstrapOptions) resolve() (bootstrapConfig, error) {
 	}
 	if c.method == "" {
 		c.method = Percentile
+	}
+	if !(c.oneSided >= 0 && c.oneSided < 0.5) {
+		return c, fmt.Errorf("%w: the one-sided level must be in (0, 0.5), got %g", ErrBadParameter, o.OneSided)
 	}
 	if c.method != Percentile && c.method != BCa {
 		return c, fmt.Errorf("%w: interval method must be %q or %q, got %q", ErrBadParameter, Percentile, BCa, o.Method)
@@ -182,6 +197,9 @@ func (c bootstrapConfig) run(s *bootSample) (BootstrapResult, error) {
 	}
 	if s.constant {
 		res.Low, res.High = res.Estimate, res.Estimate
+		if c.oneSided > 0 {
+			res.OneSided = &Interval{Estimate: res.Estimate, Low: res.Estimate, High: res.Estimate, Confidence: 1 - 2*c.oneSided}
+		}
 		return res, nil
 	}
 	means, err := s.resample(c.ctx, c.resamples, c.seed)
@@ -201,6 +219,13 @@ func (c bootstrapConfig) interval(s *bootSample, means []float64) BootstrapResul
 		lowQ, highQ = s.bcaLevels(means, res.Estimate, lowQ, highQ)
 	}
 	res.Low, res.High = sortedQuantile(means, lowQ), sortedQuantile(means, highQ)
+	if c.oneSided > 0 {
+		lowQ, highQ = c.oneSided, 1-c.oneSided
+		if c.method == BCa {
+			lowQ, highQ = s.bcaLevels(means, res.Estimate, lowQ, highQ)
+		}
+		res.OneSided = &Interval{Estimate: res.Estimate, Low: sortedQuantile(means, lowQ), High: sortedQuantile(means, highQ), Confidence: 1 - 2*c.oneSided}
+	}
 	return res
 }
 

@@ -136,7 +136,7 @@ func (s PairedSummary) PairedT(opts PairedTOptions) (PairedTResult, error) {
 	}
 	variance, _ := s.Variance()
 	se := math.Sqrt(variance / float64(s.N))
-	res.T = mean / se
+	res.T, res.SE = mean/se, se
 	res.PValue = studentTwoSidedP(res.T, float64(s.N-1))
 	half := studentQuantileUpper(float64(s.N-1), (1-conf)/2) * se
 	res.CILow, res.CIHigh = mean-half, mean+half

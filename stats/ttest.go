@@ -26,7 +26,10 @@ type PairedTResult struct {
 	PValue   float64 `json:"p_value"`
 	CILow    float64 `json:"ci_low"`
 	CIHigh   float64 `json:"ci_high"`
-	Notes    []Note  `json:"notes,omitempty"`
+	// SE is the standard error of MeanDiff, s/√n (0 when every
+	// difference is the same): what TOST takes.
+	SE    float64 `json:"-"`
+	Notes []Note  `json:"notes,omitempty"`
 }
 
 // PairedT runs the paired (one-sample on differences) Student t-test of
@@ -77,7 +80,7 @@ func PairedT(left, right []float64, opts PairedTOptions) (PairedTResult, error) 
 		return res, nil
 	}
 	se := math.Sqrt(variance / float64(n))
-	res.T = mean / se
+	res.T, res.SE = mean/se, se
 	res.PValue = studentTwoSidedP(res.T, float64(n-1))
 	half := studentQuantileUpper(float64(n-1), (1-conf)/2) * se
 	res.CILow, res.CIHigh = mean-half, mean+half
@@ -121,7 +124,10 @@ type CorrectedTResult struct {
 	DF       int     `json:"df"`
 	PValue   float64 `json:"p_value"`
 	Rho      float64 `json:"rho"`
-	Notes    []Note  `json:"notes,omitempty"`
+	// SE is the corrected standard error of MeanDiff,
+	// √((1/J + n_test/n_train)·s²) (0 when every difference is the same).
+	SE    float64 `json:"-"`
+	Notes []Note  `json:"notes,omitempty"`
 }
 
 // CorrectedResampledT runs Nadeau and Bengio's (2003) corrected resampled
@@ -179,7 +185,8 @@ func CorrectedResampledTDiffs(diffs []float64, opts CorrectedTOptions) (Correcte
 		return res, nil
 	}
 	inflation := 1/float64(j) + ratio
-	res.T = mean / math.Sqrt(inflation*variance)
+	res.SE = math.Sqrt(inflation * variance)
+	res.T = mean / res.SE
 	res.PValue = studentTwoSidedP(res.T, float64(j-1))
 	return res, nil
 }
