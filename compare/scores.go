@@ -53,6 +53,8 @@ func Scores(ctx context.Context, metric string, dir Direction, baseline, candida
 	r := &MetricResult{
 		Metric: metric, Method: Bootstrap.label(), Baseline: c.Baseline, Candidate: c.Candidate,
 		N: len(ids), Alpha: opts.alpha(), Direction: dir, LowerIsBetter: dir.Lower(),
+		// IDs of one side only are left out, and counted.
+		BaselineOnly: int64(len(baseline.Scores) - len(ids)), CandidateOnly: int64(len(candidate.Scores) - len(ids)),
 	}
 	units := stats.PairedUnits{LeftSum: left, RightSum: right}
 	red, err := newGoUnits(ids, left, right)
@@ -63,6 +65,11 @@ func Scores(ctx context.Context, metric string, dir Direction, baseline, candida
 		return nil, err
 	}
 	hint(r, Bootstrap, red.summary().Variance)
+	attainable(r, Bootstrap, opts.resamples())
+	if err := effects(ctx, r, &units, red.summary().Variance, opts); err != nil {
+		return nil, err
+	}
+	warnNegligible(r)
 	c.Metrics = []*MetricResult{r}
 	opts.Adjust = AdjustNone
 	if err := decide(c, opts); err != nil {

@@ -176,6 +176,11 @@ func warn(r *MetricResult, s dataShape) {
 			r.Warnings = append(r.Warnings, w)
 		}
 	}
+	warnNegligible(r)
+}
+
+// warnNegligible adds the "negligible-effect" warning where it applies.
+func warnNegligible(r *MetricResult) {
 	if dz := r.EffectSizeDz; dz != nil && math.Abs(*dz) < negligibleDz && r.N >= negligibleN {
 		r.Warnings = append(r.Warnings, Warning{Code: "negligible-effect", Units: r.N})
 	}

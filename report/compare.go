@@ -28,6 +28,9 @@ func Comparison(w io.Writer, format string, c *compare.Comparison) error {
 			return err
 		}
 		fmt.Fprintln(w)
+		if d := droppedText(c); d != "" {
+			fmt.Fprintf(w, "%s\n\n", d)
+		}
 		for _, r := range c.Metrics {
 			fmt.Fprintf(w, "- **%s**: %s\n", Printable(r.Metric), r.Verdict)
 			for _, x := range r.Warnings {
@@ -38,7 +41,10 @@ func Comparison(w io.Writer, format string, c *compare.Comparison) error {
 	}
 	fmt.Fprintf(w, "baseline: evaluation %d (%s/%s on %s)\ncandidate: evaluation %d (%s/%s on %s)\n",
 		b.ID, Printable(b.Experiment), Printable(b.Run), Printable(b.EvalSet), cd.ID, Printable(cd.Experiment), Printable(cd.Run), Printable(cd.EvalSet))
-	fmt.Fprintln(w, "difference = baseline − candidate; BETTER/WORSE/SAME count units where the candidate is better, worse, the same")
+	fmt.Fprintln(w, "difference = baseline − candidate; BETTER/WORSE/SAME count units where the candidate is better, worse, the same; P(SUP) is the share of units where the candidate is better, ties counted half")
+	if d := droppedText(c); d != "" {
+		fmt.Fprintln(w, d)
+	}
 	fmt.Fprintln(w)
 	if err := t.Write(w, "table"); err != nil {
 		return err
@@ -60,8 +66,8 @@ func Comparison(w io.Writer, format string, c *compare.Comparison) error {
 // the candidate wins, red when the baseline does.
 func comparisonTable(c *compare.Comparison) *Table {
 	t := &Table{
-		Header: []string{"METRIC", "BASELINE", "CANDIDATE", "DIFFERENCE [CI]", "P", "P ADJ", "DISTINGUISHABLE", "WINNER", "BETTER/WORSE/SAME", "N"},
-		Right:  map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 9: true},
+		Header: []string{"METRIC", "BASELINE", "CANDIDATE", "DIFFERENCE [CI]", "P", "P ADJ", "DISTINGUISHABLE", "WINNER", "BETTER/WORSE/SAME", "P(SUP)", "N"},
+		Right:  map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 9: true, 10: true},
 	}
 	var means []float64
 	for _, r := range c.Metrics {
@@ -88,7 +94,7 @@ func comparisonTable(c *compare.Comparison) *Table {
 		}
 		t.Add(metric, meanText[2*i], meanText[2*i+1], Interval(d.Estimate, d.Low, d.High, true),
 			PValue(r.PValue, r.Alpha), padj, strconv.FormatBool(r.Distinguishable), winner,
-			counts, strconv.Itoa(r.N))
+			counts, ProbSuperiorityText(r), strconv.Itoa(r.N))
 		switch r.Winner {
 		case compare.Candidate:
 			t.Mark(7, Good)
@@ -104,7 +110,8 @@ func comparisonTable(c *compare.Comparison) *Table {
 func comparisonCSV(c *compare.Comparison) *Table {
 	t := &Table{Header: []string{"metric", "lower_is_better", "method", "baseline", "candidate", "n", "baseline_mean", "candidate_mean",
 		"difference", "ci_low", "ci_high", "confidence", "statistic", "p_value", "p_adjusted", "adjustment", "distinguishable", "winner",
-		"candidate_better", "candidate_worse", "same", "n_required", "comparison_id"}}
+		"candidate_better", "candidate_worse", "same", "n_required", "comparison_id",
+		"n_baseline_only", "n_candidate_only", "effect_size_dz", "prob_superiority", "prob_superiority_ci_low", "prob_superiority_ci_high"}}
 	for _, r := range c.Metrics {
 		id, stat, need := "", "", ""
 		if r.ComparisonID != nil {
@@ -125,10 +132,34 @@ func comparisonCSV(c *compare.Comparison) *Table {
 			CSVNum(r.BaselineMean), CSVNum(r.CandidateMean)}
 		row = append(row, CSVInterval(d.Estimate, d.Low, d.High)...)
 		row = append(row, CSVNum(d.Confidence), stat, CSVNum(r.PValue), padj, r.Adjustment, strconv.FormatBool(r.Distinguishable),
-			string(r.Winner), strconv.Itoa(r.CandidateBetter), strconv.Itoa(r.CandidateWorse), strconv.Itoa(r.Same), need, id)
+			string(r.Winner), strconv.Itoa(r.CandidateBetter), strconv.Itoa(r.CandidateWorse), strconv.Itoa(r.Same), need, id,
+			strconv.FormatInt(r.BaselineOnly, 10), strconv.FormatInt(r.CandidateOnly, 10),
+			csvPtr(r.EffectSizeDz), csvPtr(r.ProbSuperiority), csvPtr(r.ProbSuperiorityLow), csvPtr(r.ProbSuperiorityHigh))
 		t.Add(row...)
 	}
 	return t
+}
+
+// csvPtr is *x in full, or empty for nil.
+func csvPtr(x *float64) string {
+	if x == nil {
+		return ""
+	}
+	return CSVNum(*x)
+}
+
+// droppedText says how many units a comparison left out because one side
+// only has them (with --allow-different-targets), or "" when none.
+func droppedText(c *compare.Comparison) string {
+	var base, cand int64
+	for _, r := range c.Metrics {
+		base, cand = max(base, r.BaselineOnly), max(cand, r.CandidateOnly)
+	}
+	if base == 0 && cand == 0 {
+		return ""
+	}
+	return fmt.Sprintf("dropped: %s of the baseline only and %s of the candidate only, not paired",
+		plural(int(base), "unit"), plural(int(cand), "unit"))
 }
 
 // ComparisonForest is a forest plot of a comparison's differences, one row

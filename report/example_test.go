@@ -134,7 +134,7 @@ func ExampleWriteFields() {
 	// statistic  2.04517
 	// p_value    0.0412
 	// df         29
-	// z          undefined
+	// z          -
 }
 
 func ExampleFieldTable() {

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -15,8 +16,8 @@ import (
 // object is its name and a colon, then its own fields indented by two
 // spaces; a list of objects is one "- name value, name value" line per
 // object; any other list is its values joined by ", ". Numbers have six
-// significant digits ("0.294384"), and a null (NaN, ±Inf, a nil pointer)
-// prints as "undefined".
+// significant digits ("0.294384"), whole numbers below 10¹⁵ in full ("df
+// 9999999"), and a null (NaN, ±Inf, a nil pointer) prints as "-".
 //
 // A list of structs or maps is a table instead: a column a field, a row
 // an element.
@@ -132,16 +133,19 @@ func writeFieldLines(b *strings.Builder, o ordered, indent string) {
 	}
 }
 
-// fieldText is a value as one line of text: "undefined" for null, numbers
-// to six significant digits, lists joined by ", ", an object in a list as
+// fieldText is a value as one line of text: "-" for null, whole numbers
+// below 10¹⁵ in full, other numbers to six significant digits, lists joined by ", ", an object in a list as
 // "{name value, name value}".
 func fieldText(v any) string {
 	switch x := v.(type) {
 	case nil:
-		return "undefined"
+		return "-"
 	case ordered:
 		return "{" + objectText(x) + "}"
 	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			return strconv.FormatFloat(x, 'f', 0, 64)
+		}
 		return strconv.FormatFloat(x, 'g', 6, 64)
 	case []any:
 		parts := make([]string, len(x))

@@ -40,9 +40,9 @@ func TestWriteFields(t *testing.T) {
 	require.NoError(t, report.WriteFields(&b, res))
 	require.Equal(t, ""+
 		"n           3\n"+
-		"t           undefined\n"+
-		"z           undefined\n"+
-		"avg_ranks   1.5, undefined\n"+
+		"t           -\n"+
+		"z           -\n"+
+		"avg_ranks   1.5, -\n"+
 		"difference:\n"+
 		"  estimate  0.0123457\n"+
 		"  low       -0.25\n"+
@@ -61,9 +61,9 @@ func TestWriteFields(t *testing.T) {
 	require.Equal(t, []string{"FIELD", "VALUE"}, tbl.Header)
 	require.Equal(t, [][]string{
 		{"n", "3"},
-		{"t", "undefined"},
-		{"z", "undefined"},
-		{"avg_ranks", "1.5, undefined"},
+		{"t", "-"},
+		{"z", "-"},
+		{"avg_ranks", "1.5, -"},
 		{"difference.estimate", "0.0123457"},
 		{"difference.low", "-0.25"},
 		{"Holm", "{name b, p_value 0.25}, {name c, p_value 0.0123457}"},
@@ -80,4 +80,17 @@ func TestWriteFieldsWantsAnObject(t *testing.T) {
 		_, err := report.FieldTable(v)
 		require.Error(t, err, "%#v", v)
 	}
+}
+
+func TestWriteFieldsWholeNumbers(t *testing.T) {
+	var b strings.Builder
+	require.NoError(t, report.WriteFields(&b, struct {
+		DF    float64  `json:"df"`
+		Frac  float64  `json:"frac"`
+		Huge  float64  `json:"huge"`
+		Empty *float64 `json:"empty"`
+	}{9999999, 17.4321, 1e20, nil}))
+	require.Equal(t, "df     9999999\nfrac   17.4321\nhuge   1e+20\nempty  -\n", b.String())
+	require.Equal(t, "9999999", report.DFText(9999999))
+	require.Equal(t, "17.43", report.DFText(17.4321))
 }

@@ -116,7 +116,7 @@ type storedJSON struct {
 	WholeSet       []string `json:"whole_set_metrics"`
 	// DebugRows, for `verdict show evaluation --debug`, are the rows
 	// logged with it; nil leaves the field out.
-	DebugRows []any `json:"debug_rows,omitempty"`
+	DebugRows *[]any `json:"debug_rows,omitempty"`
 }
 
 type protocolJSON struct {

@@ -27,14 +27,22 @@ func ShowEvaluation(w io.Writer, format string, e *store.Evaluation, debug []byt
 	if format == "json" {
 		out := stored(e)
 		if withDebug {
-			out.DebugRows = []any{}
+			// An empty list, not null or nothing, when none were logged.
+			list := []any{}
 			if len(debug) > 0 {
-				if err := json.Unmarshal(debug, &out.DebugRows); err != nil {
+				if err := json.Unmarshal(debug, &list); err != nil {
 					return err
 				}
 			}
+			if list == nil {
+				list = []any{}
+			}
+			out.DebugRows = &list
 		}
 		return WriteJSON(w, out)
+	}
+	if format == "csv" {
+		return evaluationCSV(w, e, rows, withDebug)
 	}
 	p := e.Protocol
 	step := ""
@@ -89,6 +97,23 @@ func ShowEvaluation(w io.Writer, format string, e *store.Evaluation, debug []byt
 	}
 	fmt.Fprintln(w)
 	return DebugRows(w, format, rows, e.Metrics)
+}
+
+// evaluationCSV writes an evaluation as CSV: one row a metric, with the
+// evaluation's identity in every row; with withDebug, its debug rows
+// instead (one CSV, one header), as DebugRows writes them.
+func evaluationCSV(w io.Writer, e *store.Evaluation, rows []evaluate.DebugRow, withDebug bool) error {
+	if withDebug {
+		return DebugRows(w, "csv", rows, e.Metrics)
+	}
+	t := &Table{Header: []string{"evaluation_id", "experiment", "run", "eval_set", "metric", "mean", "lower_is_better", "whole_set"}}
+	whole := e.WholeSet()
+	id := strconv.FormatInt(e.ID, 10)
+	for _, m := range append(slices.Clone(e.Metrics), whole...) {
+		t.Add(id, e.Experiment, e.Run, e.EvalSet, m, CSVNum(e.Aggregates[m]),
+			strconv.FormatBool(slices.Contains(e.LowerIsBetter, m)), strconv.FormatBool(slices.Contains(whole, m)))
+	}
+	return t.CSV(w)
 }
 
 // joinInts is v in decimal, separated by sep.
