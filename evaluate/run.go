@@ -37,6 +37,11 @@ type RunOptions struct {
 	// that needs no locking. It is called on the goroutine consuming the
 	// scores, so a slow OnBatch slows the evaluation.
 	OnBatch func(rows int)
+	// ServiceLogErr, when not nil, reports the error that turned the
+	// service log (--log-every) off, or nil: a log that failed before the
+	// evaluation is logged is recorded in its metadata, under
+	// "service_log_error", and in Result.ServiceLogError.
+	ServiceLogErr func() error
 	// WholeSet are metrics of the whole evaluation, such as
 	// CatalogueCoverage: their values join the aggregates, and nothing
 	// else (see WholeSetMetric). Their keys must differ from the per-user
@@ -96,6 +101,17 @@ type Result struct {
 	// AggregatesOnly reports an evaluation logged without per-unit values
 	// (RunOptions.NoPerUser).
 	AggregatesOnly bool `json:"aggregates_only,omitempty"`
+	// ServiceLogError is why the service log stopped, when it failed
+	// after it started (RunOptions.ServiceLogErr, NoteServiceLog).
+	ServiceLogError string `json:"service_log_error,omitempty"`
+}
+
+// NoteServiceLog records err, the service log's error once the run is
+// over, unless an earlier one was recorded; nil records nothing.
+func (r *Result) NoteServiceLog(err error) {
+	if r != nil && err != nil && r.ServiceLogError == "" {
+		r.ServiceLogError = err.Error()
+	}
 }
 
 // Run evaluates src with the metrics of opts: the work of `verdict
@@ -177,6 +193,15 @@ func Run(ctx context.Context, src Rankings, opts RunOptions) (*Result, error) {
 		rows = &teeRows{Scoring: scoring, w: perUser}
 	}
 	nev := opts.Log
+	if opts.ServiceLogErr != nil {
+		if err := opts.ServiceLogErr(); err != nil {
+			res.ServiceLogError = err.Error()
+			md := make(map[string]any, len(nev.Metadata)+1)
+			maps.Copy(md, nev.Metadata)
+			md["service_log_error"] = res.ServiceLogError
+			nev.Metadata = md
+		}
+	}
 	if opts.Store != nil {
 		nev.Protocol.Cutoffs, nev.Protocol.RequiredK = cutoffs(append(slices.Clone(ev.Keys()), wholeKeys...)), res.RequiredK
 		if len(wholeKeys) > 0 {

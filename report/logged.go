@@ -192,6 +192,9 @@ func Evaluation(w io.Writer, format string, r *evaluate.Result) error {
 	}
 	fmt.Fprintf(w, "\n%s rows, %s scored, %s units, required k %d, targets %s\n",
 		Thousands(r.Rows), Thousands(r.ScoredRows), Thousands(r.Units), r.RequiredK, r.TargetFingerprint[:12])
+	if r.ServiceLogError != "" {
+		fmt.Fprintf(w, "service log: turned off after an error, nothing more was written to it: %s\n", Printable(r.ServiceLogError))
+	}
 	switch {
 	case r.EvaluationID == nil:
 		fmt.Fprintln(w, "not logged (--no-log)")

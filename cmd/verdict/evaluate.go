@@ -80,12 +80,13 @@ func runEvaluate(c *cli.Context) error {
 	if err != nil {
 		return userError("%v", err)
 	}
-	opts.OnBatch = lg.Batch
+	opts.OnBatch, opts.ServiceLogErr = lg.Batch, lg.Err
 	res, err := evaluate.Run(c.Context, src, opts)
 	lg.End(err)
 	if err != nil {
 		return requestError(req, err) // exit code 2, as every error
 	}
+	res.NoteServiceLog(lg.Err())
 	report.MissingRankings(c.App.ErrWriter, src)
 	return report.Evaluation(c.App.Writer, format, res)
 }
