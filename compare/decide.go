@@ -42,6 +42,13 @@ func conclude(ctx context.Context, tx *store.Tx, c *Comparison, opts Options, me
 // names the winner for its direction, sizes the hint and writes the
 // sentence.
 func decide(c *Comparison, opts Options) error {
+	metrics := make([]string, len(c.Metrics))
+	for i, r := range c.Metrics {
+		metrics[i] = r.Metric
+	}
+	if err := checkMargins(opts, metrics); err != nil {
+		return err
+	}
 	adj := opts.Adjust.resolve(len(c.Metrics))
 	if opts.FDR != nil {
 		adj = AdjustNone // the online procedure sees every test
@@ -74,6 +81,7 @@ func decide(c *Comparison, opts Options) error {
 				r.Winner = Candidate
 			}
 		}
+		decideMargin(r)
 		if opts.Sentence != nil {
 			r.Verdict = opts.Sentence(c, r)
 		}
@@ -208,6 +216,10 @@ func record(base, cand *store.Evaluation, r *MetricResult, opts Options, method 
 	if opts.Rope != nil {
 		rec.Parameters["rope"] = *opts.Rope
 		rec.Parameters["decide_at"] = cmp.Or(opts.DecideAt, stats.DefaultDecideAt)
+	}
+	if r.Margin != nil {
+		rec.Margin = r.Margin
+		rec.Parameters["margin"] = *r.Margin
 	}
 	if r.RhoAssumed {
 		rec.Parameters["rho"] = r.Rho

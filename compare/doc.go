@@ -39,6 +39,41 @@
 // and the sample-size hint. Numerically equal means therefore read as
 // equal, never as a gap that would take billions of units to detect.
 //
+// # Margins
+//
+// A practical margin Δ > 0 (Options.Margin, Options.Margins; Options.Rope
+// where neither gives one) is a gap, in the metric's units, by which the
+// candidate may be worse and still be acceptable. "Worse" follows the
+// Direction: for a lower-is-better metric, worse means higher. With a
+// margin, each metric's MarginDecision is the first of these that holds:
+//
+//   - superior: the candidate is the distinguishable winner, by the rule
+//     above;
+//   - equivalent: both one-sided tests at alpha reject (TOST): it is
+//     worse by less than Δ and better by less than Δ;
+//   - non_inferior: it is worse by less than Δ: the one-sided upper bound
+//     at alpha of how much worse it is lies below Δ;
+//   - inferior: it is worse by more than Δ: the one-sided lower bound at
+//     alpha lies above Δ;
+//   - inconclusive: none of these.
+//
+// Equivalent implies non-inferior, a real gain smaller than Δ is both
+// superior and equivalent (and reads superior), and inferior excludes the
+// others. The one-sided bounds at alpha are those of the (1 − 2α)
+// two-sided interval (MarginTest.Worse). The paired t and the corrected t
+// test each side with a one-sided t (stats.TOST, statsmodels'
+// ttost_paired), whose p-values decide and agree with the bounds. The
+// bootstrap methods (bootstrap, wilcoxon, mcnemar, 5x2, predictions) take
+// the bounds from the quantiles of the comparison's own bootstrap
+// replicates: the sign-flip test is not shifted by the margin, so their
+// margin decision is the interval's. DeLong uses its normal interval. The
+// margin tests are each metric's own at the requested alpha, not adjusted
+// across metrics nor held to an online FDR level. With k-fold evaluations
+// the margin is also the Bayesian correlated t's region of practical
+// equivalence. The gates FailOnRegressionBeyondMargin (inferior) and
+// FailOnUnprovenNonInferiority (anything but superior, equivalent or
+// non-inferior) decide against it.
+//
 // The sample-size hint (MetricResult.NRequired) is the paired test's normal
 // approximation at the observed variance of the per-unit differences,
 // n = (z_{1−α/2} + z_{0.8})²·Var(d)/δ², rounded up to two significant

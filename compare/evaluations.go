@@ -39,6 +39,18 @@ type Options struct {
 	// probabilities for a region of practical equivalence of this
 	// half-width, and its decision.
 	Rope *float64
+	// Rope is also every metric's practical margin where Margin and
+	// Margins give none: with the corrected t the Bayesian t's region and
+	// the margin are one.
+	//
+	// Margin is the practical margin of every metric Margins does not
+	// name, and Margins each named metric's own: a positive gap in the
+	// metric's units by which the candidate may be worse and still count
+	// as non-inferior. Each metric with a margin gets a MarginDecision
+	// (see MetricResult.MarginDecision); with k-fold evaluations (the
+	// corrected t) the margin is also the Bayesian correlated t's ROPE.
+	Margin  *float64
+	Margins map[string]float64
 	// DecideAt, with Rope, is the posterior probability in [0.5, 1) a
 	// decision of the Bayesian correlated t must exceed; zero means
 	// stats.DefaultDecideAt (0.95).
@@ -63,6 +75,21 @@ type Options struct {
 	// in MetricResult.Verdict and records in the history. Front ends pass
 	// report.Verdict; nil leaves the verdict empty.
 	Sentence func(*Comparison, *MetricResult) string
+}
+
+// marginOf is the practical margin of metric: its own in Margins, else
+// Margin, else Rope.
+func (o Options) marginOf(metric string) (float64, bool) {
+	if m, ok := o.Margins[metric]; ok {
+		return m, true
+	}
+	if o.Margin != nil {
+		return *o.Margin, true
+	}
+	if o.Rope != nil && *o.Rope > 0 {
+		return *o.Rope, true
+	}
+	return 0, false
 }
 
 func (o Options) alpha() float64      { return cmp.Or(o.Alpha, stats.DefaultAlpha) }
@@ -280,6 +307,13 @@ type MetricResult struct {
 	// FDR is the metric's test in the experiment's online FDR stream,
 	// with Options.FDR; Alpha is then its level.
 	FDR *FDRResult `json:"fdr,omitempty"`
+	// Margin is the metric's practical margin (Options.Margin, Margins),
+	// and MarginDecision what the comparison shows against it at alpha;
+	// MarginTest holds the bounds and p-values it was decided from. All
+	// are absent without a margin.
+	Margin         *float64       `json:"margin,omitempty"`
+	MarginDecision MarginDecision `json:"margin_decision,omitempty"`
+	MarginTest     *MarginTest    `json:"margin_test,omitempty"`
 	// Warnings are the calibration study's findings that apply: the
 	// method is liberal on data like these.
 	Warnings []Warning `json:"warnings,omitempty"`
@@ -301,6 +335,57 @@ type MetricResult struct {
 	// else, for plain k-fold, the number of fold units; 0 when unknown.
 	K         int `json:"-"`
 	AdjustedN int `json:"-"` // metrics adjusted across
+}
+
+// MarginDecision is what a comparison shows against a practical margin Δ,
+// for the metric's direction. When several hold, the first of this list
+// is the decision: superior, equivalent, non_inferior, inferior,
+// inconclusive. (Equivalent implies non-inferior; superior and equivalent
+// both hold for a real gain smaller than Δ, and the decision is then
+// superior. Inferior excludes the others.)
+type MarginDecision string
+
+const (
+	// MarginSuperior: the candidate is distinguishably better, by the
+	// comparison's own rule (Winner is the candidate).
+	MarginSuperior MarginDecision = "superior"
+	// MarginEquivalent: both one-sided tests at alpha reject (TOST): the
+	// candidate is shown worse by less than Δ and better by less than Δ.
+	MarginEquivalent MarginDecision = "equivalent"
+	// MarginNonInferior: the candidate is shown worse by less than Δ: the
+	// one-sided upper bound at alpha of how much worse it is lies below Δ.
+	MarginNonInferior MarginDecision = "non_inferior"
+	// MarginInferior: the candidate is shown worse by more than Δ: the
+	// one-sided lower bound at alpha of how much worse it is lies above Δ.
+	MarginInferior MarginDecision = "inferior"
+	// MarginInconclusive: none of these is shown.
+	MarginInconclusive MarginDecision = "inconclusive"
+)
+
+// MarginTest is what a margin decision was made from. Worse is how much
+// worse the candidate is than the baseline, in the metric's units and
+// positive when it is worse for the metric's direction, with the bounds
+// of its (1 − 2α) two-sided interval: Low and High are the one-sided
+// bounds at level alpha. The t-based methods (paired t, corrected t) also
+// give the one-sided tests' p-values, which decide there; the other
+// methods decide from the bounds.
+type MarginTest struct {
+	Worse stats.Interval `json:"worse_by"`
+	// Source is where the bounds come from: "t" (the paired or corrected
+	// t's), "bootstrap" (the quantiles of the comparison's bootstrap
+	// replicates) or "normal" (DeLong's).
+	Source string `json:"source"`
+	// Alpha is the level of the one-sided tests: the comparison's alpha
+	// as asked, not adjusted across metrics nor an online FDR level.
+	Alpha float64 `json:"alpha"`
+	// PNonInferior tests H0: worse by Δ or more (rejected: non-inferior);
+	// PNotBetterByMargin H0: better by Δ or more; PEquivalence is TOST's,
+	// the larger of the two; PInferior tests H0: worse by Δ or less
+	// (rejected: inferior). Nil where the method gives no p-value.
+	PNonInferior       *float64 `json:"p_non_inferior,omitempty"`
+	PNotBetterByMargin *float64 `json:"p_not_better_by_margin,omitempty"`
+	PEquivalence       *float64 `json:"p_equivalence,omitempty"`
+	PInferior          *float64 `json:"p_inferior,omitempty"`
 }
 
 // Loser is the side that lost, or Neither.
@@ -328,12 +413,43 @@ const (
 	FailOnRegression Gate = "regression"
 	// FailOnDifference fails on any distinguishable difference.
 	FailOnDifference Gate = "difference"
+	// FailOnRegressionBeyondMargin fails when the candidate is shown worse
+	// by more than the metric's margin (MarginInferior). It needs a margin.
+	FailOnRegressionBeyondMargin Gate = "regression-beyond-margin"
+	// FailOnUnprovenNonInferiority fails unless the candidate is shown
+	// non-inferior within the metric's margin, equivalent or superior: an
+	// underpowered comparison fails. It needs a margin.
+	FailOnUnprovenNonInferiority Gate = "unproven-non-inferiority"
 )
+
+// needsMargin reports whether the gate is decided against a margin.
+func (g Gate) needsMargin() bool {
+	return g == FailOnRegressionBeyondMargin || g == FailOnUnprovenNonInferiority
+}
+
+// Fails reports whether r fails gate g.
+func (r *MetricResult) Fails(g Gate) bool {
+	switch g {
+	case FailOnRegression:
+		return r.Regression()
+	case FailOnDifference:
+		return r.Distinguishable
+	case FailOnRegressionBeyondMargin:
+		return r.MarginDecision == MarginInferior
+	case FailOnUnprovenNonInferiority:
+		switch r.MarginDecision {
+		case MarginSuperior, MarginEquivalent, MarginNonInferior:
+			return false
+		}
+		return true
+	}
+	return false
+}
 
 // Failed returns the first metric that fails the gate, or nil.
 func (c *Comparison) Failed(g Gate) *MetricResult {
 	for _, r := range c.Metrics {
-		if g == FailOnRegression && r.Regression() || g == FailOnDifference && r.Distinguishable {
+		if r.Fails(g) {
 			return r
 		}
 	}

@@ -205,6 +205,13 @@ func measure(ctx context.Context, r *MetricResult, u stats.PairedUnits, red redu
 				return err
 			}
 			r.Difference = stats.Interval{Estimate: b.Estimate, Low: b.Low, High: b.High, Confidence: b.Confidence}
+			if a := oneSidedAlpha(r, opts); a > 0 {
+				one, err := reps.PoissonBootstrap(1 - 2*a)
+				if err != nil {
+					return err
+				}
+				marginFromInterval(r, &stats.Interval{Estimate: one.Estimate, Low: one.Low, High: one.High, Confidence: one.Confidence}, marginBootstrap, opts)
+			}
 			r.Resampling = string(Poisson)
 			r.Method = strings.Replace(r.Method, "bootstrap", "poisson-bootstrap", 1)
 			return nil
@@ -214,12 +221,13 @@ func measure(ctx context.Context, r *MetricResult, u stats.PairedUnits, red redu
 		if shared != nil {
 			b, err = shared.boot, shared.bootErr
 		} else {
-			b, err = stats.PairedBootstrapUnits(u, stats.BootstrapOptions{Confidence: conf, Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx})
+			b, err = stats.PairedBootstrapUnits(u, stats.BootstrapOptions{Confidence: conf, Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx, OneSided: oneSidedAlpha(r, opts)})
 		}
 		if err != nil {
 			return err
 		}
 		r.Difference = stats.Interval{Estimate: b.Estimate, Low: b.Low, High: b.High, Confidence: b.Confidence}
+		marginFromInterval(r, b.OneSided, marginBootstrap, opts)
 		r.Resampling = string(Multinomial)
 		return nil
 	}
@@ -263,6 +271,9 @@ func measure(ctx context.Context, r *MetricResult, u stats.PairedUnits, red redu
 		r.Difference = stats.Interval{Estimate: t.MeanDiff, Low: t.CILow, High: t.CIHigh, Confidence: conf}
 		r.PValue = t.PValue
 		r.Statistic = statistic("t", t.T, float64(t.DF))
+		if err := marginFromT(r, t.MeanDiff, t.SE, t.DF, opts); err != nil {
+			return err
+		}
 	case Wilcoxon:
 		var w stats.WilcoxonResult
 		var err error
@@ -323,6 +334,7 @@ func measure(ctx context.Context, r *MetricResult, u stats.PairedUnits, red redu
 		r.Difference = stats.Interval{Estimate: d.Diff, Low: d.CILow, High: d.CIHigh, Confidence: conf}
 		r.PValue, r.DeLong = d.PValue, &d
 		r.Statistic = statistic("z", d.Z, math.NaN())
+		marginFromNormal(r, r.Difference, opts)
 	case FiveByTwo:
 		if len(left) != 10 || u.Rows != nil {
 			return fmt.Errorf("%w: 5x2 evaluations must share 10 folds of one row each, got %d units", ErrNotApplicable, len(left))
@@ -403,11 +415,19 @@ func correctedT(r *MetricResult, left, right []float64, ids []string, opts Optio
 	r.Difference = stats.TInterval(ct.MeanDiff, ct.T, ct.DF, opts.confidence())
 	r.PValue, r.Folds, r.Rho = ct.PValue, ids, ct.Rho
 	r.Statistic = statistic("t", ct.T, float64(ct.DF))
-	if opts.Rope == nil {
+	if err := marginFromT(r, ct.MeanDiff, ct.SE, ct.DF, opts); err != nil {
+		return err
+	}
+	// The Bayesian t's region of practical equivalence is the metric's
+	// margin.
+	rope, ok := opts.marginOf(r.Metric)
+	if !ok && opts.Rope == nil {
 		return nil
+	} else if !ok {
+		rope = *opts.Rope
 	}
 	b, err := stats.BayesCorrelatedT(left, right, stats.BayesOptions{
-		Folds: ctOpts.Folds, NTrain: ctOpts.NTrain, NTest: ctOpts.NTest, Rope: *opts.Rope, DecideAt: opts.DecideAt})
+		Folds: ctOpts.Folds, NTrain: ctOpts.NTrain, NTest: ctOpts.NTest, Rope: rope, DecideAt: opts.DecideAt})
 	if err != nil {
 		return err
 	}
@@ -420,7 +440,7 @@ func correctedT(r *MetricResult, left, right []float64, ids []string, opts Optio
 		higher, lower = lower, higher
 		decisions[stats.BayesLeftBetter], decisions[stats.BayesRightBetter] = BayesCandidateBetter, BayesBaselineBetter
 	}
-	r.Bayes = &Bayes{Rope: *opts.Rope, PBaselineBetter: higher, PEquivalent: b.PEquivalent, PCandidateBetter: lower,
+	r.Bayes = &Bayes{Rope: rope, PBaselineBetter: higher, PEquivalent: b.PEquivalent, PCandidateBetter: lower,
 		Decision: decisions[b.Decision], DecideAt: b.DecideAt, DF: b.DF, Loc: b.Loc, Scale: b.Scale}
 	return nil
 }

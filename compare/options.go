@@ -1,6 +1,10 @@
 package compare
 
-import "github.com/verdict-ml/verdict/stats"
+import (
+	"math"
+
+	"github.com/verdict-ml/verdict/stats"
+)
 
 func checkOptions(o Options) error {
 	if a := o.alpha(); !(a > 0 && a < 1) {
@@ -15,6 +19,14 @@ func checkOptions(o Options) error {
 	}
 	if o.Rope != nil && !(*o.Rope >= 0) {
 		return invalidf("the ROPE's half-width must be 0 or more, got %g", *o.Rope)
+	}
+	if o.Margin != nil && !(*o.Margin > 0 && !math.IsInf(*o.Margin, 1)) {
+		return invalidf("a practical margin must be positive and finite, got %g", *o.Margin)
+	}
+	for m, d := range o.Margins {
+		if !(d > 0 && !math.IsInf(d, 1)) {
+			return invalidf("the practical margin of %s must be positive and finite, got %g", m, d)
+		}
 	}
 	if o.DecideAt != 0 && !(o.DecideAt >= 0.5 && o.DecideAt < 1) {
 		return invalidf("the Bayesian decision's threshold must be in [0.5, 1), got %g", o.DecideAt)

@@ -48,6 +48,9 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 	if err := checkOptions(opts); err != nil {
 		return nil, err
 	}
+	if err := checkMargins(opts, metrics); err != nil {
+		return nil, err
+	}
 	if base.Predictions != nil || cand.Predictions != nil {
 		return evaluatePredictions(ctx, st, c, metrics, opts)
 	}

@@ -199,6 +199,25 @@ func comparePredictionMetric(ctx context.Context, c *Comparison, p *store.Predic
 		ps := (float64(r.CandidateBetter) + float64(r.Same)/2) / float64(r.N)
 		r.ProbSuperiority = &ps
 	}
+	if a := oneSidedAlpha(r, opts); a > 0 && r.Bootstrap != nil || a > 0 && r.McNemar != nil {
+		// The same seed draws the same replicates: their quantiles at
+		// the one-sided level.
+		one := opts
+		one.Confidence = 1 - 2*a
+		bm := metric
+		if r.McNemar != nil {
+			bm = "accuracy"
+		}
+		b, err := classify.PairedBootstrapOf(bm, p.Labels, p.LeftScores, p.RightScores, p.K, predictionBootstrap(ctx, info, one))
+		if err != nil {
+			return nil, bootstrapError(err)
+		}
+		iv := b.Interval()
+		marginFromInterval(r, &iv, marginBootstrap, opts)
+	}
+	if r.DeLong != nil {
+		marginFromNormal(r, r.Difference, opts)
+	}
 	shape := dataShape{method: method, metric: metric, n: r.N, predictions: true}
 	if binary {
 		pos := 0

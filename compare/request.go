@@ -3,7 +3,9 @@ package compare
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/verdict-ml/verdict/internal/columns"
@@ -85,12 +87,13 @@ type Request struct {
 	Statistics
 	Resampling            string   `req:"resampling" default:"auto" arg:"HOW" help:"how the bootstrap and the sign flips draw"`
 	NoStratify            bool     `req:"no_stratify" help:"with evaluations of predictions, draw each bootstrap replicate from all samples rather than each class from its own"`
-	Rope                  *float64 `req:"rope" arg:"R" help:"with k-fold evaluations, add the Bayesian correlated t's probabilities for a region of practical equivalence of half-width R, and its decision"`
+	Margin                []string `req:"margin" arg:"DELTA" help:"practical margin, in the metric's units: DELTA for every metric, or METRIC=DELTA (repeatable); each metric then says whether the candidate is superior, equivalent, non-inferior (worse by less than DELTA), inferior (worse by more) or inconclusive, at alpha"`
+	Rope                  *float64 `req:"rope" arg:"R" help:"the margin R of every metric that margin does not set; with k-fold evaluations, also the Bayesian correlated t's region of practical equivalence, with its probabilities and decision"`
 	DecideAt              *float64 `req:"decide_at" default:"0.95" arg:"P" help:"with rope, the posterior probability, in [0.5, 1), a Bayesian decision must exceed"`
 	AllowDifferentTargets bool     `req:"allow_different_targets" help:"compare the units two evaluations share even when their targets differ"`
 	FDR                   string   `req:"fdr" arg:"PROCEDURE" help:"test under this online FDR procedure over the experiment's recorded history, instead of at a fixed alpha"`
 	FDRAlpha              *float64 `req:"fdr_alpha" default:"0.05" arg:"A" help:"with fdr, the false discovery rate the history is held to"`
-	FailOn                string   `req:"fail_on" arg:"CHANGE" help:"fail on a distinguishable change: the command line exits 1, and the answer marks the metric fails_gate"`
+	FailOn                string   `req:"fail_on" arg:"CHANGE" help:"fail on a distinguishable change (regression, difference), on a candidate shown worse by more than the margin (regression-beyond-margin), or unless it is shown non-inferior within the margin (unproven-non-inferiority): the command line exits 1, and the answer marks the metric fails_gate"`
 }
 
 // Choices lists the values of the request's enumerated fields.
@@ -104,7 +107,7 @@ func (Request) Choices() map[string][]string {
 		"adjust":     {string(AdjustHolm), string(AdjustBonf), string(AdjustBH), string(AdjustBY), string(AdjustNone)},
 		"resampling": {"auto", string(Multinomial), string(Poisson)},
 		"fdr":        stats.OnlineFDRMethods(),
-		"fail_on":    {string(FailOnRegression), string(FailOnDifference)},
+		"fail_on":    {string(FailOnRegression), string(FailOnDifference), string(FailOnRegressionBeyondMargin), string(FailOnUnprovenNonInferiority)},
 	}
 }
 
@@ -142,16 +145,58 @@ func (r Request) Options(record bool) (Options, Gate, error) {
 	case r.FDRAlpha != nil:
 		return o, "", request.Errorf("{fdr_alpha} goes with {fdr} PROCEDURE, the online procedure whose false discovery rate it sets")
 	}
+	if o.Margin, o.Margins, err = ParseMargins(r.Margin); err != nil {
+		return o, "", err
+	}
 	switch {
-	case r.Rope != nil:
+	case r.Rope != nil && o.Margin != nil:
+		return o, "", request.Errorf("{rope} R is the margin of every metric, as {margin} DELTA is: give one (with METRIC=DELTA margins, {rope} sets the others')")
+	case r.Rope != nil || o.Margin != nil || len(o.Margins) > 0:
 		o.Rope, o.DecideAt = r.Rope, stats.DefaultDecideAt
 		if r.DecideAt != nil {
 			o.DecideAt = *r.DecideAt
 		}
 	case r.DecideAt != nil:
-		return o, "", request.Errorf("{decide_at} is the Bayesian correlated t's threshold, which needs {rope} R, the region of practical equivalence")
+		return o, "", request.Errorf("{decide_at} is the Bayesian correlated t's threshold, which needs {rope} R (or {margin} DELTA), the region of practical equivalence")
+	}
+	if gate.needsMargin() && r.Rope == nil && o.Margin == nil && len(o.Margins) == 0 {
+		return o, "", request.Errorf("{fail_on} %s decides against a practical margin: give {margin} DELTA (or METRIC=DELTA for each metric)", gate)
 	}
 	return o, gate, checkOptions(o)
+}
+
+// ParseMargins reads margins as the request's margin field takes them:
+// "DELTA" for every metric (at most once) or "METRIC=DELTA" (once a
+// metric), DELTA positive and finite.
+func ParseMargins(ss []string) (all *float64, each map[string]float64, err error) {
+	for _, s := range ss {
+		metric, value, named := "", s, false
+		if i := strings.LastIndexByte(s, '='); i >= 0 {
+			metric, value, named = strings.TrimSpace(s[:i]), s[i+1:], true
+			if metric == "" {
+				return nil, nil, request.Errorf("{margin} %q: want DELTA or METRIC=DELTA", s)
+			}
+		}
+		d, perr := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if perr != nil || !(d > 0) || math.IsInf(d, 0) {
+			return nil, nil, request.Errorf("{margin} %q: DELTA must be a positive finite number, in the metric's units", s)
+		}
+		switch {
+		case !named && all != nil:
+			return nil, nil, request.Errorf("{margin} %q: one DELTA is every metric's margin, and %g was already given; name the others as METRIC=DELTA", s, *all)
+		case !named:
+			all = &d
+		default:
+			if _, dup := each[metric]; dup {
+				return nil, nil, request.Errorf("{margin} %q: %s has a margin already", s, metric)
+			}
+			if each == nil {
+				each = map[string]float64{}
+			}
+			each[metric] = d
+		}
+	}
+	return all, each, nil
 }
 
 // Run checks the request, finds its evaluations through find (nil:
@@ -175,7 +220,7 @@ func (r Request) Run(ctx context.Context, st *store.Store, find Finder, record b
 	res.Gate = gate
 	if gate != NoGate {
 		for _, m := range res.Metrics {
-			fails := gate == FailOnRegression && m.Regression() || gate == FailOnDifference && m.Distinguishable
+			fails := m.Fails(gate)
 			m.FailsGate = &fails
 		}
 	}
@@ -363,11 +408,12 @@ func ParseResampling(s string) (Resampling, error) {
 	return "", invalidf("resampling %q: want auto, multinomial or poisson", s)
 }
 
-// ParseGate reads regression, difference or the empty string.
+// ParseGate reads regression, difference, regression-beyond-margin,
+// unproven-non-inferiority or the empty string.
 func ParseGate(s string) (Gate, error) {
 	switch g := Gate(s); g {
-	case NoGate, FailOnRegression, FailOnDifference:
+	case NoGate, FailOnRegression, FailOnDifference, FailOnRegressionBeyondMargin, FailOnUnprovenNonInferiority:
 		return g, nil
 	}
-	return "", invalidf("fail-on %q: want regression or difference", s)
+	return "", invalidf("fail-on %q: want regression, difference, regression-beyond-margin or unproven-non-inferiority", s)
 }

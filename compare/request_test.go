@@ -63,7 +63,7 @@ func TestRequestRules(t *testing.T) {
 		{Request{FDRAlpha: &ninety}, true, "fdr_alpha goes with fdr PROCEDURE, the online procedure whose false discovery rate it sets"},
 		{Request{FDR: "lond"}, false, "fdr tests each metric as the next test of the experiment's recorded stream, so the comparison must be recorded"},
 		{Request{FDR: "lond", Adjust: "holm"}, true, "fdr replaces adjust: the procedure controls the false discoveries over the whole history; give one"},
-		{Request{DecideAt: &ninety}, true, "decide_at is the Bayesian correlated t's threshold, which needs rope R, the region of practical equivalence"},
+		{Request{DecideAt: &ninety}, true, "decide_at is the Bayesian correlated t's threshold, which needs rope R (or margin DELTA), the region of practical equivalence"},
 		{Request{Rope: &half, DecideAt: &half, Statistics: Statistics{Alpha: 0.05}}, true, ""},
 		{Request{Rope: &half, DecideAt: &ninety, Statistics: Statistics{Alpha: 1.5}}, true, "alpha must be in (0, 1), got 1.5"},
 		{Request{Method: "bogus"}, true, "method \"bogus\": want " + MethodNames()},

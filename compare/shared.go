@@ -49,8 +49,13 @@ func shareResampling(ctx context.Context, mp *store.MetricPairs, method Method, 
 		}
 		return u
 	}
+	// The one-sided bounds of a margin come from the same draws.
+	oneSided := 0.0
+	if opts.Margin != nil || len(opts.Margins) > 0 || opts.Rope != nil && *opts.Rope > 0 {
+		oneSided = opts.alpha()
+	}
 	boots, bootErrs := stats.PairedBootstrapUnitsShared(len(out), units, stats.BootstrapOptions{
-		Confidence: opts.confidence(), Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx})
+		Confidence: opts.confidence(), Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx, OneSided: oneSided})
 	for k := range out {
 		out[k] = &resampled{boot: boots[k], bootErr: bootErrs[k]}
 	}

@@ -63,6 +63,7 @@ func Verdict(c *compare.Comparison, r *compare.MetricResult) string {
 			fmt.Fprintf(&b, " %s is better for %s, worse for %s and the same for %s.",
 				r.Name(r.Winner), plural(better, "unit"), Thousands(int64(worse)), Thousands(int64(r.Same)))
 		}
+		writeMargin(&b, r, on)
 		return b.String()
 	}
 	d := r.Difference
@@ -90,7 +91,56 @@ func Verdict(c *compare.Comparison, r *compare.MetricResult) string {
 	case compare.HintTooLarge:
 		b.WriteString(" A gap this small for its variance is beyond any practical number of units.")
 	}
+	writeMargin(&b, r, on)
 	return b.String()
+}
+
+// writeMargin says what the comparison shows against the metric's
+// practical margin, with the one-sided bounds it was decided from, as in
+// "cand is non-inferior to base on ndcg@10: it is worse by at most 0.0012
+// (95% one-sided bound), within the margin 0.005".
+func writeMargin(b *strings.Builder, r *compare.MetricResult, on string) {
+	t := r.MarginTest
+	if t == nil || r.Margin == nil || r.MarginDecision == "" {
+		return
+	}
+	delta, w := *r.Margin, t.Worse
+	dec := verdictDecimals(w.Low, w.High, delta)
+	num := func(x float64) string { return verdictNumber(x, dec, false) }
+	level := strconv.FormatFloat(100*(1-t.Alpha), 'g', 6, 64) + "%"
+	margin := strconv.FormatFloat(delta, 'g', -1, 64)
+	// at most says the high bound of how much worse the candidate is.
+	atMost := "worse by at most " + num(w.High)
+	if w.High < 0 {
+		atMost = "better by at least " + num(-w.High)
+	}
+	atLeast := "worse by at least " + num(w.Low)
+	if w.Low < 0 {
+		atLeast = "better by at most " + num(-w.Low)
+	}
+	p := func(q *float64) string {
+		if q == nil {
+			return ""
+		}
+		return ", " + PValueText(*q, t.Alpha)
+	}
+	cand, base := r.Candidate, r.Baseline
+	switch r.MarginDecision {
+	case compare.MarginSuperior:
+		fmt.Fprintf(b, " Against the margin %s, %s is superior to %s%s: distinguishably better.", margin, cand, base, on)
+	case compare.MarginEquivalent:
+		fmt.Fprintf(b, " %s is equivalent to %s%s within the margin ±%s: it is %s and %s (%s one-sided bounds, TOST%s).",
+			cand, base, on, margin, atMost, atLeast, level, p(t.PEquivalence))
+	case compare.MarginNonInferior:
+		fmt.Fprintf(b, " %s is non-inferior to %s%s: it is %s (%s one-sided bound%s), within the margin %s.",
+			cand, base, on, atMost, level, p(t.PNonInferior), margin)
+	case compare.MarginInferior:
+		fmt.Fprintf(b, " %s is inferior to %s%s: it is %s (%s one-sided bound%s), beyond the margin %s.",
+			cand, base, on, atLeast, level, p(t.PInferior), margin)
+	default:
+		fmt.Fprintf(b, " Against the margin %s, %s is neither shown non-inferior to %s%s nor shown worse by more than the margin: it is %s and %s (%s one-sided bounds).",
+			margin, cand, base, on, atMost, atLeast, level)
+	}
 }
 
 // writeMethod adds what the method's own test found, for the tests other

@@ -49,6 +49,12 @@ type HistoryEntry struct {
 	FDRRejected     *bool    `json:"fdr_rejected,omitempty"`
 	FDRWealthBefore *float64 `json:"fdr_wealth_before,omitempty"`
 	FDRWealthAfter  *float64 `json:"fdr_wealth_after,omitempty"`
+	// Margin is the comparison's practical margin, in the metric's units
+	// (the comparisons table's rope column), and MarginDecision what it
+	// showed against it: superior, equivalent, non_inferior, inferior or
+	// inconclusive. Absent for a comparison without a margin.
+	Margin         *float64 `json:"margin,omitempty"`
+	MarginDecision string   `json:"margin_decision,omitempty"`
 }
 
 // HistoryFilter selects recorded comparisons; empty fields match all.
@@ -69,7 +75,9 @@ const historyColumns = `
 	p_value, p_adjusted, coalesce(adjustment, ''), coalesce(distinguishable, false),
 	coalesce(winner, ''), lower_is_better, verdict, coalesce(seed, 0), coalesce(resamples, 0), software_version,
 	statistic, n_required,
-	coalesce(fdr_method, ''), fdr_test, fdr_level, fdr_rejected, fdr_wealth_before, fdr_wealth_after`
+	coalesce(fdr_method, ''), fdr_test, fdr_level, fdr_rejected, fdr_wealth_before, fdr_wealth_after,
+	(SELECT c.rope FROM comparisons c WHERE c.id = comparison_id),
+	coalesce((SELECT c.outputs->>'margin_decision' FROM comparisons c WHERE c.id = comparison_id), '')`
 
 func scanHistory(row pgx.Row) (*HistoryEntry, error) {
 	var h HistoryEntry
@@ -79,7 +87,8 @@ func scanHistory(row pgx.Row) (*HistoryEntry, error) {
 		&h.PValue, &h.PAdjusted, &h.Adjustment, &h.Distinguishable,
 		&h.Winner, &h.LowerIsBetter, &h.Verdict, &h.Seed, &h.Resamples, &h.SoftwareVersion,
 		&h.Statistic, &h.NRequired,
-		&h.FDRMethod, &h.FDRTest, &h.FDRLevel, &h.FDRRejected, &h.FDRWealthBefore, &h.FDRWealthAfter)
+		&h.FDRMethod, &h.FDRTest, &h.FDRLevel, &h.FDRRejected, &h.FDRWealthBefore, &h.FDRWealthAfter,
+		&h.Margin, &h.MarginDecision)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -164,6 +173,9 @@ type ComparisonRecord struct {
 	// FDR is the comparison's test in its experiment's online FDR stream;
 	// nil when it was tested at a fixed alpha.
 	FDR *FDRRecord
+	// Margin is the practical margin the comparison was decided against,
+	// stored in the rope column; nil for none.
+	Margin *float64
 }
 
 // RecordComparison stores a comparison in the history and returns its ID.
@@ -191,17 +203,17 @@ func recordComparison(ctx context.Context, q querier, r ComparisonRecord) (int64
 			left_mean, right_mean, estimate, ci_low, ci_high, p_value, p_adjusted,
 			distinguishable, winner, wins, losses, ties, n_required, verdict,
 			parameters, outputs, software_version, statistic,
-			fdr_method, fdr_test, fdr_level, fdr_rejected, fdr_wealth_before, fdr_wealth_after)
+			fdr_method, fdr_test, fdr_level, fdr_rejected, fdr_wealth_before, fdr_wealth_after, rope)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
 			$19, $20, $21, $22, $23, $24, $25, $26, $27, coalesce($28::jsonb, '{}'), coalesce($29::jsonb, '{}'), $30, $31,
-			$32, $33, $34, $35, $36, $37)
+			$32, $33, $34, $35, $36, $37, $38)
 		RETURNING id`,
 		r.LeftID, r.RightID, r.Metric, r.LowerIsBetter, r.Method,
 		positive(int64(r.Resamples)), int64(r.Seed), level(r.Confidence), level(r.Alpha), nullIfEmpty(r.Adjustment), r.N, r.LeftOnly, r.RightOnly,
 		r.LeftMean, r.RightMean, r.Estimate, nullNaN(r.Low), nullNaN(r.High), r.PValue, r.PAdjusted,
 		r.Distinguishable, winner, r.Wins, r.Losses, r.Ties, r.NRequired, r.Verdict,
 		r.Parameters, r.Outputs, Version(), r.Statistic,
-		fdr.method, fdr.test, fdr.level, fdr.rejected, fdr.before, fdr.after).Scan(&id)
+		fdr.method, fdr.test, fdr.level, fdr.rejected, fdr.before, fdr.after, r.Margin).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("record comparison: %w", err)
 	}
