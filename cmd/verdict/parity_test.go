@@ -54,6 +54,7 @@ var samples = map[string]url.Values{
 	"seed":                    {"seed": {"7"}},
 	"resampling":              {"resampling": {"poisson"}},
 	"no_stratify":             {"no_stratify": {"true"}},
+	"margin":                  {"margin": {"0.01"}},
 	"rope":                    {"rope": {"0.01"}, "experiment": {"kf"}, "baseline": {"x"}, "candidate": {"y"}, "run": {"x", "y"}},
 	"decide_at":               {"decide_at": {"0.9"}, "rope": {"0.01"}, "experiment": {"kf"}, "baseline": {"x"}, "candidate": {"y"}},
 	"allow_different_targets": {"allow_different_targets": {"true"}},

@@ -131,6 +131,28 @@ class OptionsTest(unittest.TestCase):
         self.assertEqual((r["bayes"]["rope"], r["bayes"]["decide_at"]), (0.005, 0.9))
         self.assertIn(r["bayes"]["decision"], ("candidate_better", "baseline_better", "equivalent", "undecided"))
 
+    def test_margin_decides_each_metric_and_gates(self) -> None:
+        exp = self.experiment()
+        kw = dict(experiment=exp, metric=["ndcg", "loss"], seed=1, record=False)
+        got = self.reader.compare("base", "cand", margin=["ndcg=0.5", "loss=0.01"], fail_on="unproven-non-inferiority", **kw)
+        self.assertEqual((got["ndcg"]["margin"], got["loss"]["margin"]), (0.5, 0.01))
+        self.assertEqual(got["ndcg"]["margin_decision"], "superior", "cand is better on ndcg")
+        self.assertEqual(got["loss"]["margin_decision"], "inferior", "cand's loss is higher by about 0.05, beyond 0.01")
+        self.assertIs(got["ndcg"]["fails_gate"], False)
+        self.assertIs(got["loss"]["fails_gate"], True)
+        w = got["loss"]["margin_test"]["worse_by"]
+        self.assertGreater(w["ci_low"], 0.01, "the one-sided bound of how much worse lies beyond the margin")
+        self.assertIn("cand is inferior to base on loss", got["loss"]["verdict"])
+        wide = self.reader.compare("base", "cand", margin=1.0, fail_on="regression-beyond-margin", **kw)
+        self.assertEqual(wide["loss"]["margin_decision"], "equivalent")
+        self.assertIs(wide["loss"]["fails_gate"], False)
+        with self.assertRaises(vc.VerdictError) as cm:
+            self.reader.compare("base", "cand", margin="recall=0.1", **kw)
+        self.assertInvalid(cm, "recall is not a metric of this comparison")
+        with self.assertRaises(vc.VerdictError) as cm:
+            self.reader.compare("base", "cand", fail_on="unproven-non-inferiority", **kw)
+        self.assertInvalid(cm, "decides against a practical margin")
+
     def test_statistics_options_reach_the_server(self) -> None:
         exp = self.experiment()
         kw = dict(experiment=exp, metric="ndcg", record=False, method="bootstrap", resamples=300, seed=7, confidence=0.9, alpha=0.01)

@@ -392,6 +392,7 @@ class Client:
         resampling: Optional[str] = None,
         no_stratify: Optional[bool] = None,
         adjust: Optional[str] = None,
+        margin: Union[None, float, str, Sequence[Union[float, str]]] = None,
         rope: Optional[float] = None,
         decide_at: Optional[float] = None,
         allow_different_targets: Optional[bool] = None,
@@ -424,16 +425,26 @@ class Client:
         - ``alpha``, ``confidence``, ``resamples``, ``seed`` (the same seed
           gives the same answer), ``resampling`` (auto, multinomial,
           poisson), ``no_stratify``;
-        - ``rope``: with k-fold evaluations, the half-width of the region of
-          practical equivalence of the Bayesian correlated t, whose
-          decision needs a posterior probability above ``decide_at``
-          (which needs ``rope``);
+        - ``margin``: the practical margin, in the metric's units: a number
+          for every metric, "METRIC=DELTA" for one, or a list of these.
+          Each result then has ``margin``, ``margin_decision`` (superior,
+          equivalent, non_inferior, inferior or inconclusive, the first
+          that holds, at ``alpha``) and ``margin_test`` (the one-sided
+          bounds, and the t's p-values);
+        - ``rope``: the margin of every metric ``margin`` does not set;
+          with k-fold evaluations the margin is also the half-width of the
+          region of practical equivalence of the Bayesian correlated t,
+          whose decision needs a posterior probability above ``decide_at``
+          (which needs ``rope`` or ``margin``);
         - ``fdr``: test under an online FDR procedure (lond-dep, lord-dep,
           lond, lord++) over the experiment's recorded history, at false
           discovery rate ``fdr_alpha`` (which needs ``fdr``); it needs
           ``record`` and no ``adjust``. Each result then has ``fdr``: the
           test's position, level, whether it rejected, and the wealth;
-        - ``fail_on``: "regression" or "difference": each result then has
+        - ``fail_on``: "regression" or "difference", or with a margin
+          "regression-beyond-margin" (the candidate is shown worse by more
+          than the margin) or "unproven-non-inferiority" (it is not shown
+          non-inferior, equivalent or superior): each result then has
           ``fails_gate``, whether the metric fails that gate;
         - ``allow_different_targets``: compare the units two evaluations
           share even when their targets differ.
@@ -455,6 +466,7 @@ class Client:
             ("metric", _strs(metric)),
             ("method", method),
             ("adjust", adjust),
+            ("margin", _margins(margin)),
             ("alpha", alpha),
             ("confidence", confidence),
             ("resamples", resamples),
@@ -784,6 +796,18 @@ def _strs(x: Any) -> Optional[List[str]]:
     if isinstance(x, (bytes, Mapping)):
         raise TypeError(f"{x!r}: want a string or a sequence of strings")
     return [str(s) for s in x]
+
+
+def _margins(x: Any) -> Optional[List[str]]:
+    """A margin or several: a number (every metric's), "METRIC=DELTA", or a
+    sequence of these, as the query's repeated values."""
+    if x is None:
+        return None
+    if isinstance(x, (str, numbers.Real)) and not isinstance(x, bool):
+        x = [x]
+    if isinstance(x, (bytes, Mapping, bool)):
+        raise TypeError(f"{x!r}: want a number, \"METRIC=DELTA\" or a sequence of these")
+    return [s if isinstance(s, str) else repr(float(s)) for s in x]
 
 
 def _timestamps(pd: Any, column: Any) -> Any:
