@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -102,6 +103,14 @@ func TestMarginPairedTAgainstStatsmodels(t *testing.T) {
 		}[r.MarginDecision]
 		require.Contains(t, r.Verdict, want, c.Name)
 		require.Contains(t, r.Verdict, "95% one-sided bound", c.Name)
+		// The table and the CSV show the margin's columns.
+		var tb, csv strings.Builder
+		require.NoError(t, report.Comparison(&tb, "table", res))
+		require.Contains(t, tb.String(), "MARGIN")
+		require.Contains(t, tb.String(), string(r.MarginDecision)+" (Δ ")
+		require.NoError(t, report.Comparison(&csv, "csv", res))
+		require.Contains(t, csv.String(), "margin,margin_decision,worse_by_low,worse_by_high")
+		require.Contains(t, csv.String(), ","+string(r.MarginDecision)+",")
 		// The history records the margin.
 		h, err := st.GetComparison(ctx, *r.ComparisonID)
 		require.NoError(t, err)

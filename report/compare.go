@@ -104,7 +104,39 @@ func comparisonTable(c *compare.Comparison) *Table {
 			t.Mark(7, Dim)
 		}
 	}
+	addMarginColumn(t, c)
 	return t
+}
+
+// hasMargin reports whether any metric of c was decided against a
+// practical margin.
+func hasMargin(c *compare.Comparison) bool {
+	for _, r := range c.Metrics {
+		if r.Margin != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// addMarginColumn adds the column MARGIN to a comparison's table when a
+// metric has a margin: the decision, the margin and the one-sided bounds
+// of how much worse the candidate is, as "non_inferior (Δ 0.005; worse by
+// -0.0012 to 0.0031)".
+func addMarginColumn(t *Table, c *compare.Comparison) {
+	if !hasMargin(c) {
+		return
+	}
+	t.Header = append(t.Header, "MARGIN")
+	for i, r := range c.Metrics {
+		cellText := "-"
+		if m := r.MarginTest; r.Margin != nil && m != nil {
+			w := m.Worse
+			cellText = fmt.Sprintf("%s (Δ %s; worse by %s to %s)", r.MarginDecision, strconv.FormatFloat(*r.Margin, 'g', -1, 64),
+				Num(w.Low), Num(w.High))
+		}
+		t.Rows[i] = append(t.Rows[i], cellText)
+	}
 }
 
 func comparisonCSV(c *compare.Comparison) *Table {
@@ -112,6 +144,12 @@ func comparisonCSV(c *compare.Comparison) *Table {
 		"difference", "ci_low", "ci_high", "confidence", "statistic", "p_value", "p_adjusted", "adjustment", "distinguishable", "winner",
 		"candidate_better", "candidate_worse", "same", "n_required", "comparison_id",
 		"n_baseline_only", "n_candidate_only", "effect_size_dz", "prob_superiority", "prob_superiority_ci_low", "prob_superiority_ci_high"}}
+	// With a margin, its columns: the margin, the decision and the
+	// one-sided bounds of how much worse the candidate is.
+	margins := hasMargin(c)
+	if margins {
+		t.Header = append(t.Header, "margin", "margin_decision", "worse_by_low", "worse_by_high")
+	}
 	for _, r := range c.Metrics {
 		id, stat, need := "", "", ""
 		if r.ComparisonID != nil {
@@ -135,6 +173,13 @@ func comparisonCSV(c *compare.Comparison) *Table {
 			string(r.Winner), strconv.Itoa(r.CandidateBetter), strconv.Itoa(r.CandidateWorse), strconv.Itoa(r.Same), need, id,
 			strconv.FormatInt(r.BaselineOnly, 10), strconv.FormatInt(r.CandidateOnly, 10),
 			csvPtr(r.EffectSizeDz), csvPtr(r.ProbSuperiority), csvPtr(r.ProbSuperiorityLow), csvPtr(r.ProbSuperiorityHigh))
+		if margins {
+			lo, hi := "", ""
+			if m := r.MarginTest; m != nil {
+				lo, hi = CSVNum(m.Worse.Low), CSVNum(m.Worse.High)
+			}
+			row = append(row, csvPtr(r.Margin), string(r.MarginDecision), lo, hi)
+		}
 		t.Add(row...)
 	}
 	return t
