@@ -40,6 +40,10 @@ func TestCalibrationOfDefaults(t *testing.T) {
 		c := classConfig{fam: sameNull, rho: rho, n: n, defaultsOnly: true}
 		return cell{key: c.key(), reps: 2000, methods: cMethods, cost: float64(n), replicate: c.replicate}
 	}
+	margin := func(shape marginShape, n int, lower bool) cell {
+		c := marginConfig{shape: shape, rho: 0.5, n: n, lower: lower}
+		return cell{key: c.key(), reps: 2000, methods: mgMethods, cost: 3 * float64(n), replicate: c.replicate}
+	}
 	cases := []struct {
 		name         string
 		cell         cell
@@ -56,12 +60,20 @@ func TestCalibrationOfDefaults(t *testing.T) {
 		// At 1,000 rows; at 100 and 300 the 5×2cv t is liberal.
 		{name: "5x2cv t, 1,000 rows", cell: folds(1000, true), method: fFiveByTwo, conservative: true},
 		{name: "DeLong, 1,000 samples, rho 0", cell: auc(0, 1000), method: cDeLong},
+		// compare --margin at the margin's boundary (the candidate worse
+		// by exactly the margin): non-inferiority and inferiority are
+		// false claims, each a one-sided test at alpha.
+		{name: "margin, bootstrap non-inferior, ndcg-like, 100 users", cell: margin(marginNDCG, 100, false), method: mgBootNonInferior},
+		{name: "margin, t non-inferior, ndcg-like, 100 users", cell: margin(marginNDCG, 100, false), method: mgTNonInferior},
+		{name: "margin, bootstrap non-inferior, 0/1 correctness, 100 samples", cell: margin(marginHit, 100, false), method: mgBootNonInferior},
+		{name: "margin, bootstrap inferior, ndcg-like loss, 100 users", cell: margin(marginNDCG, 100, true), method: mgBootInferior},
+		{name: "margin, t inferior, ndcg-like loss, 100 users", cell: margin(marginNDCG, 100, true), method: mgTInferior},
 	}
 	var cells []cell
 	for _, c := range cases {
 		cells = append(cells, c.cell)
 	}
-	cells = slices.CompactFunc(cells, func(a, b cell) bool { return a.key == b.key }) // the fold cases share one cell
+	cells = slices.CompactFunc(cells, func(a, b cell) bool { return a.key == b.key }) // the fold cases, and the margin cases of one cell, share one cell
 	results := runCells(cells, runtime.GOMAXPROCS(0), nil)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -18,7 +18,10 @@
 //     precision, log loss, Brier, F1, ECE) that compare uses by default;
 //   - the Poisson bootstrap and hashed sign-flip test that compare runs on
 //     a distributed database, against the multinomial bootstrap and random
-//     sign flips, from 20 to 100,000 paired units.
+//     sign flips, from 20 to 100,000 paired units;
+//   - compare's margin decisions (--margin) at the margin's boundary, where
+//     the candidate is worse by exactly the margin: the bootstrap's and
+//     the paired t's, on ndcg-like values and 0/1 correctness.
 //
 // It writes one SVG figure per question to -out and prints Markdown
 // tables of every rate with its 99 % Clopper–Pearson interval, then the
@@ -47,7 +50,7 @@ func main() {
 	scale := flag.Float64("scale", 1, "multiply every number of replications by `S` (0.1 for a quick look)")
 	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "goroutines running replications")
 	format := flag.String("format", "svg", "figure `FORMAT`: svg or png")
-	parts := flag.String("parts", "users,folds,auc,friedman,metrics,poisson", "comma-separated `PARTS` to run: users, folds, auc, friedman, metrics, poisson; the figures and tables of the others are left out")
+	parts := flag.String("parts", "users,folds,auc,friedman,metrics,poisson,margin", "comma-separated `PARTS` to run: users, folds, auc, friedman, metrics, poisson, margin; the figures and tables of the others are left out")
 	flag.Parse()
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		log.Fatal(err)

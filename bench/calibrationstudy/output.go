@@ -459,6 +459,11 @@ func (s *study) markdown(w io.Writer, elapsed time.Duration, workers int) error 
 			return err
 		}
 	}
+	if len(s.margins) > 0 {
+		if err := s.marginMarkdown(w, &flags); err != nil {
+			return err
+		}
+	}
 	p("\n### Flagged\n\n%s\n", strings.Join(flags, "\n"))
 	return nil
 }

@@ -30,6 +30,9 @@ type plan struct {
 	// poissonSizes are the numbers of paired units of the Poisson study.
 	poissonSizes []int
 	poissonReps  map[int]int
+	// marginSizes are the numbers of users of the margin study.
+	marginSizes []int
+	marginReps  map[int]int
 }
 
 // fullPlan is the study bench/calibration runs: about a quarter of an hour
@@ -55,6 +58,8 @@ func fullPlan() plan {
 		// quarter of an hour.
 		poissonSizes: []int{20, 100, 1000, 100000},
 		poissonReps:  map[int]int{20: 2000, 100: 2000, 1000: 1000, 100000: 20},
+		marginSizes:  []int{100, 1000},
+		marginReps:   map[int]int{100: 4000, 1000: 2000},
 	}
 }
 
@@ -64,6 +69,10 @@ func (p plan) scaled(s float64) plan {
 	sc := func(r int) int { return max(blockSize, int(math.Round(float64(r)*s))) }
 	q := p
 	q.userReps, q.classReps, q.rankReps, q.metricReps, q.poissonReps = map[int]int{}, map[int]int{}, map[int]int{}, map[int]int{}, map[int]int{}
+	q.marginReps = map[int]int{}
+	for n, r := range p.marginReps {
+		q.marginReps[n] = sc(r)
+	}
 	for n, r := range p.userReps {
 		q.userReps[n] = sc(r)
 	}
@@ -98,10 +107,12 @@ type study struct {
 	metricRes  []cellResult
 	poissons   []poissonConfig
 	poissonRes []cellResult
+	margins    []marginConfig
+	marginRes  []cellResult
 }
 
 // newStudy returns the study of plan p, with the parts named (users,
-// folds, auc, friedman, metrics, poisson) alone.
+// folds, auc, friedman, metrics, poisson, margin) alone.
 func newStudy(p plan, parts []string) *study {
 	s := &study{plan: p}
 	if slices.Contains(parts, "users") {
@@ -121,6 +132,9 @@ func newStudy(p plan, parts []string) *study {
 	}
 	if slices.Contains(parts, "poisson") {
 		s.poissons = poissonConfigs(p.poissonSizes, p.poissonReps)
+	}
+	if slices.Contains(parts, "margin") {
+		s.margins = marginConfigs(p.marginSizes)
 	}
 	return s
 }
@@ -150,6 +164,9 @@ func (s *study) run(workers int, log io.Writer) {
 	for _, c := range s.poissons {
 		cells = append(cells, cell{key: c.key(), reps: s.plan.poissonReps[c.n], methods: pMethods, cost: 20 * float64(c.n), replicate: c.replicate})
 	}
+	for _, c := range s.margins {
+		cells = append(cells, cell{key: c.key(), reps: s.plan.marginReps[c.n], methods: mgMethods, cost: 3 * float64(c.n), replicate: c.replicate})
+	}
 	if len(s.metrics) > 0 {
 		metricTruths()
 	}
@@ -165,6 +182,7 @@ func (s *study) run(workers int, log io.Writer) {
 	s.rankRes = next(len(s.ranks))
 	s.metricRes = next(len(s.metrics))
 	s.poissonRes = next(len(s.poissons))
+	s.marginRes = next(len(s.margins))
 }
 
 // userResult returns the result of the per-user cell, and false when the
