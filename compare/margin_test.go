@@ -242,3 +242,46 @@ func TestMarginOfAnotherMetric(t *testing.T) {
 		compare.Options{Margin: &bad})
 	require.ErrorIs(t, err, compare.ErrInvalid)
 }
+
+// TestMarginIsTheRope checks that one margin serves both: on k-fold
+// evaluations --margin sets the Bayesian correlated t's region, and the
+// corrected t decides the margin with its one-sided tests; on a holdout
+// comparison --rope, which no Bayesian t reads, is the margin.
+func TestMarginIsTheRope(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, d := range directions {
+		f := setupKFold(t, d, store.Protocol{Name: "kfold", NTrain: 900, NTest: 100}, 1)
+		margin := 0.02
+		c, err := compare.Evaluations(ctx, f.st, f.good, f.poor, compare.Options{Margins: map[string]float64{d.metric: margin}, Sentence: report.Verdict})
+		require.NoError(t, err)
+		r := c.Metrics[0]
+		require.Equal(t, "corrected-t", r.Method)
+		require.NotNil(t, r.Bayes, "%s: the margin is the Bayesian t's region", d.name)
+		require.Equal(t, margin, r.Bayes.Rope)
+		require.Equal(t, "t", r.MarginTest.Source)
+		require.NotNil(t, r.MarginTest.PNonInferior)
+		require.NotEmpty(t, r.MarginDecision)
+		require.Contains(t, r.Verdict, "Bayesian correlated t with a ROPE of 0.02")
+
+		// --rope alone is the same margin.
+		c2, err := compare.Evaluations(ctx, f.st, f.good, f.poor, compare.Options{Rope: &margin})
+		require.NoError(t, err)
+		require.Equal(t, r.MarginDecision, c2.Metrics[0].MarginDecision)
+		require.Equal(t, *r.MarginTest.PNonInferior, *c2.Metrics[0].MarginTest.PNonInferior)
+	}
+	// A holdout comparison: --rope is the margin, with no Bayesian t.
+	s := map[string]float64{}
+	k := map[string]float64{}
+	for i := range 200 {
+		id := fmt.Sprintf("u%d", i)
+		s[id], k[id] = 0.5+0.001*float64(i%17), 0.5+0.001*float64(i%13)
+	}
+	rope := 0.05
+	c, err := compare.Scores(ctx, "m", compare.HigherIsBetter, compare.Named{Scores: s}, compare.Named{Scores: k}, compare.Options{Rope: &rope})
+	require.NoError(t, err)
+	r := c.Metrics[0]
+	require.Nil(t, r.Bayes)
+	require.Equal(t, rope, *r.Margin)
+	require.Equal(t, compare.MarginEquivalent, r.MarginDecision)
+}
