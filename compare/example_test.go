@@ -72,7 +72,9 @@ func ExampleScores_distinguishable() {
 // 0 and the interval excludes zero, so the sentence would say "which
 // excludes zero, but p = ... is not below alpha". p is far above alpha on
 // every seed, so the decision does not depend on the seed
-// (TestExamplesAgainstExactReferences).
+// (TestExamplesAgainstExactReferences). Nor could any 8 units of which 3
+// differ be distinguishable: the sign-flip test's smallest p is then 2/2³
+// = 0.25, so the result gives no sample size (HintUnattainable).
 func ExampleScores_indistinguishable() {
 	bm25 := map[string]float64{"q1": 1, "q2": 1, "q3": 0, "q4": 1, "q5": 0.5, "q6": 1, "q7": 0, "q8": 1, "q9": 0}
 	dense := map[string]float64{"q1": 0, "q2": 1, "q3": 0, "q4": 1, "q5": 0, "q6": 1, "q7": 0, "q8": 0.5}
@@ -82,12 +84,12 @@ func ExampleScores_indistinguishable() {
 		panic(err)
 	}
 	r := c.Metrics[0]
-	fmt.Printf("n=%d means=%.4f/%.4f distinguishable=%t winner=%q n_required=%d\n",
-		r.N, r.BaselineMean, r.CandidateMean, r.Distinguishable, r.Winner, *r.NRequired)
+	fmt.Printf("n=%d means=%.4f/%.4f distinguishable=%t winner=%q n_required=%v min_attainable_p=%g\n",
+		r.N, r.BaselineMean, r.CandidateMean, r.Distinguishable, r.Winner, r.NRequired, *r.MinAttainableP)
 	fmt.Println(r.Verdict)
 	// Output:
-	// n=8 means=0.6875/0.4375 distinguishable=false winner="" n_required=18
-	// bm25 and dense are not distinguishable on recall@5 (n = 8): the difference bm25 − dense is +0.250, with a 95% CI of 0.000 to +0.500, which includes zero, and p = 0.248 is not below alpha 0.05. Detecting a gap this size with 80% power would take about 18 units (from the observed variance of the paired differences: an order of magnitude, not a count).
+	// n=8 means=0.6875/0.4375 distinguishable=false winner="" n_required=<nil> min_attainable_p=0.25
+	// bm25 and dense are not distinguishable on recall@5 (n = 8): the difference bm25 − dense is +0.250, with a 95% CI of 0.000 to +0.500, which includes zero, and p = 0.248 is not below alpha 0.05.
 }
 
 // TestExamplesAgainstExactReferences runs the Examples' data on 100 seeds
@@ -154,8 +156,10 @@ func TestExamplesAgainstExactReferences(t *testing.T) {
 			includes++
 		}
 		require.True(t, 0.4375 <= r.Difference.High && r.Difference.High <= 0.5625, "seed %d: high %g", seed, r.Difference.High)
-		require.NotNil(t, r.NRequired)
-		require.Equal(t, 18, *r.NRequired, "(1.960 + 0.842)²·(1/7)/0.25² = 17.9, rounded up")
+		// Three units differ: the sign-flip test's smallest p is 2/2³.
+		require.Nil(t, r.NRequired)
+		require.Equal(t, compare.HintUnattainable, r.Hint)
+		require.Equal(t, 0.25, *r.MinAttainableP)
 	}
 	// 12/20 and 19/20 themselves on most seeds: the 2000 resamples miss
 	// them only when fewer than 51 land at or below K = 12 (64 expected).
