@@ -20,6 +20,7 @@ type RunInfo struct {
 	Tags       []string `req:"tag" arg:"KEY[=VALUE]" help:"run tag KEY=VALUE, or KEY for KEY=true; a later log may change a tag's value"`
 	Meta       []string `req:"meta" arg:"KEY=VALUE" help:"evaluation metadata KEY=VALUE"`
 	GitCommit  string   `req:"git_commit" arg:"COMMIT" help:"git commit of the run (the command line's default: HEAD of the working directory's repository)"`
+	Group      string   `req:"group" arg:"CONFIG" help:"the configuration the run trains with one of several seeds, fixed once logged"`
 	Step       *int64   `req:"step" arg:"N" help:"training step of the evaluation (epoch, global step, build number): RUN@N names it, and a run has one evaluation per evaluation set and step"`
 }
 
@@ -56,7 +57,7 @@ func (r RunInfo) Check(to string) error {
 // elsewhere (an empty git commit stays empty), paramsFile is a JSON object
 // of run parameters, or "".
 func (r RunInfo) Evaluation(remote bool, paramsFile string) (store.NewEvaluation, error) {
-	ev := store.NewEvaluation{Experiment: r.Experiment, Run: r.Run, EvalSet: r.EvalSet, Step: r.Step}
+	ev := store.NewEvaluation{Experiment: r.Experiment, Run: r.Run, EvalSet: r.EvalSet, Step: r.Step, Group: r.Group}
 	d, err := runinfo.Sources{ParamsFile: paramsFile, Params: r.Params, Meta: r.Meta, Tags: r.Tags, GitCommit: r.GitCommit, Remote: remote}.Describe()
 	if err != nil {
 		return ev, request.Errorf("%s", err.Error())

@@ -256,6 +256,9 @@ func (s *Store) insertEvaluation(ctx context.Context, tx pgx.Tx, ev NewEvaluatio
 	if err := checkParams(ctx, tx, ev, true); err != nil {
 		return err
 	}
+	if err := checkGroup(ctx, tx, ev, true); err != nil {
+		return err
+	}
 	if _, err := tx.Exec(ctx, `INSERT INTO experiments (name) VALUES ($1) ON CONFLICT (name) DO NOTHING`, ev.Experiment); err != nil {
 		return fmt.Errorf("create experiment: %w", err)
 	}
@@ -268,15 +271,16 @@ func (s *Store) insertEvaluation(ctx context.Context, tx pgx.Tx, ev NewEvaluatio
 	// limits of names are kept, so that the constraint refuses the log
 	// until they are fixed.
 	err := tx.QueryRow(ctx, `
-		INSERT INTO runs (experiment_id, name, params, tags, tag_values, git_commit)
-		VALUES ($1, $2, coalesce($3::jsonb, '{}'), verdict_tag_list($4::jsonb), $4::jsonb, nullif($5, ''))
+		INSERT INTO runs (experiment_id, name, params, tags, tag_values, git_commit, config_group)
+		VALUES ($1, $2, coalesce($3::jsonb, '{}'), verdict_tag_list($4::jsonb), $4::jsonb, nullif($5, ''), nullif($6, ''))
 		ON CONFLICT (experiment_id, name) DO UPDATE
 		SET params = EXCLUDED.params || runs.params,
+		    config_group = coalesce(runs.config_group, EXCLUDED.config_group),
 		    tag_values = runs.tag_values || EXCLUDED.tag_values,
 		    tags = CASE WHEN verdict_names_ok(runs.tags) THEN verdict_tag_list(runs.tag_values || EXCLUDED.tag_values)
 		                ELSE runs.tags END,
 		    git_commit = coalesce(runs.git_commit, EXCLUDED.git_commit)
-		RETURNING id`, expID, ev.Run, ev.Params, ev.tagValues(), ev.GitCommit).Scan(&res.RunID)
+		RETURNING id`, expID, ev.Run, ev.Params, ev.tagValues(), ev.GitCommit, ev.Group).Scan(&res.RunID)
 	if isCheckViolation(err) {
 		// The names logged now were checked; the run's earlier ones, from
 		// before migration 7 limited names, were not.

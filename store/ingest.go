@@ -45,6 +45,11 @@ type NewEvaluation struct {
 	Tags      []string
 	TagValues map[string]string
 
+	// Group is the configuration the run trains with one of several seeds
+	// ("" for none). A run's group is fixed once logged: another group is
+	// refused with a *GroupConflictError, and nothing is written.
+	Group string
+
 	GitCommit string         // recorded on the run if it has none yet
 	Metadata  map[string]any // free metadata of the evaluation
 
@@ -432,7 +437,10 @@ func (s *Store) startLog(ctx context.Context, ev *NewEvaluation) (*Logged, error
 	}
 	// A changed param is refused before the rows are read; the log's
 	// transaction checks again, with the run locked.
-	return nil, checkParams(ctx, s.pool, *ev, false)
+	if err := checkParams(ctx, s.pool, *ev, false); err != nil {
+		return nil, err
+	}
+	return nil, checkGroup(ctx, s.pool, *ev, false)
 }
 
 // errRollback makes transact roll back without reporting an error.

@@ -118,7 +118,7 @@ func (s *Store) CreateRole(ctx context.Context, name string, kind RoleKind, pass
 			stmts = append(stmts,
 				`GRANT INSERT ON experiments, runs, evaluation_sets, evaluations, evaluation_debug_rows, sample_labels, comparisons TO `+role,
 				// A run logged again merges its params, tags and commit.
-				`GRANT UPDATE (params, tags, tag_values, git_commit) ON runs TO `+role,
+				`GRANT UPDATE (params, tags, tag_values, git_commit, config_group) ON runs TO `+role,
 				// A comparison under an online FDR procedure spends from
 				// its experiment's ledger.
 				`GRANT INSERT, UPDATE (state, tests, updated_at) ON fdr_ledgers TO `+role,

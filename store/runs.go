@@ -18,11 +18,14 @@ type Run struct {
 	// Tags lists the run's tags as text, sorted: KEY for a tag whose value
 	// is "true" (logged without one), KEY=VALUE otherwise. TagValues holds
 	// them as keys and values.
-	Tags        []string          `json:"tags"`
-	TagValues   map[string]string `json:"tag_values"`
-	GitCommit   string            `json:"git_commit"`
-	CreatedAt   time.Time         `json:"created_at"`
-	Evaluations int64             `json:"evaluations"` // how many evaluations it has
+	Tags      []string          `json:"tags"`
+	TagValues map[string]string `json:"tag_values"`
+	GitCommit string            `json:"git_commit"`
+	// Group is the configuration the run trains with one of several
+	// seeds, or "".
+	Group       string    `json:"group"`
+	CreatedAt   time.Time `json:"created_at"`
+	Evaluations int64     `json:"evaluations"` // how many evaluations it has
 	// AggregatesOnly is how many of them were logged with their aggregates
 	// only: they chart and rank by their means, but cannot be paired.
 	AggregatesOnly int64     `json:"aggregates_only_evaluations"`
@@ -41,7 +44,7 @@ type Run struct {
 // evaluation set name Metrics reads (empty for any).
 func runColumns(evalSet string) string {
 	return `
-	r.id, x.name, r.name, r.params, r.tags, r.tag_values, coalesce(r.git_commit, ''), r.created_at,
+	r.id, x.name, r.name, r.params, r.tags, r.tag_values, coalesce(r.git_commit, ''), coalesce(r.config_group, ''), r.created_at,
 	(SELECT count(*) FROM evaluations e WHERE e.run_id = r.id),
 	(SELECT count(*) FROM evaluations e WHERE e.run_id = r.id AND e.aggregates_only),
 	coalesce((SELECT max(e.created_at) FROM evaluations e WHERE e.run_id = r.id), r.created_at),
@@ -54,7 +57,7 @@ func runColumns(evalSet string) string {
 
 func scanRun(row pgx.Row) (*Run, error) {
 	var r Run
-	err := row.Scan(&r.ID, &r.Experiment, &r.Name, &r.Params, &r.Tags, &r.TagValues, &r.GitCommit, &r.CreatedAt, &r.Evaluations, &r.AggregatesOnly, &r.LastLogged, &r.Metrics)
+	err := row.Scan(&r.ID, &r.Experiment, &r.Name, &r.Params, &r.Tags, &r.TagValues, &r.GitCommit, &r.Group, &r.CreatedAt, &r.Evaluations, &r.AggregatesOnly, &r.LastLogged, &r.Metrics)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}

@@ -79,6 +79,45 @@ func checkTags(ev NewEvaluation) error {
 	return nil
 }
 
+// GroupConflictError reports a log that puts a run in another group than
+// the one it belongs to. It wraps ErrConflict.
+type GroupConflictError struct {
+	Run, Old, New string
+}
+
+func (e *GroupConflictError) Error() string {
+	return fmt.Sprintf("run %q belongs to group %q, and this log gives group %q; nothing was stored: a run is one training of one configuration, so log the other configuration as a new run", e.Run, e.Old, e.New)
+}
+
+func (e *GroupConflictError) Unwrap() error { return ErrConflict }
+
+// checkGroup refuses a log that gives the run another group than its own.
+// With lock, the run's row is locked until tx ends, as checkParams locks
+// it. A run that does not exist yet conflicts with nothing; two logs that
+// create it at once in two groups leave it in the first one's, and the
+// second's upsert keeps it so (the group is written only where it is
+// NULL).
+func checkGroup(ctx context.Context, q querier, ev NewEvaluation, lock bool) error {
+	if ev.Group == "" {
+		return nil
+	}
+	forUpdate := ""
+	if lock {
+		forUpdate = " FOR UPDATE OF r"
+	}
+	var old *string
+	err := q.QueryRow(ctx, `
+		SELECT r.config_group FROM runs r JOIN experiments x ON x.id = r.experiment_id
+		WHERE x.name = $1 AND r.name = $2`+forUpdate, ev.Experiment, ev.Run).Scan(&old)
+	if errors.Is(err, pgx.ErrNoRows) || err == nil && (old == nil || *old == ev.Group) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("check the run's group: %w", err)
+	}
+	return &GroupConflictError{Run: ev.Run, Old: *old, New: ev.Group}
+}
+
 // checkParams refuses params that give a param of the run another value
 // than the one it has, with a *ParamConflictError naming the first such
 // param in key order. JSON values compare as jsonb does: numbers by

@@ -416,3 +416,43 @@ func sha(s string) string {
 	d := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(d[:])
 }
+
+// TestGroups: a run joins a group (the configuration it trains with one of
+// several seeds) when first logged with one, keeps it when a later log
+// names none, and refuses another, writing nothing.
+func TestGroups(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, url := setup(t)
+
+	ev := newEval("seeds", "cfg-a-seed-1")
+	ev.Group = "cfg-a"
+	_, err := s.LogEvaluation(ctx, ev, stepRows(0.5))
+	require.NoError(t, err)
+	ev.Group = ""
+	_, err = s.LogEvaluation(ctx, ev, stepRows(0.25))
+	require.NoError(t, err, "a log without a group leaves the run's")
+	run, err := s.GetRun(ctx, "seeds", "cfg-a-seed-1")
+	require.NoError(t, err)
+	require.Equal(t, "cfg-a", run.Group)
+
+	evals := count(t, url, `SELECT count(*) FROM evaluations`)
+	ev.Group = "cfg-b"
+	_, err = s.LogEvaluation(ctx, ev, stepRows(0.75))
+	require.ErrorIs(t, err, store.ErrConflict)
+	var gc *store.GroupConflictError
+	require.True(t, errors.As(err, &gc))
+	require.Equal(t, store.GroupConflictError{Run: "cfg-a-seed-1", Old: "cfg-a", New: "cfg-b"}, *gc)
+	require.Equal(t, evals, count(t, url, `SELECT count(*) FROM evaluations`))
+	require.Equal(t, "cfg-a", storetest.Scalar[string](t, url, `SELECT config_group FROM runs`))
+
+	// Another run of the group, and the runs' list says each one's.
+	other := newEval("seeds", "cfg-a-seed-2")
+	other.Group = "cfg-a"
+	_, err = s.LogEvaluation(ctx, other, stepRows(0.5))
+	require.NoError(t, err)
+	runs, err := s.SearchRuns(ctx, store.RunQuery{Experiment: "seeds", OrderBy: "run"})
+	require.NoError(t, err)
+	require.Len(t, runs, 2)
+	require.Equal(t, []string{"cfg-a", "cfg-a"}, []string{runs[0].Group, runs[1].Group})
+}

@@ -99,6 +99,19 @@ class TrackingTest(unittest.TestCase):
         self.assertEqual(runs[0]["evaluations"], 5)
         self.assertEqual(self.reader.runs(exp, filter="metrics.ndcg > 0.9"), [])
 
+    def test_runs_of_a_configuration_share_a_group(self) -> None:
+        # Two seeds of one configuration: each run joins the group when
+        # first logged; another group for a run is a conflict.
+        exp = unique("groups")
+        for seed in (1, 2):
+            self.c.log(exp, f"cfg-a-{seed}", "test", epoch(seed), group="cfg-a")
+        self.assertEqual([r["group"] for r in self.c.runs(exp, order_by="run")], ["cfg-a", "cfg-a"])
+        with self.assertRaises(vc.VerdictError) as cm:
+            self.c.log(exp, "cfg-a-1", "test", epoch(3), group="cfg-b")
+        self.assertEqual((cm.exception.status, cm.exception.code), (409, "conflict"))
+        self.assertIn('run "cfg-a-1" belongs to group "cfg-a", and this log gives group "cfg-b"', cm.exception.message)
+        self.assertEqual(len(self.c.evaluations(exp, "cfg-a-1")), 1, "nothing was stored")
+
     def test_a_changed_param_is_a_conflict(self) -> None:
         exp = unique("params")
         self.c.log(exp, "als", "test", epoch(1), param={"lr": 0.1, "opt": "adam"})

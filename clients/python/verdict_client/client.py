@@ -161,6 +161,7 @@ class Client:
         bins: Optional[int] = None,
         labels: Any = None,
         step: Optional[int] = None,
+        group: Optional[str] = None,
     ) -> Dict[str, Any]:
         """Logs an evaluation: each unit's metric values, from which the
         server computes the aggregates (POST /api/v1/evaluations).
@@ -236,7 +237,7 @@ class Client:
         run, evaluation_set, n_rows, n_units, metrics, aggregates,
         fingerprint, ...
         """
-        query = _run_query(experiment, run, eval_set, param, tag, meta, git_commit, step) + _log_query(
+        query = _run_query(experiment, run, eval_set, param, tag, meta, git_commit, step, group) + _log_query(
             target_fingerprint, lower_is_better, protocol, required_k, folds, repeats, n_train, n_test,
             aggregates_only, predictions, threshold, bins,
         )
@@ -272,6 +273,7 @@ class Client:
         bins: Optional[int] = None,
         labels: Any = None,
         step: Optional[int] = None,
+        group: Optional[str] = None,
     ) -> Dict[str, Any]:
         """Logs an evaluation from a scores file a job already wrote, in any
         format ``verdict log`` reads: CSV, TSV, NDJSON (JSON Lines), Parquet
@@ -286,7 +288,7 @@ class Client:
         fmt = input_format or _file_format(path)
         if fmt is None:
             raise ValueError(f"{path}: say input_format=, one of csv, tsv, jsonl, parquet, npz: the name does not tell")
-        query = _run_query(experiment, run, eval_set, param, tag, meta, git_commit, step) + _log_query(
+        query = _run_query(experiment, run, eval_set, param, tag, meta, git_commit, step, group) + _log_query(
             target_fingerprint, lower_is_better, protocol, required_k, folds, repeats, n_train, n_test,
             aggregates_only, predictions, threshold, bins,
         ) + [("input_format", input_format)]
@@ -320,6 +322,7 @@ class Client:
         predictions: Any = None,
         idempotency_key: Optional[str] = None,
         step: Optional[int] = None,
+        group: Optional[str] = None,
     ) -> Dict[str, Any]:
         """Computes ranking metrics from top-K predictions on the server,
         and logs them unless ``no_log`` (POST /api/v1/evaluate), as
@@ -360,7 +363,7 @@ class Client:
         n_scored_rows, n_units, required_k, fingerprint, and evaluation_id
         (null with ``no_log``).
         """
-        query = _run_query(experiment, run, eval_set, param, tag, meta, git_commit, step) + [
+        query = _run_query(experiment, run, eval_set, param, tag, meta, git_commit, step, group) + [
             ("metrics", _strs(metrics)),
             ("catalogue_size", catalogue_size),
             ("no_validate", no_validate),
@@ -884,6 +887,7 @@ def _run_query(
     meta: KeyValues,
     git_commit: Optional[str],
     step: Optional[int] = None,
+    group: Optional[str] = None,
 ) -> List[Tuple[str, QueryValue]]:
     """The query parameters that name a run and describe it and its
     evaluation, as log and evaluate take them."""
@@ -896,6 +900,7 @@ def _run_query(
         ("meta", _key_values("meta", meta)),
         ("git_commit", git_commit),
         ("step", step),
+        ("group", group),
     ]
 
 
