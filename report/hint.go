@@ -36,8 +36,8 @@ func HintText(r *compare.MetricResult) string {
 		if r.MinAttainableP == nil {
 			return ""
 		}
-		return fmt.Sprintf(" At n = %s the smallest p-value %s can give is %s, not below alpha %s: no result of these units could be distinguishable, whatever the gap; it takes more %s.",
-			Thousands(int64(r.N)), attainableTest(r), Num(*r.MinAttainableP), Num(r.Alpha), attainableUnits(r))
+		return fmt.Sprintf(" At n = %s the smallest p-value %s can give is about %.3g, not below alpha %.3g: no result of these units could be distinguishable, whatever the gap; it takes more %s.",
+			Thousands(int64(r.N)), attainableTest(r), *r.MinAttainableP, r.Alpha, attainableUnits(r))
 	}
 	return ""
 }

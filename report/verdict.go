@@ -80,17 +80,7 @@ func Verdict(c *compare.Comparison, r *compare.MetricResult) string {
 		fmt.Fprintf(&b, "which includes zero, and %s is not below %s.", p, alpha)
 	}
 	writeMethod(&b, r)
-	switch r.Hint {
-	case compare.HintCount:
-		fmt.Fprintf(&b, " Detecting a gap this size with 80%% power would take about %s units (from the observed variance of the paired differences: an order of magnitude, not a count).",
-			Count(float64(*r.NRequired)))
-	case compare.HintEqualMeans:
-		b.WriteString(" The means are equal, so no number of units would separate them.")
-	case compare.HintNoVariance:
-		b.WriteString(" Every unit differs by the same amount, so the observed variance gives no sample size.")
-	case compare.HintTooLarge:
-		b.WriteString(" A gap this small for its variance is beyond any practical number of units.")
-	}
+	b.WriteString(HintText(r))
 	writeMargin(&b, r, on)
 	return b.String()
 }
@@ -150,7 +140,7 @@ func writeMethod(b *strings.Builder, r *compare.MetricResult) {
 	if s := r.Statistic; s != nil {
 		st = fmt.Sprintf("%s = %s", s.Name, Num(s.Value))
 		if s.DF != nil {
-			st += fmt.Sprintf(" (df %g)", *s.DF)
+			st += " (df " + DFText(*s.DF) + ")"
 		}
 	}
 	switch {
