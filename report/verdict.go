@@ -284,3 +284,24 @@ func verdictNumber(x float64, decimals int, signed bool) string {
 	}
 	return s
 }
+
+// GateFailure says why metric r fails the comparison's gate, for the exit
+// message of a CI job: "the candidate is distinguishably worse on ndcg@10
+// (--fail-on regression)".
+func GateFailure(r *compare.MetricResult, gate compare.Gate) string {
+	switch gate {
+	case compare.FailOnRegressionBeyondMargin:
+		return fmt.Sprintf("the candidate is shown worse than the baseline by more than the margin %s on %s (--fail-on %s)", marginText(r), r.Metric, gate)
+	case compare.FailOnUnprovenNonInferiority:
+		return fmt.Sprintf("the candidate is not shown non-inferior within the margin %s on %s: %s (--fail-on %s)", marginText(r), r.Metric, strings.ReplaceAll(string(r.MarginDecision), "_", " "), gate)
+	}
+	what := map[bool]string{true: "worse", false: "different"}[r.Regression()]
+	return fmt.Sprintf("the candidate is distinguishably %s on %s (--fail-on %s)", what, r.Metric, gate)
+}
+
+func marginText(r *compare.MetricResult) string {
+	if r.Margin == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*r.Margin, 'g', -1, 64)
+}

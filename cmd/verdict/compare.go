@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/verdict-ml/verdict/compare"
@@ -51,8 +49,7 @@ func runCompare(c *cli.Context) error {
 		return err
 	}
 	if r := res.Failed(res.Gate); r != nil {
-		what := map[bool]string{true: "worse", false: "different"}[r.Regression()]
-		return cli.Exit(fmt.Sprintf("the candidate is distinguishably %s on %s (--fail-on %s)", what, r.Metric, res.Gate), exitGate)
+		return cli.Exit(report.GateFailure(r, res.Gate), exitGate)
 	}
 	return nil
 }

@@ -20,7 +20,6 @@ type pairRequest struct {
 	Body      bool     `req:"body" door:"api" help:"the API's own"`
 }
 
-
 // run runs a command of the request's flags with args, and returns the
 // request it decoded or the error.
 func run(t *testing.T, args ...string) (pairRequest, error) {
