@@ -89,7 +89,7 @@ func ExampleScores_indistinguishable() {
 	fmt.Println(r.Verdict)
 	// Output:
 	// n=8 means=0.6875/0.4375 distinguishable=false winner="" n_required=<nil> min_attainable_p=0.25
-	// bm25 and dense are not distinguishable on recall@5 (n = 8): the difference bm25 − dense is +0.250, with a 95% CI of 0.000 to +0.500, which includes zero, and p = 0.248 is not below alpha 0.05.
+	// bm25 and dense are not distinguishable on recall@5 (n = 8): the difference bm25 − dense is +0.250, with a 95% CI of 0.000 to +0.500, which includes zero, and p = 0.248 is not below alpha 0.05. At n = 8 the smallest p-value the sign-flip test can give is about 0.25, not below alpha 0.05: no result of these units could be distinguishable, whatever the gap; it takes more units that differ.
 }
 
 // TestExamplesAgainstExactReferences runs the Examples' data on 100 seeds
