@@ -24,21 +24,7 @@ func Diff(w io.Writer, format string, d *compare.DiffResult) error {
 		}
 		return t.CSV(w)
 	}
-	n := len(d.Top)
-	t := Table{Header: []string{"SAMPLE ID", "BASELINE", "CANDIDATE", "DIFFERENCE"}, Right: map[int]bool{1: true, 2: true, 3: true}}
-	var vals, diffs []float64
-	for _, r := range d.Top {
-		vals = append(vals, r.Baseline)
-		diffs = append(diffs, r.Difference)
-	}
-	for _, r := range d.Top {
-		vals = append(vals, r.Candidate)
-	}
-	valText, diffText := Nums(vals, false), Nums(diffs, true)
-	for i, r := range d.Top {
-		t.Add(r.SampleID, valText[i], valText[n+i], diffText[i])
-		t.Mark(3, map[bool]Style{true: Good, false: Bad}[d.Best])
-	}
+	n, t := len(d.Top), diffTable(d)
 	what := "did worst"
 	if d.Best {
 		what = "did best"

@@ -113,7 +113,8 @@ func DiffSections(worst, best *compare.DiffResult) ([]Section, error) {
 	return []Section{sec, moved}, nil
 }
 
-// diffTable lists a diff's users: their values and difference.
+// diffTable lists a diff's users: their values and difference, for the
+// command line's diff (Diff) and the web view's comparison pages.
 func diffTable(d *compare.DiffResult) *Table {
 	t := &Table{Header: []string{"SAMPLE ID", "BASELINE", "CANDIDATE", "DIFFERENCE"}, Right: map[int]bool{1: true, 2: true, 3: true}}
 	n := len(d.Top)
