@@ -89,7 +89,7 @@ func compareMetric(ctx context.Context, c *Comparison, in pairedInput, method Me
 		sum := pd.summary()
 		hint(r, method, sum.Variance)
 		attainable(r, method, opts.resamples())
-		if err := effects(ctx, r, nil, sum.Variance, opts); err != nil {
+		if err := effects(ctx, r, nil, sum.Variance, opts, nil); err != nil {
 			return nil, err
 		}
 		shape := shapeOfSummary(sum, method, in.folds)
@@ -142,7 +142,7 @@ func compareMetric(ctx context.Context, c *Comparison, in pairedInput, method Me
 	}
 	hint(r, method, variance)
 	attainable(r, method, opts.resamples())
-	if err := effects(ctx, r, &units, variance, opts); err != nil {
+	if err := effects(ctx, r, &units, variance, opts, in.shared); err != nil {
 		return nil, err
 	}
 	shape.metric = in.metric
@@ -366,7 +366,7 @@ func measure(ctx context.Context, r *MetricResult, u stats.PairedUnits, red redu
 // the multinomial bootstrap draws the comparison made. u is the units
 // paired in Go, nil for units reduced in the database (no interval then). DeLong
 // compares AUCs, of no unit: it gets neither.
-func effects(ctx context.Context, r *MetricResult, u *stats.PairedUnits, variance func() (float64, error), opts Options) error {
+func effects(ctx context.Context, r *MetricResult, u *stats.PairedUnits, variance func() (float64, error), opts Options, shared *resampled) error {
 	r.EffectSizeDz, r.ProbSuperiority, r.ProbSuperiorityLow, r.ProbSuperiorityHigh = nil, nil, nil, nil
 	if r.DeLong != nil || r.N == 0 {
 		return nil
@@ -387,8 +387,14 @@ func effects(ctx context.Context, r *MetricResult, u *stats.PairedUnits, varianc
 	if Resampling(r.Resampling) != Multinomial {
 		return nil
 	}
-	b, err := stats.PairedSuperiorityUnits(*u, r.Direction.Lower(), stats.BootstrapOptions{
-		Confidence: opts.confidence(), Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx})
+	var b stats.BootstrapResult
+	var err error
+	if shared != nil && shared.sup != nil {
+		b, err = *shared.sup, shared.supErr // drawn with the difference's bootstrap
+	} else {
+		b, err = stats.PairedSuperiorityUnits(*u, r.Direction.Lower(), stats.BootstrapOptions{
+			Confidence: opts.confidence(), Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx})
+	}
 	if err != nil {
 		return err
 	}

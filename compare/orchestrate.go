@@ -127,7 +127,7 @@ func pairOneServer(ctx context.Context, tx *store.Tx, c *Comparison, base, cand 
 	if err != nil {
 		return err
 	}
-	shared := shareResampling(ctx, pairs, method, opts)
+	shared := shareResampling(ctx, pairs, method, opts, func(k int) bool { return input(ms[k]).dir.Lower() })
 	// The metrics' own work (exact sums, counts, tests that do
 	// not resample) runs on every core, a metric each; each
 	// metric's sums are made when it starts and let go when it

@@ -66,7 +66,7 @@ func Scores(ctx context.Context, metric string, dir Direction, baseline, candida
 	}
 	hint(r, Bootstrap, red.summary().Variance)
 	attainable(r, Bootstrap, opts.resamples())
-	if err := effects(ctx, r, &units, red.summary().Variance, opts); err != nil {
+	if err := effects(ctx, r, &units, red.summary().Variance, opts, nil); err != nil {
 		return nil, err
 	}
 	warnNegligible(r)
