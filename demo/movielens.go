@@ -121,7 +121,10 @@ func SplitLatest(ratings []Rating, test int) *Split {
 
 // Model ranks movies for users.
 type Model struct {
-	Name   string
+	Name string
+	// Group is the configuration a run trained with one of several seeds
+	// belongs to, or "" for a model with no randomness.
+	Group  string
 	Params map[string]any
 	// Rank returns the user's top k movies, best first, among those the user
 	// did not rate in training.

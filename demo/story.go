@@ -42,26 +42,8 @@ func Tell(ctx context.Context, st *store.Store, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	show := []string{"ndcg@10", "recall@20", "hit_rate@10", "map@20"}
-	t := report.Table{Header: append(append([]string{"MODEL"}, show...), "EVALUATION"), Right: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true}}
-	evals := map[string]*store.Evaluation{}
-	for _, m := range []Model{Popularity(split), RecentPopularity(split, 180), ItemKNN(split, 50, 100)} {
-		logged, means, err := logModel(ctx, st, split, m, metrics)
-		if err != nil {
-			return err
-		}
-		evals[m.Name] = &logged.Evaluation
-		row := []string{m.Name}
-		for _, k := range show {
-			row = append(row, strconv.FormatFloat(means[k], 'f', 4, 64))
-		}
-		note := fmt.Sprintf("%d", logged.ID)
-		if logged.Existing {
-			note += " (already logged)"
-		}
-		t.Add(append(row, note)...)
-	}
-	if err := t.Write(w, "table"); err != nil {
+	evals, err := logModels(ctx, st, w, split, metrics, []Model{Popularity(split), RecentPopularity(split, 180), ItemKNN(split, 50, 100)})
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nevery mean above is backed by %d per-user values in the database.\n", len(split.Users))
@@ -93,6 +75,10 @@ func Tell(ctx context.Context, st *store.Store, w io.Writer) error {
 	fmt.Fprintf(w, "  %d users, Iman-Davenport p = %.3g, Nemenyi critical difference %.3f: runs closer than that cannot be told apart.\n",
 		rk.Units, rk.Friedman.ImanDavenportP, rk.Friedman.CD)
 
+	if err := tellSeeds(ctx, st, w, split, metrics); err != nil {
+		return err
+	}
+
 	hist, err := st.History(ctx, store.HistoryFilter{Experiment: Experiment, Limit: 5})
 	if err != nil {
 		return err
@@ -120,8 +106,68 @@ func Tell(ctx context.Context, st *store.Store, w io.Writer) error {
 	return nil
 }
 
-// logModel ranks, evaluates and logs one model, the way `verdict
-// evaluate` does with files.
+// The seeds part: the configurations of a model whose training is random,
+// and the seeds each is trained with.
+var (
+	seedFactors = []int{16, 32}
+	seeds       = []uint64{1, 2, 3}
+)
+
+// tellSeeds tells the seeds part of the story: a BPR matrix factorisation
+// with two numbers of factors, each trained with three seeds, every run
+// logged in its configuration's group; one run of each configuration
+// compared, as a single pair of runs would be.
+func tellSeeds(ctx context.Context, st *store.Store, w io.Writer, split *Split, metrics []evaluate.Metric) error {
+	models := SeededMFs(split, seedFactors, seeds)
+	base, cand := models[0], models[len(seeds)]
+	fmt.Fprintf(w, "\nseeds: a model whose training is random, a BPR matrix factorisation trained by SGD from a seed, with %d or %d factors and seeds %d, %d and %d. Each run is logged in its configuration's group:\n",
+		seedFactors[0], seedFactors[1], seeds[0], seeds[1], seeds[2])
+	fmt.Fprintf(w, "verdict evaluate -e %s -s %s -r %s --group %s --param factors=%d --param seed=%d --predictions %s.csv --targets targets.csv (one for each run):\n\n",
+		Experiment, EvalSet, base.Name, base.Group, seedFactors[0], seeds[0], base.Name)
+	evals, err := logModels(ctx, st, w, split, metrics, models)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nverdict compare -e %s %s %s --metric ndcg@10 (one run of each configuration):\n", Experiment, base.Name, cand.Name)
+	pair, err := compare.Evaluations(ctx, st, evals[base.Name], evals[cand.Name],
+		compare.Options{Metrics: []string{"ndcg@10"}, Record: true, Sentence: report.Verdict})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "  %s\n", pair.Metrics[0].Verdict)
+	return nil
+}
+
+// shownMetrics are the metrics the tables of logged models show.
+var shownMetrics = []string{"ndcg@10", "recall@20", "hit_rate@10", "map@20"}
+
+// logModels logs each model (or finds it logged) and writes a table of
+// their means on shownMetrics and their evaluations to w. It returns the
+// evaluations by model name.
+func logModels(ctx context.Context, st *store.Store, w io.Writer, split *Split, metrics []evaluate.Metric, models []Model) (map[string]*store.Evaluation, error) {
+	t := report.Table{Header: append(append([]string{"MODEL"}, shownMetrics...), "EVALUATION"), Right: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true}}
+	evals := map[string]*store.Evaluation{}
+	for _, m := range models {
+		logged, means, err := logModel(ctx, st, split, m, metrics)
+		if err != nil {
+			return nil, err
+		}
+		evals[m.Name] = &logged.Evaluation
+		row := []string{m.Name}
+		for _, k := range shownMetrics {
+			row = append(row, strconv.FormatFloat(means[k], 'f', 4, 64))
+		}
+		note := fmt.Sprintf("%d", logged.ID)
+		if logged.Existing {
+			note += " (already logged)"
+		}
+		t.Add(append(row, note)...)
+	}
+	return evals, t.Write(w, "table")
+}
+
+// logModel ranks, evaluates and logs one model, in its group if it has
+// one, the way `verdict evaluate` does with files.
 func logModel(ctx context.Context, st *store.Store, split *Split, m Model, metrics []evaluate.Metric) (*store.Logged, map[string]float64, error) {
 	ids, ranked, targets := Rankings(split, m, topK)
 	src, err := evaluate.NewInMemoryRankings(ids, ranked, targets, topK)
@@ -137,6 +183,7 @@ func logModel(ctx context.Context, st *store.Store, split *Split, m Model, metri
 	logged, err := st.LogEvaluation(ctx, store.NewEvaluation{
 		Experiment: Experiment,
 		Run:        m.Name,
+		Group:      m.Group,
 		EvalSet:    EvalSet,
 		Params:     m.Params,
 		Tags:       []string{"demo"},

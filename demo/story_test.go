@@ -15,9 +15,11 @@ import (
 func TestMain(m *testing.M) { storetest.Main(m) }
 
 // TestTell tells the story twice on a fresh database: the first time logs
-// the three models, the second finds them logged. The story's two points
-// must hold on the real data: popularity and item-knn cannot be told apart
-// on ndcg@10, and popularity beats its recency-weighted variant.
+// the three models and the six seeded runs, the second finds them logged.
+// The story's points must hold on the real data: popularity and item-knn
+// cannot be told apart on ndcg@10, popularity beats its recency-weighted
+// variant, and the seeded runs are logged in their configurations' groups.
+// The figures are the demo's own output on the embedded data.
 func TestTell(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -34,6 +36,19 @@ func TestTell(t *testing.T) {
 	require.Contains(t, out, "popularity beats recent-popularity on ndcg@10 by")
 	require.Contains(t, out, "winner: popularity")
 	require.NotContains(t, out, "(already logged)")
+	// The seeds: seed 1 of each configuration, compared as one pair.
+	require.Contains(t, out, "verdict evaluate -e movielens-demo -s latest-10-ratings -r mf-16-seed1 --group mf-16 --param factors=16 --param seed=1")
+	require.Contains(t, out, "verdict compare -e movielens-demo mf-16-seed1 mf-32-seed1 --metric ndcg@10")
+	require.Contains(t, out, "mf-16-seed1 and mf-32-seed1 are not distinguishable on ndcg@10 (n = 610): the difference mf-16-seed1 − mf-32-seed1 is -0.00142")
+	runs, err := st.ListRuns(ctx, demo.Experiment)
+	require.NoError(t, err)
+	groups := map[string]string{}
+	for _, r := range runs {
+		groups[r.Name] = r.Group
+	}
+	require.Equal(t, map[string]string{"popularity": "", "recent-popularity": "", "item-knn": "",
+		"mf-16-seed1": "mf-16", "mf-16-seed2": "mf-16", "mf-16-seed3": "mf-16",
+		"mf-32-seed1": "mf-32", "mf-32-seed2": "mf-32", "mf-32-seed3": "mf-32"}, groups)
 	// The classifiers: the 30-feature model wins on each metric, the
 	// lower-is-better log loss included, each with its own test.
 	require.Contains(t, out, "Breast Cancer Wisconsin (Diagnostic)")
@@ -45,8 +60,8 @@ func TestTell(t *testing.T) {
 
 	b.Reset()
 	require.NoError(t, demo.Tell(ctx, st, &b))
-	require.Equal(t, 5, strings.Count(b.String(), "(already logged)"))
+	require.Equal(t, 11, strings.Count(b.String(), "(already logged)"), "3 models, 6 seeded runs, 2 classifiers")
 	hist, err := st.History(ctx, store.HistoryFilter{Experiment: demo.Experiment})
 	require.NoError(t, err)
-	require.Len(t, hist, 4, "each telling records its two comparisons")
+	require.Len(t, hist, 6, "each telling records its three comparisons of two evaluations")
 }
