@@ -20,20 +20,33 @@ import (
 
 func TestMain(m *testing.M) { storetest.Main(m) }
 
-// memRows is per-unit scores held in memory, one metric, as store.Rows.
+// memRows is per-unit scores held in memory, as store.Rows: one metric's
+// vals, or, when metrics is set, a row of each metric's values per ID.
 type memRows struct {
-	metric string
-	ids    []string
-	vals   []float64
-	i      int
+	metric  string
+	ids     []string
+	vals    []float64
+	metrics []string
+	rows    [][]float64
+	i       int
 }
 
-func (r *memRows) Metrics() []string      { return []string{r.metric} }
-func (r *memRows) HasDraw() bool          { return false }
-func (r *memRows) Next() bool             { r.i++; return r.i <= len(r.ids) }
-func (r *memRows) SampleID() string       { return r.ids[r.i-1] }
-func (r *memRows) Draw() int64            { return 0 }
-func (r *memRows) Values() []float64      { return []float64{r.vals[r.i-1]} }
+func (r *memRows) Metrics() []string {
+	if r.metrics != nil {
+		return r.metrics
+	}
+	return []string{r.metric}
+}
+func (r *memRows) HasDraw() bool    { return false }
+func (r *memRows) Next() bool       { r.i++; return r.i <= len(r.ids) }
+func (r *memRows) SampleID() string { return r.ids[r.i-1] }
+func (r *memRows) Draw() int64      { return 0 }
+func (r *memRows) Values() []float64 {
+	if r.rows != nil {
+		return r.rows[r.i-1]
+	}
+	return []float64{r.vals[r.i-1]}
+}
 func (r *memRows) Where() string          { return fmt.Sprintf("row %d", r.i) }
 func (r *memRows) Err() error             { return nil }
 func (r *memRows) Progress() (a, b int64) { return 0, 0 }

@@ -142,6 +142,10 @@ type Comparison struct {
 	// BaselineEval and CandidateEval are the evaluations compared; nil for
 	// scores given directly (Scores).
 	BaselineEval, CandidateEval *store.Evaluation
+	// BaselineRuns and CandidateRuns, in a comparison of two groups of
+	// runs (Groups), are the newest evaluation of each run of each group;
+	// BaselineEval and CandidateEval are then nil.
+	BaselineRuns, CandidateRuns []*store.Evaluation
 	Metrics                     []*MetricResult
 	// Gate is what fails the comparison, as the request asked; each
 	// metric then says whether it fails it (MetricResult.FailsGate).
@@ -314,6 +318,9 @@ type MetricResult struct {
 	Margin         *float64       `json:"margin,omitempty"`
 	MarginDecision MarginDecision `json:"margin_decision,omitempty"`
 	MarginTest     *MarginTest    `json:"margin_test,omitempty"`
+	// Seeds, in a comparison of two groups of runs, are the runs compared,
+	// the variance components and how single runs fare.
+	Seeds *SeedDetail `json:"seeds,omitempty"`
 	// Warnings are the calibration study's findings that apply: the
 	// method is liberal on data like these.
 	Warnings []Warning `json:"warnings,omitempty"`

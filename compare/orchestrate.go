@@ -115,7 +115,7 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 	if err != nil {
 		return nil, err
 	}
-	return c, nil
+	return c, warnSeeds(ctx, st, c)
 }
 
 // pairOneServer compares the metrics ms of one batch on one server: one

@@ -87,7 +87,7 @@ func Rank(ctx context.Context, st *store.Store, q RankQuery) (*Ranking, error) {
 		}
 		names = append(names, name)
 	}
-	units, values, err := st.UnitMatrix(ctx, evals, q.Metric)
+	units, values, _, err := st.UnitMatrix(ctx, evals, q.Metric)
 	if err != nil {
 		return nil, err
 	}

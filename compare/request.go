@@ -93,6 +93,7 @@ type Request struct {
 	AllowDifferentTargets bool     `req:"allow_different_targets" help:"compare the units two evaluations share even when their targets differ"`
 	FDR                   string   `req:"fdr" arg:"PROCEDURE" help:"test under this online FDR procedure over the experiment's recorded history, instead of at a fixed alpha"`
 	FDRAlpha              *float64 `req:"fdr_alpha" default:"0.05" arg:"A" help:"with fdr, the false discovery rate the history is held to"`
+	Groups                bool     `req:"groups" help:"baseline and candidate name groups of runs of experiment (configurations, each trained with several seeds: log --group), compared by a two-level bootstrap of runs and users that counts the seeds' variance with the users'; each run's newest evaluation"`
 	FailOn                string   `req:"fail_on" arg:"CHANGE" help:"fail on a distinguishable change (regression, difference), on a candidate shown worse by more than the margin (regression-beyond-margin), or unless it is shown non-inferior within the margin (unproven-non-inferiority): the command line exits 1, and the answer marks the metric fails_gate"`
 }
 
@@ -130,6 +131,9 @@ func (r Request) Options(record bool) (Options, Gate, error) {
 	if err != nil {
 		return o, "", err
 	}
+	if err := r.checkGroups(); err != nil {
+		return o, "", err
+	}
 	switch {
 	case r.FDR != "":
 		o.FDR = &FDR{Method: r.FDR, Alpha: stats.DefaultAlpha}
@@ -163,6 +167,28 @@ func (r Request) Options(record bool) (Options, Gate, error) {
 		return o, "", request.Errorf("{fail_on} %s decides against a practical margin: give {margin} DELTA (or METRIC=DELTA for each metric)", gate)
 	}
 	return o, gate, checkOptions(o)
+}
+
+// checkGroups checks the fields a comparison of groups takes.
+func (r Request) checkGroups() error {
+	if !r.Groups {
+		return nil
+	}
+	switch {
+	case r.Experiment == "":
+		return request.Errorf("{groups} compares groups of runs of an experiment: give {experiment}")
+	case r.Method != "":
+		return request.Errorf("{groups} compares by the two-level bootstrap of runs and users: it takes no {method}")
+	case r.Resampling != "" && r.Resampling != "auto":
+		return request.Errorf("{groups} draws runs and users by its two-level bootstrap: it takes no {resampling}")
+	case r.NoStratify:
+		return request.Errorf("{no_stratify} applies to evaluations of predictions; {groups} compares per-user values")
+	case r.FDR != "":
+		return request.Errorf("a comparison of {groups} is not recorded in the history, so it cannot be a test of the {fdr} stream")
+	case r.Baseline == r.Candidate:
+		return request.Errorf("{groups}: the baseline and the candidate are the same group, %q", r.Baseline)
+	}
+	return nil
 }
 
 // ParseMargins reads margins as the request's margin field takes them:
@@ -209,11 +235,17 @@ func (r Request) Run(ctx context.Context, st *store.Store, find Finder, record b
 		return nil, err
 	}
 	o.Sentence = sentence
-	b, c, err := r.Pair.Resolve(ctx, st, find)
-	if err != nil {
-		return nil, err
+	var res *Comparison
+	if r.Groups {
+		o.Record = false
+		res, err = Groups(ctx, st, GroupsQuery{Experiment: r.Experiment, EvalSet: r.EvalSet, Baseline: r.Baseline, Candidate: r.Candidate, Find: find}, o)
+	} else {
+		var b, c *store.Evaluation
+		if b, c, err = r.Pair.Resolve(ctx, st, find); err != nil {
+			return nil, err
+		}
+		res, err = Evaluations(ctx, st, b, c, o)
 	}
-	res, err := Evaluations(ctx, st, b, c, o)
 	if err != nil {
 		return nil, err
 	}

@@ -1,9 +1,11 @@
 package compare
 
 import (
+	"context"
 	"math"
 
 	"github.com/verdict-ml/verdict/stats"
+	"github.com/verdict-ml/verdict/store"
 )
 
 // Warning says that the calibration study (docs/calibration.md, "Where a
@@ -14,8 +16,8 @@ type Warning struct {
 	// Code names the configuration: "folds-as-units", "short-interval",
 	// "wilcoxon-not-means", "five-by-two", "auc-bootstrap-few-positives",
 	// "classifier-bootstrap-few-samples", "ece-interval",
-	// "few-differing-units", and "negligible-effect" (no finding of the
-	// study: Entry 0, no Figure).
+	// "few-differing-units", and, not findings of the study (Entry 0, no
+	// Figure), "negligible-effect" and "seed-variance-not-counted".
 	Code string `json:"code"`
 	// Entry is the entry of the study's list, and Figure the figure that
 	// shows it, a path under docs/.
@@ -28,6 +30,10 @@ type Warning struct {
 	// the units that differ, the effective number of units, the
 	// positives.
 	Units int `json:"units,omitempty"`
+	// Experiment and Groups, for "seed-variance-not-counted", are the
+	// experiment and the groups (configurations) of the two runs.
+	Experiment string   `json:"experiment,omitempty"`
+	Groups     []string `json:"groups,omitempty"`
 }
 
 // dataShape is what the warnings' conditions read from a comparison.
@@ -184,4 +190,30 @@ func warnNegligible(r *MetricResult) {
 	if dz := r.EffectSizeDz; dz != nil && math.Abs(*dz) < negligibleDz && r.N >= negligibleN {
 		r.Warnings = append(r.Warnings, Warning{Code: "negligible-effect", Units: r.N})
 	}
+}
+
+// warnSeeds adds the "seed-variance-not-counted" warning to every metric
+// of c when its two runs belong to two groups (configurations trained
+// with several seeds): a paired test of one run of each counts the users'
+// noise and not the seeds', and the groups can be compared instead.
+func warnSeeds(ctx context.Context, st *store.Store, c *Comparison) error {
+	b, cd := c.BaselineEval, c.CandidateEval
+	if b == nil || cd == nil || b.Experiment != cd.Experiment || b.Run == cd.Run {
+		return nil
+	}
+	rb, err := st.GetRun(ctx, b.Experiment, b.Run)
+	if err != nil {
+		return err
+	}
+	rc, err := st.GetRun(ctx, cd.Experiment, cd.Run)
+	if err != nil {
+		return err
+	}
+	if rb.Group == "" || rc.Group == "" || rb.Group == rc.Group {
+		return nil
+	}
+	for _, r := range c.Metrics {
+		r.Warnings = append(r.Warnings, Warning{Code: "seed-variance-not-counted", Experiment: b.Experiment, Groups: []string{rb.Group, rc.Group}})
+	}
+	return nil
 }

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/verdict-ml/verdict/compare"
+	"github.com/verdict-ml/verdict/store"
 )
 
 // Comparison writes a comparison of two evaluations in format: a table
@@ -22,8 +24,13 @@ func Comparison(w io.Writer, format string, c *compare.Comparison) error {
 	t := comparisonTable(c)
 	b, cd := c.BaselineEval, c.CandidateEval
 	if format == "markdown" {
-		fmt.Fprintf(w, "**verdict compare**: baseline `%s/%s` (evaluation %d) vs candidate `%s/%s` (evaluation %d) on `%s`; difference = baseline − candidate\n\n",
-			Printable(b.Experiment), Printable(b.Run), b.ID, Printable(cd.Experiment), Printable(cd.Run), cd.ID, Printable(b.EvalSet))
+		if b != nil && cd != nil {
+			fmt.Fprintf(w, "**verdict compare**: baseline `%s/%s` (evaluation %d) vs candidate `%s/%s` (evaluation %d) on `%s`; difference = baseline − candidate\n\n",
+				Printable(b.Experiment), Printable(b.Run), b.ID, Printable(cd.Experiment), Printable(cd.Run), cd.ID, Printable(b.EvalSet))
+		} else {
+			fmt.Fprintf(w, "**verdict compare --groups**: baseline group `%s` (%s) vs candidate group `%s` (%s); difference = baseline − candidate, of the groups' means over their runs; not recorded in the history\n\n",
+				Printable(c.Baseline), groupRunsText(c.BaselineRuns, "`"), Printable(c.Candidate), groupRunsText(c.CandidateRuns, "`"))
+		}
 		if err := t.Markdown(w); err != nil {
 			return err
 		}
@@ -39,9 +46,15 @@ func Comparison(w io.Writer, format string, c *compare.Comparison) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(w, "baseline: evaluation %d (%s/%s on %s)\ncandidate: evaluation %d (%s/%s on %s)\n",
-		b.ID, Printable(b.Experiment), Printable(b.Run), Printable(b.EvalSet), cd.ID, Printable(cd.Experiment), Printable(cd.Run), Printable(cd.EvalSet))
-	fmt.Fprintln(w, "difference = baseline − candidate; BETTER/WORSE/SAME count units where the candidate is better, worse, the same; P(SUP) is the share of units where the candidate is better, ties counted half")
+	if b != nil && cd != nil {
+		fmt.Fprintf(w, "baseline: evaluation %d (%s/%s on %s)\ncandidate: evaluation %d (%s/%s on %s)\n",
+			b.ID, Printable(b.Experiment), Printable(b.Run), Printable(b.EvalSet), cd.ID, Printable(cd.Experiment), Printable(cd.Run), Printable(cd.EvalSet))
+		fmt.Fprintln(w, "difference = baseline − candidate; BETTER/WORSE/SAME count units where the candidate is better, worse, the same; P(SUP) is the share of units where the candidate is better, ties counted half")
+	} else {
+		fmt.Fprintf(w, "baseline: group %s, %s\ncandidate: group %s, %s\n",
+			Printable(c.Baseline), groupRunsText(c.BaselineRuns, ""), Printable(c.Candidate), groupRunsText(c.CandidateRuns, ""))
+		fmt.Fprintln(w, "difference = baseline − candidate, of the groups' means over their runs, tested by a two-level bootstrap of runs and users; BETTER/WORSE/SAME and P(SUP) compare each user's mean over the runs; not recorded in the history")
+	}
 	if d := droppedText(c); d != "" {
 		fmt.Fprintln(w, d)
 	}
@@ -150,6 +163,11 @@ func comparisonCSV(c *compare.Comparison) *Table {
 	if margins {
 		t.Header = append(t.Header, "margin", "margin_decision", "worse_by_low", "worse_by_high")
 	}
+	// A comparison of groups adds what the seeds do.
+	seeds := c.BaselineRuns != nil
+	if seeds {
+		t.Header = append(t.Header, "n_baseline_runs", "n_candidate_runs", "se", "df", "seed_variance", "run_to_run_sd", "p_candidate_run_better", "seed_noise_dominates", "n_dropped_units")
+	}
 	for _, r := range c.Metrics {
 		id, stat, need := "", "", ""
 		if r.ComparisonID != nil {
@@ -180,6 +198,10 @@ func comparisonCSV(c *compare.Comparison) *Table {
 			}
 			row = append(row, csvPtr(r.Margin), string(r.MarginDecision), lo, hi)
 		}
+		if s := r.Seeds; seeds && s != nil {
+			row = append(row, strconv.Itoa(len(s.BaselineRuns)), strconv.Itoa(len(s.CandidateRuns)), CSVNum(s.SE), CSVNum(s.DF), CSVNum(s.SeedVariance),
+				CSVNum(s.RunToRun), CSVNum(s.PCandidateRunBetter), strconv.FormatBool(s.SeedNoiseDominates), strconv.FormatInt(s.DroppedUnits, 10))
+		}
 		t.Add(row...)
 	}
 	return t
@@ -193,12 +215,33 @@ func csvPtr(x *float64) string {
 	return CSVNum(*x)
 }
 
+// groupRunsText lists a group's runs, each with its evaluation, as "3
+// runs: a (evaluation 4), b (evaluation 5), c (evaluation 6) on set",
+// each name between quote.
+func groupRunsText(evals []*store.Evaluation, quote string) string {
+	var names []string
+	for _, e := range evals {
+		names = append(names, fmt.Sprintf("%s%s%s (evaluation %d)", quote, Printable(e.Run), quote, e.ID))
+	}
+	set := ""
+	if len(evals) > 0 {
+		set = " on " + quote + Printable(evals[0].EvalSet) + quote
+	}
+	return plural(len(evals), "run") + ": " + strings.Join(names, ", ") + set
+}
+
 // droppedText says how many units a comparison left out because one side
 // only has them (with --allow-different-targets), or "" when none.
 func droppedText(c *compare.Comparison) string {
-	var base, cand int64
+	var base, cand, runs int64
 	for _, r := range c.Metrics {
 		base, cand = max(base, r.BaselineOnly), max(cand, r.CandidateOnly)
+		if r.Seeds != nil {
+			runs = max(runs, r.Seeds.DroppedUnits)
+		}
+	}
+	if runs > 0 {
+		return fmt.Sprintf("dropped: %s that some run was not evaluated on, left out of every run", plural(int(runs), "unit"))
 	}
 	if base == 0 && cand == 0 {
 		return ""

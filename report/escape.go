@@ -30,3 +30,13 @@ func Printable(s string) string {
 	}
 	return b.String()
 }
+
+// ShellWord is s as one word of a POSIX shell command line: as it is when
+// it holds only characters no shell interprets, else in single quotes,
+// each single quote written '\”. It is also Printable.
+func ShellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(Printable(s), "'", `'\''`) + "'"
+}

@@ -144,6 +144,8 @@ func writeMethod(b *strings.Builder, r *compare.MetricResult) {
 		}
 	}
 	switch {
+	case r.Seeds != nil:
+		writeSeeds(b, r, st)
 	case r.Wilcoxon != nil:
 		w := r.Wilcoxon
 		fmt.Fprintf(b, " Wilcoxon signed-rank (%s): W+ = %s, W− = %s; the interval is the paired bootstrap's.", w.Mode, Num(w.WPlus), Num(w.WMinus))
@@ -304,4 +306,32 @@ func marginText(r *compare.MetricResult) string {
 		return "-"
 	}
 	return strconv.FormatFloat(*r.Margin, 'g', -1, 64)
+}
+
+// writeSeeds says how a comparison of two groups of runs was tested, and
+// what the seeds do: how far two runs of one configuration land apart,
+// whether that is as much as the gap, and how often a single run of the
+// candidate beats one of the baseline.
+func writeSeeds(b *strings.Builder, r *compare.MetricResult, st string) {
+	s := r.Seeds
+	nb, nc := len(s.BaselineRuns), len(s.CandidateRuns)
+	fmt.Fprintf(b, " Two-level bootstrap of %s of %s, %s of %s and the users", plural(nb, "run"), r.Baseline, Thousands(int64(nc)), r.Candidate)
+	if st != "" {
+		fmt.Fprintf(b, ": %s", st)
+	}
+	b.WriteString(".")
+	if nb < 2 || nc < 2 {
+		fmt.Fprintf(b, " With one run of %s, nothing measures the seeds' variance: this tests the users alone.", map[bool]string{true: r.Baseline, false: r.Candidate}[nb < 2])
+		return
+	}
+	d := verdictDecimals(s.RunToRun, r.Difference.Estimate)
+	if s.SeedNoiseDominates {
+		fmt.Fprintf(b, " Seed noise dominates: two runs of one configuration typically differ by %s on these users, as much as the gap of %s or more.",
+			verdictNumber(s.RunToRun, d, false), verdictNumber(math.Abs(r.Difference.Estimate), d, false))
+	} else {
+		fmt.Fprintf(b, " Two runs of one configuration typically differ by %s on these users, less than the gap of %s.",
+			verdictNumber(s.RunToRun, d, false), verdictNumber(math.Abs(r.Difference.Estimate), d, false))
+	}
+	fmt.Fprintf(b, " A single run of %s beats a single run of %s in %s%% of the %d pairs of runs.",
+		r.Candidate, r.Baseline, strconv.FormatFloat(100*s.PCandidateRunBetter, 'f', 0, 64), nb*nc)
 }

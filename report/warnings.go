@@ -19,6 +19,7 @@ var warningTexts = map[string]string{
 	"classifier-bootstrap-few-samples": "with {units} samples of the rarer class, the stratified bootstrap of this metric rejected 8-15 % of true nulls in the calibration study, and its interval held the truth in as few as 78 %; log more samples, or compare roc_auc, whose DeLong test is calibrated",
 	"ece-interval":                     "the bootstrap interval of an ECE difference held the true difference in only 67-77 % of the calibration study's data sets, even at 1,000 samples, while its test rarely rejects: read it as neither a bound nor a test",
 	"negligible-effect":                "negligible effect: |d_z| < 0.01 at n = {units}: the mean difference is less than a hundredth of the per-unit differences' standard deviation, so at this many units even a distinguishable difference may not matter",
+	"seed-variance-not-counted":        "the two runs belong to groups {groups}, configurations trained with several seeds: this test counts the users' noise, not the seeds', and a single pair of runs of equal configurations was called different in about half of the calibration study's simulations (docs/calibration.md, \"Configurations trained with several seeds\"); count both with verdict compare -e {experiment} --groups {group-args}",
 	"few-differing-units":              "only {units} units differ between the two sides: no interval reached its confidence on such data in the calibration study (the t interval 91 %, the percentile 77 %); log more units",
 }
 
@@ -30,7 +31,12 @@ func WarningText(w compare.Warning) string {
 		what = w.Code
 	}
 	if w.Entry == 0 { // not a finding of the calibration study
-		return strings.ReplaceAll(what, "{units}", Thousands(int64(w.Units))) + "."
+		var names, args []string
+		for _, g := range w.Groups {
+			names, args = append(names, Printable(g)), append(args, ShellWord(g))
+		}
+		return strings.NewReplacer("{units}", Thousands(int64(w.Units)), "{groups}", strings.Join(names, " and "),
+			"{experiment}", ShellWord(w.Experiment), "{group-args}", strings.Join(args, " ")).Replace(what) + "."
 	}
 	what = strings.ReplaceAll(what, "{units}", strconv.Itoa(w.Units))
 	s := fmt.Sprintf("%s (docs/calibration.md, \"Where a test is liberal\", entry %d; docs/%s)", what, w.Entry, w.Figure)

@@ -71,7 +71,7 @@ func TestLogAggregatesOnly(t *testing.T) {
 	_, err = s.Pair(ctx, full.ID, agg.ID, "ndcg@10", false)
 	require.ErrorIs(t, err, store.ErrNoUnits)
 	require.ErrorContains(t, err, "aggregates only")
-	_, _, err = s.UnitMatrix(ctx, []*store.Evaluation{&full.Evaluation, stored}, "ndcg@10")
+	_, _, _, err = s.UnitMatrix(ctx, []*store.Evaluation{&full.Evaluation, stored}, "ndcg@10")
 	require.ErrorIs(t, err, store.ErrNoUnits)
 
 	// The leaderboard's reader sees it, marked.

@@ -14,18 +14,19 @@ import (
 // evaluations, each evaluation's value of metric: one row per unit (sample
 // ID order), one column per evaluation. A unit with several rows (draws) has
 // its rows' mean. It is the input of a Friedman test in which units are
-// blocks.
-func (s *Store) UnitMatrix(ctx context.Context, evals []*Evaluation, metric string) (units []string, values [][]float64, err error) {
+// blocks. Dropped counts the units some of the evaluations have and
+// others do not, left out.
+func (s *Store) UnitMatrix(ctx context.Context, evals []*Evaluation, metric string) (units []string, values [][]float64, dropped int64, err error) {
 	ids := make([]int64, len(evals))
 	idx := make([]int32, len(evals))
 	for i, e := range evals {
 		ids[i] = e.ID
 		if err := perUnit(e); err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 		k, err := metricIndex(e, metric)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 		idx[i] = int32(k + 1)
 	}
@@ -92,8 +93,9 @@ func (s *Store) RunMeansColumns(ctx context.Context, ms []RunMean) (units []stri
 	return units, cols, nil
 }
 
-// unitMatrix reads value idx[i] (1-based) of evaluations ids[i].
-func (s *Store) unitMatrix(ctx context.Context, ids []int64, idx []int32) (units []string, values [][]float64, err error) {
+// unitMatrix reads value idx[i] (1-based) of evaluations ids[i] for the
+// units all of them have, and counts the others.
+func (s *Store) unitMatrix(ctx context.Context, ids []int64, idx []int32) (units []string, values [][]float64, dropped int64, err error) {
 	// One branch per evaluation, each on its partition by name (see Pair).
 	branches := make([]string, len(ids))
 	for i, id := range ids {
@@ -103,30 +105,35 @@ func (s *Store) unitMatrix(ctx context.Context, ids []int64, idx []int32) (units
 	for _, k := range idx {
 		args = append(args, k)
 	}
+	// A unit some evaluations lack comes back with its sample ID alone,
+	// to be counted: its values are not sent.
 	rows, err := s.pool.Query(ctx, `
-		SELECT sample_id, array_agg(v ORDER BY ord)
+		SELECT sample_id, CASE WHEN count(*) = $1 THEN array_agg(v ORDER BY ord) END
 		FROM (
 			SELECT sample_id, ord, avg(v) AS v
 			FROM (`+strings.Join(branches, "\n\t\t\tUNION ALL ")+`) u
 			GROUP BY sample_id, ord
 		) per_unit
 		GROUP BY sample_id
-		HAVING count(*) = $1
 		ORDER BY sample_id`, args...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("unit matrix: %w", err)
+		return nil, nil, 0, fmt.Errorf("unit matrix: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id string
 		var vals []float64
 		if err := rows.Scan(&id, &vals); err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
+		}
+		if vals == nil {
+			dropped++
+			continue
 		}
 		units = append(units, id)
 		values = append(values, vals)
 	}
-	return units, values, rows.Err()
+	return units, values, dropped, rows.Err()
 }
 
 // ValueColumns are evaluations' per-unit values of every metric, each

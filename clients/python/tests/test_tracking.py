@@ -112,6 +112,32 @@ class TrackingTest(unittest.TestCase):
         self.assertIn('run "cfg-a-1" belongs to group "cfg-a", and this log gives group "cfg-b"', cm.exception.message)
         self.assertEqual(len(self.c.evaluations(exp, "cfg-a-1")), 1, "nothing was stored")
 
+    def test_configurations_compare_over_their_seeds(self) -> None:
+        # cfg-a's two runs score as epochs 1 and 2, cfg-b's as 3 and 4, so
+        # by hand: the group means are 3/8 and 5/8 (difference -1/4); the
+        # run means of a group are 1/8 apart with no residual, so the seed
+        # variance is 2(1/16)^2 = 1/128 and two runs of one configuration
+        # differ by sqrt(2/128) = 1/8; every run of cfg-b beats every run
+        # of cfg-a.
+        exp = unique("seeds")
+        for name, e, group in [("a1", 1, "cfg-a"), ("a2", 2, "cfg-a"), ("b1", 3, "cfg-b"), ("b2", 4, "cfg-b")]:
+            self.c.log(exp, name, "test", epoch(e), group=group)
+        got = self.reader.compare("cfg-a", "cfg-b", experiment=exp, groups=True, record=False)
+        r = got["ndcg"]
+        self.assertEqual(r["method"], "two-level-bootstrap")
+        self.assertAlmostEqual(r["difference"]["estimate"], -0.25, delta=1e-12)
+        s = r["seeds"]
+        self.assertEqual(s["baseline_runs"], ["a1", "a2"])
+        self.assertAlmostEqual(s["seed_variance"], 1 / 128, delta=1e-12)
+        self.assertAlmostEqual(s["run_to_run_sd"], 1 / 8, delta=1e-12)
+        self.assertEqual(s["p_candidate_run_better"], 1.0)
+        self.assertFalse(s["seed_noise_dominates"])
+        self.assertIn("A single run of cfg-b beats a single run of cfg-a in 100% of the 4 pairs of runs.", r["verdict"])
+        with self.assertRaises(vc.VerdictError) as cm:
+            self.reader.compare("cfg-a", "cfg-c", experiment=exp, groups=True, record=False)
+        self.assertEqual(cm.exception.status, 404)
+        self.assertIn('no run of experiment', cm.exception.message)
+
     def test_a_changed_param_is_a_conflict(self) -> None:
         exp = unique("params")
         self.c.log(exp, "als", "test", epoch(1), param={"lr": 0.1, "opt": "adam"})

@@ -402,6 +402,7 @@ class Client:
         fdr: Optional[str] = None,
         fdr_alpha: Optional[float] = None,
         fail_on: Optional[str] = None,
+        groups: Optional[bool] = None,
         idempotency_key: Optional[str] = None,
     ) -> Comparison:
         """Compares two evaluations user by user and tells whether the
@@ -450,7 +451,15 @@ class Client:
           non-inferior, equivalent or superior): each result then has
           ``fails_gate``, whether the metric fails that gate;
         - ``allow_different_targets``: compare the units two evaluations
-          share even when their targets differ.
+          share even when their targets differ;
+        - ``groups``: ``baseline`` and ``candidate`` name groups of runs of
+          ``experiment`` (configurations, each trained with several seeds,
+          logged with ``group=``), compared by a two-level bootstrap of
+          runs and users that counts the seeds' variance with the users'.
+          Each result then has ``seeds``: the runs compared, the variance
+          components, ``run_to_run_sd`` (how far two runs of one
+          configuration land apart), ``p_candidate_run_better`` and
+          ``seed_noise_dominates``. It is not recorded in the history.
 
         Returns a dict of metric → result, in the server's order; each
         result holds, among others, ``verdict`` (a sentence), ``winner``
@@ -482,6 +491,7 @@ class Client:
             ("fdr", fdr),
             ("fdr_alpha", fdr_alpha),
             ("fail_on", fail_on),
+            ("groups", groups),
         ]
         if record:
             answer = self._call("POST", "/api/v1/compare", query, headers=_key(idempotency_key))
