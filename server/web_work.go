@@ -399,7 +399,8 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request, c *caller) 
 	if err != nil {
 		return err
 	}
-	if c.token.Role.Allows(store.TokenWriter) && c.csrf() != "" {
+	// A comparison of groups is not recorded: it offers no button to.
+	if c.token.Role.Allows(store.TokenWriter) && c.csrf() != "" && !req.Groups {
 		var b strings.Builder
 		type field struct{ Name, Value string }
 		var fields []field

@@ -92,3 +92,33 @@ func TestWebCompareForms(t *testing.T) {
 	require.NotEqual(t, http.StatusOK, status, body)
 	require.NotContains(t, body, `p class="verdict"`)
 }
+
+// TestWebCompareGroups: the comparison page compares two groups of runs
+// (configurations of several seeds) when asked with groups, says what the
+// seeds do, and offers no recording, which a comparison of groups has not.
+func TestWebCompareGroups(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, Config{})
+	writer := ts.token(t, store.TokenWriter, "")
+	for i, run := range []string{"a1", "a2", "b1", "b2"} {
+		var b strings.Builder
+		b.WriteString("sample_id,ndcg@10\n")
+		for u := range 30 {
+			// Run i scores user u as (u % 4)/8 + i/16: every b run is
+			// better than every a run.
+			fmt.Fprintf(&b, "user-%03d,%g\n", u, float64(u%4)/8+float64(i)/16)
+		}
+		q := url.Values{"experiment": {"seeds"}, "run": {run}, "eval_set": {"test"}, "group": {"cfg-" + run[:1]}}
+		status, body := ts.do(t, "POST", "/api/v1/evaluations?"+q.Encode(), writer, strings.NewReader(b.String()), "Content-Type", "text/csv")
+		require.Equal(t, http.StatusCreated, status, body)
+	}
+	compareURL := "/experiments/seeds/compare?" + url.Values{"baseline": {"cfg-a"}, "candidate": {"cfg-b"}, "groups": {"true"}}.Encode()
+	wc := newWebClient(t, ts)
+	wc.signIn(compareURL, writer)
+	status, page := wc.get(compareURL)
+	require.Equal(t, http.StatusOK, status, page)
+	_, text := parsePage(t, page)
+	require.Contains(t, text, "Two-level bootstrap of 2 runs of cfg-a, 2 of cfg-b and the users")
+	require.Contains(t, text, "A single run of cfg-b beats a single run of cfg-a in 100% of the 4 pairs of runs.")
+	require.NotContains(t, page, `id="record"`)
+}
