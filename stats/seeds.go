@@ -146,6 +146,45 @@ func SeedBootstrap(a, b [][]float64, opts SeedOptions) (SeedComparison, error) {
 	return res, nil
 }
 
+// SeedMean is a configuration's mean over its runs and users with its
+// interval from the two-level bootstrap of SeedBootstrap: each replicate
+// draws the users and the runs (widened by √(R/(R−1))) with replacement,
+// and the interval is the mean ± the t quantile, on R − 1 degrees of
+// freedom (the users' n − 1 with one run), of the replicates' standard
+// deviation, which it returns as se with the degrees of freedom.
+func SeedMean(a [][]float64, opts SeedOptions) (mean Interval, se, df float64, err error) {
+	n, err := checkRuns("a", a, -1)
+	if err != nil {
+		return Interval{}, 0, 0, err
+	}
+	conf, B := opts.Confidence, opts.Resamples
+	if conf == 0 {
+		conf = DefaultConfidence
+	}
+	if B == 0 {
+		B = DefaultResamples
+	}
+	if !(conf > 0 && conf < 1) || B < 2 || B > MaxResamples {
+		return Interval{}, 0, 0, fmt.Errorf("%w: confidence %g must be in (0, 1) and resamples %d from 2 to %d", ErrBadParameter, conf, B, MaxResamples)
+	}
+	means := runMeans(a)
+	m := accurateSum(means) / float64(len(a))
+	reps, err := seedReplicates(opts.Context, widened(a, means), nil, n, B, opts.Seed)
+	if err != nil {
+		return Interval{}, 0, 0, err
+	}
+	se, df = sampleSD(reps), float64(len(a)-1)
+	if len(a) < 2 {
+		df = float64(n - 1)
+	}
+	mean = Interval{Estimate: m, Low: m, High: m, Confidence: conf}
+	if se > 0 && df >= 1 {
+		half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile((1+conf)/2) * se
+		mean.Low, mean.High = m-half, m+half
+	}
+	return mean, se, df, nil
+}
+
 // widened is x with each run's values moved away from the configuration's
 // mean by √(R/(R−1)) − 1 times its run mean's distance: the mean over all
 // runs is unchanged, and the spread of the run means is widened by
@@ -331,8 +370,10 @@ func seedReplicates(ctx context.Context, a, b [][]float64, n, B int, seed uint64
 					}
 					return total / float64(len(x)*n)
 				}
-				ma := draw(a)
-				out[first+r] = ma - draw(b)
+				out[first+r] = draw(a)
+				if len(b) > 0 {
+					out[first+r] -= draw(b)
+				}
 			}
 		}
 	})

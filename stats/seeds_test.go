@@ -27,6 +27,10 @@ type seedsReference struct {
 	PValue         float64 `json:"p_value"`
 	SE, DF         float64
 	BBeatsA        float64 `json:"b_beats_a"`
+	MeanASE        float64 `json:"mean_a_se"`
+	MeanADF        float64 `json:"mean_a_df"`
+	MeanACILow     float64 `json:"mean_a_ci_low_95"`
+	MeanACIHigh    float64 `json:"mean_a_ci_high_95"`
 }
 
 func loadSeeds(t *testing.T) seedsReference {
@@ -88,6 +92,40 @@ func TestSeedBootstrapAgainstNumPy(t *testing.T) {
 	pooled := (3*got.A.Seed + 4*got.B.Seed) / 7
 	near("pooled seed variance", got.Seed, pooled, 1e-15)
 	near("run to run", got.RunToRun, math.Sqrt(2*(pooled+(3*got.A.Residual+4*got.B.Residual)/7/120)), 1e-15)
+}
+
+// TestSeedMeanAgainstNumPy checks one configuration's mean and its
+// two-level interval against gen_seeds.py's NumPy bootstrap of 20,000
+// replicates: the mean and degrees of freedom exactly, the standard error
+// and bounds within Monte Carlo error.
+func TestSeedMeanAgainstNumPy(t *testing.T) {
+	t.Parallel()
+	ref := loadSeeds(t)
+	mean, se, df, err := SeedMean(ref.A, SeedOptions{Resamples: ref.Resamples, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(mean.Estimate-ref.MeanA) > 1e-12 || df != ref.MeanADF || mean.Confidence != 0.95 {
+		t.Fatalf("mean %.12g df %g confidence %g, want %.12g df %g confidence 0.95", mean.Estimate, df, mean.Confidence, ref.MeanA, ref.MeanADF)
+	}
+	// The standard error of a standard deviation of 20,000 replicates is
+	// about sd/√(2B) = 8.2e-5 here, 1.2e-4 for two: allow 4 of them, and
+	// t(3)'s 3.18 times that for the bounds.
+	for _, c := range []struct {
+		what           string
+		got, want, tol float64
+	}{{"standard error", se, ref.MeanASE, 4.8e-4}, {"low bound", mean.Low, ref.MeanACILow, 1.6e-3}, {"high bound", mean.High, ref.MeanACIHigh, 1.6e-3}} {
+		if math.Abs(c.got-c.want) > c.tol {
+			t.Errorf("%s = %.9g, want %.9g ± %g", c.what, c.got, c.want, c.tol)
+		}
+	}
+	// One run: the users' degrees of freedom.
+	if _, _, df, err := SeedMean(ref.A[:1], SeedOptions{}); err != nil || df != float64(len(ref.A[0])-1) {
+		t.Fatalf("one run: df %g, %v; want %d", df, err, len(ref.A[0])-1)
+	}
+	if _, _, _, err := SeedMean(nil, SeedOptions{}); !errors.Is(err, ErrTooFew) {
+		t.Fatalf("no run: %v, want ErrTooFew", err)
+	}
 }
 
 // The same seed gives the same bootstrap, bit for bit, on one core or

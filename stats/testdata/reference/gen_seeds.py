@@ -16,7 +16,9 @@ independently of verdict's code:
   interval and p-value of the t reference on the Welch-Satterthwaite
   degrees of freedom of the run means, which verdict's bootstrap, with its
   own random numbers, must match within Monte Carlo error;
-- the share of run pairs in which the candidate's run has the higher mean.
+- the share of run pairs in which the candidate's run has the higher mean;
+- the two-level bootstrap of configuration a's mean alone, its standard
+  error and t interval on R - 1 degrees of freedom (stats.SeedMean).
 
 Run with Debian's /usr/bin/python3 (python3-numpy, python3-statsmodels).
 """
@@ -89,6 +91,21 @@ df = (va + vb) ** 2 / (va ** 2 / (len(ma) - 1) + vb ** 2 / (len(mb) - 1))
 diff = a.mean() - b.mean()
 q = stats.t.ppf(0.975, df)
 beats = np.mean([(1.0 if y > x else 0.5 if y == x else 0.0) for x in ma for y in mb])
+
+def one_group(x, B):
+    """The two-level bootstrap of one configuration's mean (stats.SeedMean)."""
+    x = widened(x)
+    R, n = x.shape
+    out = np.empty(B)
+    for i in range(B):
+        counts = np.bincount(rng.integers(0, n, n), minlength=n)
+        out[i] = (x[rng.integers(0, R, R)] @ counts).sum() / (R * n)
+    return out
+
+
+# Drawn after the values above, so that adding it changed none of them.
+mean_se = one_group(a, B).std(ddof=1)
+mean_q = stats.t.ppf(0.975, a.shape[0] - 1)
 out = {
     "a": a.tolist(),
     "b": b.tolist(),
@@ -106,6 +123,10 @@ out = {
     "ci_high_95": float(diff + q * se),
     "p_value": float(2 * stats.t.sf(abs(diff) / se, df)),
     "b_beats_a": float(beats),
+    "mean_a_se": float(mean_se),
+    "mean_a_df": a.shape[0] - 1,
+    "mean_a_ci_low_95": float(a.mean() - mean_q * mean_se),
+    "mean_a_ci_high_95": float(a.mean() + mean_q * mean_se),
 }
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "seeds.json"), "w") as f:
     json.dump(out, f, indent=1)
