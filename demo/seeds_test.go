@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/verdict-ml/verdict/compare"
+	"github.com/verdict-ml/verdict/stats"
 )
 
 // bits are the IEEE 754 bits of every parameter of m, so that a comparison
@@ -67,4 +70,33 @@ func TestBPRTop(t *testing.T) {
 	m := &bpr{factors: 1, user: []float64{1}, item: []float64{0, 0, 0, 0, 0}, bias: []float64{0.5, 0.9, 2, 0.5, 0.1}}
 	require.Equal(t, []int64{20, 10, 40}, m.top(ix, 0, 3))
 	require.Equal(t, []int64{20, 10, 40, 50}, m.top(ix, 0, 10))
+}
+
+// TestAgreement checks the sentence that sets one pair of runs against the
+// configurations over their seeds, for each way the two can fall out.
+func TestAgreement(t *testing.T) {
+	t.Parallel()
+	result := func(b, c string, winner compare.Side, diff, runToRun float64) *compare.MetricResult {
+		return &compare.MetricResult{Metric: "ndcg@10", Baseline: b, Candidate: c, Winner: winner,
+			Difference: stats.Interval{Estimate: diff},
+			Seeds:      &compare.SeedDetail{RunToRun: runToRun, SeedNoiseDominates: runToRun >= math.Abs(diff)}}
+	}
+	pair := func(w compare.Side) *compare.MetricResult { return result("a-seed1", "b-seed1", w, -0.01, 0) }
+	for _, c := range []struct {
+		pair, groups *compare.MetricResult
+		want         string
+	}{
+		{pair(compare.Candidate), result("a", "b", compare.Neither, -0.002, 0.005),
+			"the single pair of runs calls a winner, b-seed1, but over 3 seeds each the configurations are not distinguishable; seed noise is as large as the gap: two runs of one configuration typically differ by 0.0050 on ndcg@10, the configurations by 0.0020."},
+		{pair(compare.Neither), result("a", "b", compare.Baseline, 0.02, 0.005),
+			"the single pair of runs cannot tell them apart, but over 3 seeds each a is better; two runs of one configuration typically differ by 0.0050 on ndcg@10, less than the configurations' gap of 0.0200."},
+		{pair(compare.Neither), result("a", "b", compare.Neither, 0.002, 0.005),
+			"both agree: neither the single pair of runs nor the configurations over 3 seeds each are distinguishable; seed noise"},
+		{pair(compare.Candidate), result("a", "b", compare.Candidate, -0.02, 0.005),
+			"both agree: b-seed1 wins the single pair, and b wins over 3 seeds each;"},
+		{pair(compare.Baseline), result("a", "b", compare.Candidate, -0.02, 0.005),
+			"they disagree: the single pair of runs calls a-seed1, the configurations over 3 seeds each b;"},
+	} {
+		require.Contains(t, agreement(c.pair, c.groups, 3), c.want)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"strconv"
 
@@ -26,8 +27,11 @@ const (
 // models, evaluates each one's rankings per user and logs them to st (or
 // finds them already logged), compares two pairs user by user and records
 // the comparisons (a pair too close to call, and a clear winner), ranks all
-// three, and shows the history and what to try next. It calls the packages
-// a user's own job would: evaluate, store, compare and report.
+// three; trains a matrix factorisation in two configurations with three
+// seeds each, logs the runs in their groups and compares one pair of runs
+// and then the configurations over their seeds; and shows the history and
+// what to try next. It calls the packages a user's own job would:
+// evaluate, store, compare and report.
 func Tell(ctx context.Context, st *store.Store, w io.Writer) error {
 	ratings, err := LoadMovieLens()
 	if err != nil {
@@ -96,6 +100,7 @@ func Tell(ctx context.Context, st *store.Store, w io.Writer) error {
 		{"verdict diff -e " + Experiment + " --metric ndcg@10 popularity item-knn", "the users who moved most"},
 		{"verdict rank -e " + Experiment + " --metric recall@20 --plot cd.svg popularity recent-popularity item-knn", "a critical-difference diagram"},
 		{"verdict report -e " + Experiment + " --out " + Experiment + ".html", "all of it in one HTML file"},
+		{"verdict leaderboard -e " + Experiment + " --metric ndcg@10 --by-group", "each configuration over its seeds"},
 		{"verdict leaderboard -e " + ClassifierExperiment + " --metric log_loss", "the classifiers, with stratified bootstrap intervals"},
 		{"verdict db psql", "then SELECT * FROM comparison_history;"},
 	}
@@ -116,7 +121,8 @@ var (
 // tellSeeds tells the seeds part of the story: a BPR matrix factorisation
 // with two numbers of factors, each trained with three seeds, every run
 // logged in its configuration's group; one run of each configuration
-// compared, as a single pair of runs would be.
+// compared, as a single pair of runs would be, then the two configurations
+// over all their seeds, and whether the two answers agree.
 func tellSeeds(ctx context.Context, st *store.Store, w io.Writer, split *Split, metrics []evaluate.Metric) error {
 	models := SeededMFs(split, seedFactors, seeds)
 	base, cand := models[0], models[len(seeds)]
@@ -135,7 +141,47 @@ func tellSeeds(ctx context.Context, st *store.Store, w io.Writer, split *Split, 
 		return err
 	}
 	fmt.Fprintf(w, "  %s\n", pair.Metrics[0].Verdict)
+	for _, x := range pair.Metrics[0].Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", report.WarningText(x))
+	}
+
+	fmt.Fprintf(w, "\nverdict compare -e %s --groups %s %s --metric ndcg@10 (all their seeds: a two-level bootstrap of runs and users):\n", Experiment, base.Group, cand.Group)
+	req := compare.Request{Pair: compare.Pair{Experiment: Experiment, EvalSet: EvalSet, Baseline: base.Group, Candidate: cand.Group},
+		Groups: true, Metrics: []string{"ndcg@10"}}
+	groups, err := req.Run(ctx, st, nil, false, report.Verdict)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "  %s\n  %s\n", groups.Metrics[0].Verdict, agreement(pair.Metrics[0], groups.Metrics[0], len(seeds)))
 	return nil
+}
+
+// agreement says whether a comparison of one run of each configuration
+// (pair) and the comparison of the configurations over their seeds runs
+// each (groups) agree, and how the seeds' noise compares with the gap.
+func agreement(pair, groups *compare.MetricResult, seeds int) string {
+	winner := func(r *compare.MetricResult) string {
+		return map[compare.Side]string{compare.Baseline: r.Baseline, compare.Candidate: r.Candidate}[r.Winner]
+	}
+	pw, gw := winner(pair), winner(groups)
+	var says string
+	switch {
+	case pw != "" && gw == "":
+		says = fmt.Sprintf("the single pair of runs calls a winner, %s, but over %d seeds each the configurations are not distinguishable", pw, seeds)
+	case pw == "" && gw != "":
+		says = fmt.Sprintf("the single pair of runs cannot tell them apart, but over %d seeds each %s is better", seeds, gw)
+	case pw == "":
+		says = fmt.Sprintf("both agree: neither the single pair of runs nor the configurations over %d seeds each are distinguishable", seeds)
+	case pair.Winner == groups.Winner:
+		says = fmt.Sprintf("both agree: %s wins the single pair, and %s wins over %d seeds each", pw, gw, seeds)
+	default:
+		says = fmt.Sprintf("they disagree: the single pair of runs calls %s, the configurations over %d seeds each %s", pw, seeds, gw)
+	}
+	noise, gap := groups.Seeds.RunToRun, math.Abs(groups.Difference.Estimate)
+	if groups.Seeds.SeedNoiseDominates {
+		return fmt.Sprintf("%s; seed noise is as large as the gap: two runs of one configuration typically differ by %.4f on %s, the configurations by %.4f.", says, noise, groups.Metric, gap)
+	}
+	return fmt.Sprintf("%s; two runs of one configuration typically differ by %.4f on %s, less than the configurations' gap of %.4f.", says, noise, groups.Metric, gap)
 }
 
 // shownMetrics are the metrics the tables of logged models show.

@@ -18,7 +18,8 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 // the three models and the six seeded runs, the second finds them logged.
 // The story's points must hold on the real data: popularity and item-knn
 // cannot be told apart on ndcg@10, popularity beats its recency-weighted
-// variant, and the seeded runs are logged in their configurations' groups.
+// variant, and the seeded runs are logged in their configurations' groups,
+// whose seeds move a run by more than the configurations differ.
 // The figures are the demo's own output on the embedded data.
 func TestTell(t *testing.T) {
 	t.Parallel()
@@ -40,6 +41,16 @@ func TestTell(t *testing.T) {
 	require.Contains(t, out, "verdict evaluate -e movielens-demo -s latest-10-ratings -r mf-16-seed1 --group mf-16 --param factors=16 --param seed=1")
 	require.Contains(t, out, "verdict compare -e movielens-demo mf-16-seed1 mf-32-seed1 --metric ndcg@10")
 	require.Contains(t, out, "mf-16-seed1 and mf-32-seed1 are not distinguishable on ndcg@10 (n = 610): the difference mf-16-seed1 − mf-32-seed1 is -0.00142")
+	require.Contains(t, out, "warning: the two runs belong to groups mf-16 and mf-32, configurations trained with several seeds")
+	// Then the configurations over their three seeds each: mf-32 is ahead
+	// but the seeds move a run by more than the gap, and both comparisons
+	// agree that neither configuration is shown better.
+	require.Contains(t, out, "verdict compare -e movielens-demo --groups mf-16 mf-32 --metric ndcg@10")
+	require.Contains(t, out, "mf-16 and mf-32 are not distinguishable on ndcg@10 (n = 610): the difference mf-16 − mf-32 is -0.0036")
+	require.Contains(t, out, "Seed noise dominates: two runs of one configuration typically differ by 0.00652 on these users")
+	require.Contains(t, out, "A single run of mf-32 beats a single run of mf-16 in 78% of the 9 pairs of runs.")
+	require.Contains(t, out, "both agree: neither the single pair of runs nor the configurations over 3 seeds each are distinguishable; seed noise is as large as the gap")
+	require.Contains(t, out, "verdict leaderboard -e movielens-demo --metric ndcg@10 --by-group")
 	runs, err := st.ListRuns(ctx, demo.Experiment)
 	require.NoError(t, err)
 	groups := map[string]string{}
