@@ -257,3 +257,103 @@ func TestSingleRunsOfGroupsNoteTheSeeds(t *testing.T) {
 		require.NotEqual(t, "seed-variance-not-counted", x.Code, "two seeds of one configuration")
 	}
 }
+
+// TestLeaderboardByGroup ranks three groups of runs and checks every row
+// against stats.SeedMean and stats.SeedBootstrap of the same values: the
+// order for the metric's direction (best first, lowest first for the
+// loss), the reference, the differences, the share of run pairs, the
+// Holm adjustment across the rows, and the runs of no group counted.
+func TestLeaderboardByGroup(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := store.Open(ctx, storetest.NewDatabase(t), store.Options{})
+	require.NoError(t, err)
+	t.Cleanup(st.Close)
+	rng := rand.New(rand.NewPCG(11, 12))
+	users := make([]float64, 40)
+	for u := range users {
+		users[u] = 0.5 + rng.NormFloat64()*0.1
+	}
+	runs := map[string][][]float64{
+		"low":  seedRuns(rng, users, 3, 0, 0.01),
+		"mid":  seedRuns(rng, users, 2, 0.05, 0.01),
+		"high": seedRuns(rng, users, 4, 0.2, 0.01),
+	}
+	for g, r := range runs {
+		logGroup(t, st, "board", g, r, "")
+	}
+	_, err = st.LogEvaluation(ctx, store.NewEvaluation{Experiment: "board", Run: "lone", EvalSet: "test", LowerIsBetter: []string{"loss"}},
+		&memRows{metrics: []string{"score", "loss"}, ids: []string{"user-000"}, rows: [][]float64{{0.5, 0.5}}})
+	require.NoError(t, err)
+
+	for _, c := range []struct {
+		metric, baseline string
+		order            []string
+	}{
+		{"score", "", []string{"high", "mid", "low"}},
+		{"loss", "", []string{"high", "mid", "low"}}, // loss = 1 − score: lowest first
+		{"score", "mid", []string{"high", "mid", "low"}},
+	} {
+		req := compare.LeaderboardRequest{Experiment: "board", EvalSet: "test", Metric: c.metric, Baseline: c.baseline, ByGroup: true}
+		req.Alpha, req.Confidence, req.Resamples = 0.05, 0.95, 2000
+		lb, err := compare.NewLeaderboard(ctx, st, req.Query())
+		require.NoError(t, err, c)
+		require.True(t, lb.ByGroup)
+		require.Equal(t, 3, lb.Groups)
+		require.Equal(t, 9, lb.Runs)
+		require.Equal(t, 1, lb.Ungrouped, "the run of no group")
+		var got []string
+		for _, r := range lb.Rows {
+			got = append(got, r.Run)
+		}
+		require.Equal(t, c.order, got, c)
+		ref := c.order[0]
+		if c.baseline != "" {
+			ref = c.baseline
+		}
+		require.Equal(t, ref, lb.Reference)
+		sign := 1.0
+		if c.metric == "loss" {
+			sign = -1
+		}
+		var ps []float64
+		for _, r := range lb.Rows {
+			mean, _, _, err := stats.SeedMean(runs[r.Run], stats.SeedOptions{})
+			require.NoError(t, err)
+			require.InDelta(t, mean.High-mean.Low, r.Mean.High-r.Mean.Low, 1e-9, r.Run)
+			require.Len(t, r.Seeds.Runs, len(runs[r.Run]))
+			if r.Run == ref {
+				require.Nil(t, r.Difference)
+				require.Nil(t, r.Seeds.PRunBeatsReference)
+				continue
+			}
+			want, err := stats.SeedBootstrap(runs[ref], runs[r.Run], stats.SeedOptions{})
+			require.NoError(t, err)
+			require.InDelta(t, sign*want.Difference, r.Difference.Estimate, 1e-9, r.Run)
+			require.InDelta(t, want.PValue, *r.PValue, 1e-9, r.Run)
+			require.InDelta(t, want.BBeatsA, *r.Seeds.PRunBeatsReference, 1e-12, r.Run)
+			ps = append(ps, want.PValue)
+		}
+		adj, err := stats.AdjustPValues(ps, stats.AdjustHolm)
+		require.NoError(t, err)
+		k := 0
+		for _, r := range lb.Rows {
+			if r.Difference != nil {
+				require.InDelta(t, adj.Adjusted[k], *r.PAdjusted, 1e-12)
+				k++
+			}
+		}
+		var b strings.Builder
+		require.NoError(t, report.Leaderboard(&b, "table", lb))
+		require.Contains(t, b.String(), "by group: each the mean of its runs; differences are "+ref+" minus each group")
+		require.Contains(t, b.String(), "1 run of no group not ranked")
+	}
+
+	_, err = compare.NewLeaderboard(ctx, st, compare.LeaderboardQuery{Experiment: "board", EvalSet: "test", Metric: "score", Baseline: "nope", ByGroup: true})
+	require.ErrorIs(t, err, store.ErrNotFound)
+	require.ErrorContains(t, err, `baseline "nope" is not a group of experiment board (its groups are high, low, mid)`)
+	logGroup(t, st, "plain", "", seedRuns(rng, users, 1, 0, 0), "")
+	_, err = compare.NewLeaderboard(ctx, st, compare.LeaderboardQuery{Experiment: "plain", Metric: "score", ByGroup: true})
+	require.ErrorIs(t, err, store.ErrNotFound)
+	require.ErrorContains(t, err, "no run of experiment plain is in a group")
+}

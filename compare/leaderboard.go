@@ -39,6 +39,10 @@ type LeaderboardQuery struct {
 	// Columns, when set, holds the runs' values already read (by
 	// Summarize, for every metric at once); runs it lacks are read.
 	Columns *store.ValueColumns
+	// ByGroup ranks the experiment's groups of runs (configurations, each
+	// trained with several seeds) instead of its runs, with two-level
+	// bootstrap intervals; Baseline then names a group.
+	ByGroup bool
 }
 
 // LeaderboardRow is one run: its mean with a bootstrap interval and its
@@ -59,6 +63,9 @@ type LeaderboardRow struct {
 	// the metric (logged with its aggregates only, or a whole-set metric):
 	// it is ranked by its mean, with no interval and no paired test.
 	AggregatesOnly bool `json:"aggregates_only,omitempty"`
+	// Seeds, in a leaderboard by group, are the group's runs: the row is
+	// a group, Run its name and EvaluationID 0.
+	Seeds *RowSeeds `json:"seeds,omitempty"`
 	// Better is the side that is distinguishably better: Baseline for the
 	// reference, Candidate for this run, Neither when they cannot be told
 	// apart (and for the reference's own row).
@@ -84,6 +91,7 @@ type leaderboardRowJSON struct {
 	SameGroup       bool            `json:"same_group_as_reference"`
 	LoggedAt        time.Time       `json:"logged_at"`
 	AggregatesOnly  bool            `json:"aggregates_only,omitempty"`
+	Seeds           *RowSeeds       `json:"seeds,omitempty"`
 }
 
 // MarshalJSON writes the row with its mean as a number, mean_ci_low and
@@ -98,7 +106,7 @@ func (r LeaderboardRow) MarshalJSON() ([]byte, error) {
 	return json.Marshal(leaderboardRowJSON{Rank: r.Rank, Run: r.Run, EvaluationID: r.EvaluationID,
 		Mean: r.Mean.Estimate, MeanLow: finite(r.Mean.Low), MeanHigh: finite(r.Mean.High), Confidence: r.Mean.Confidence,
 		Units: r.Units, Difference: r.Difference, PValue: r.PValue, PAdjusted: r.PAdjusted, Distinguishable: r.Distinguishable,
-		SameGroup: r.SameGroup, LoggedAt: r.LoggedAt, AggregatesOnly: r.AggregatesOnly})
+		SameGroup: r.SameGroup, LoggedAt: r.LoggedAt, AggregatesOnly: r.AggregatesOnly, Seeds: r.Seeds})
 }
 
 // UnmarshalJSON reads a row as MarshalJSON writes it; null bounds are NaN.
@@ -116,7 +124,7 @@ func (r *LeaderboardRow) UnmarshalJSON(b []byte) error {
 	*r = LeaderboardRow{Rank: j.Rank, Run: j.Run, EvaluationID: j.EvaluationID,
 		Mean:  stats.Interval{Estimate: j.Mean, Low: bound(j.MeanLow), High: bound(j.MeanHigh), Confidence: j.Confidence},
 		Units: j.Units, Difference: j.Difference, PValue: j.PValue, PAdjusted: j.PAdjusted, Distinguishable: j.Distinguishable,
-		SameGroup: j.SameGroup, LoggedAt: j.LoggedAt, AggregatesOnly: j.AggregatesOnly}
+		SameGroup: j.SameGroup, LoggedAt: j.LoggedAt, AggregatesOnly: j.AggregatesOnly, Seeds: j.Seeds}
 	return nil
 }
 
@@ -138,8 +146,14 @@ type Leaderboard struct {
 	Reference     string `json:"reference"`
 	LowerIsBetter bool   `json:"lower_is_better"`
 	// Runs counts the ranked runs, shown or not.
-	Runs int              `json:"n_runs"`
-	Rows []LeaderboardRow `json:"rows"`
+	Runs int `json:"n_runs"`
+	// ByGroup marks a leaderboard of groups of runs (LeaderboardQuery.
+	// ByGroup): each row is a group, Groups counts them, and Ungrouped
+	// counts the experiment's runs of no group, not ranked.
+	ByGroup   bool             `json:"by_group,omitempty"`
+	Groups    int              `json:"n_groups,omitempty"`
+	Ungrouped int              `json:"n_runs_without_group,omitempty"`
+	Rows      []LeaderboardRow `json:"rows"`
 	// Separate are runs scored against other targets, never ranked with
 	// the rest.
 	Separate []LeaderboardRow `json:"other_targets"`
@@ -178,6 +192,9 @@ func NewLeaderboard(ctx context.Context, st *store.Store, q LeaderboardQuery) (*
 	}
 	if err := checkOptions(q.Options); err != nil {
 		return nil, err
+	}
+	if q.ByGroup {
+		return groupBoard(ctx, st, q)
 	}
 	evals, err := st.LatestMeans(ctx, q.Experiment, q.EvalSet, q.Metric)
 	if err != nil {

@@ -93,7 +93,7 @@ type Request struct {
 	AllowDifferentTargets bool     `req:"allow_different_targets" help:"compare the units two evaluations share even when their targets differ"`
 	FDR                   string   `req:"fdr" arg:"PROCEDURE" help:"test under this online FDR procedure over the experiment's recorded history, instead of at a fixed alpha"`
 	FDRAlpha              *float64 `req:"fdr_alpha" default:"0.05" arg:"A" help:"with fdr, the false discovery rate the history is held to"`
-	Groups                bool     `req:"groups" help:"baseline and candidate name groups of runs of experiment (configurations, each trained with several seeds: log --group), compared by a two-level bootstrap of runs and users that counts the seeds' variance with the users'; each run's newest evaluation"`
+	Groups                bool     `req:"groups" help:"baseline and candidate name groups of runs of experiment (configurations, each trained with several seeds, logged with a group), compared by a two-level bootstrap of runs and users that counts the seeds' variance with the users'; each run's newest evaluation"`
 	FailOn                string   `req:"fail_on" arg:"CHANGE" help:"fail on a distinguishable change (regression, difference), on a candidate shown worse by more than the margin (regression-beyond-margin), or unless it is shown non-inferior within the margin (unproven-non-inferiority): the command line exits 1, and the answer marks the metric fails_gate"`
 }
 
@@ -302,12 +302,13 @@ type LeaderboardRequest struct {
 	Metric     string `req:"metric" short:"m" required:"true" arg:"METRIC" help:"metric to rank by"`
 	Baseline   string `req:"baseline" arg:"NAME" help:"compare every run with this run instead of the best"`
 	Limit      int    `req:"limit" short:"n" default:"10" arg:"N" help:"the best N runs (and the baseline); 0 for every run"`
+	ByGroup    bool   `req:"by_group" help:"rank the groups of runs (configurations, each trained with several seeds, logged with a group) instead of the runs, each group's mean and difference with a two-level bootstrap interval of runs and users; baseline then names a group"`
 	Statistics
 }
 
 // Query is the request as NewLeaderboard takes it.
 func (r LeaderboardRequest) Query() LeaderboardQuery {
-	return LeaderboardQuery{Experiment: r.Experiment, EvalSet: r.EvalSet, Metric: r.Metric, Baseline: r.Baseline, Limit: r.Limit, Options: r.Statistics.options()}
+	return LeaderboardQuery{Experiment: r.Experiment, EvalSet: r.EvalSet, Metric: r.Metric, Baseline: r.Baseline, Limit: r.Limit, ByGroup: r.ByGroup, Options: r.Statistics.options()}
 }
 
 // DiffRequest lists the users two evaluations differ most on.

@@ -19,7 +19,10 @@ func Leaderboard(w io.Writer, format string, lb *compare.Leaderboard) error {
 	case "csv":
 		return leaderboardCSV(lb).CSV(w)
 	}
-	if lb.Reference == "" {
+	if lb.ByGroup {
+		fmt.Fprintf(w, "%s on %s (%s), by group: each the mean of its runs; differences are %s minus each group, by a two-level bootstrap of runs and users, Holm-adjusted; * distinguishable\n\n",
+			Printable(lb.Metric), Printable(lb.EvalSet), lb.Direction, Printable(lb.Reference))
+	} else if lb.Reference == "" {
 		fmt.Fprintf(w, "%s on %s (%s); no run has per-unit values of it, so runs are ranked by their means alone, without intervals or tests\n\n",
 			Printable(lb.Metric), Printable(lb.EvalSet), lb.Direction)
 	} else {
@@ -40,6 +43,11 @@ func Leaderboard(w io.Writer, format string, lb *compare.Leaderboard) error {
 func LeaderboardTable(lb *compare.Leaderboard) *Table {
 	t := &Table{Header: []string{"RANK", "RUN", strings.ToUpper(lb.Metric) + " [CI]", "UNITS", "DIFFERENCE [CI]", "P ADJ", "", "LOGGED"},
 		Right: map[int]bool{0: true, 2: true, 3: true, 4: true, 5: true}}
+	if lb.ByGroup {
+		t.Header[1] = "GROUP"
+		t.Header = append(t.Header, "RUNS", "RUN SD", "P(RUN BEATS REF)")
+		t.Right[8], t.Right[9], t.Right[10] = true, true, true
+	}
 	for _, r := range lb.Rows {
 		diff, padj, mark := "(reference)", "", ""
 		switch {
@@ -52,8 +60,16 @@ func LeaderboardTable(lb *compare.Leaderboard) *Table {
 				mark = "*"
 			}
 		}
-		t.Add(strconv.Itoa(r.Rank), r.Run, rowMean(&r),
-			strconv.FormatInt(r.Units, 10), diff, padj, mark, r.LoggedAt.Local().Format("2006-01-02 15:04"))
+		cells := []string{strconv.Itoa(r.Rank), r.Run, rowMean(&r),
+			strconv.FormatInt(r.Units, 10), diff, padj, mark, r.LoggedAt.Local().Format("2006-01-02 15:04")}
+		if s := r.Seeds; lb.ByGroup && s != nil {
+			beats := "-"
+			if s.PRunBeatsReference != nil {
+				beats = strconv.FormatFloat(*s.PRunBeatsReference, 'f', 3, 64)
+			}
+			cells = append(cells, strconv.Itoa(len(s.Runs)), Num(s.RunSD), beats)
+		}
+		t.Add(cells...)
 		switch {
 		case r.AggregatesOnly:
 			t.Mark(4, Dim)
@@ -75,7 +91,16 @@ func LeaderboardTable(lb *compare.Leaderboard) *Table {
 // other targets.
 func LeaderboardNotes(lb *compare.Leaderboard) []string {
 	var notes []string
-	if hidden := lb.Runs - len(lb.Rows); hidden > 0 {
+	switch hidden := lb.Runs - len(lb.Rows); {
+	case lb.ByGroup:
+		if hidden := lb.Groups - len(lb.Rows); hidden > 0 {
+			notes = append(notes, fmt.Sprintf("%s more ranked below these (--limit 0 shows every group)", plural(hidden, "group")))
+		}
+		if lb.Ungrouped > 0 {
+			notes = append(notes, fmt.Sprintf("%s of no group not ranked (runs join a group when logged with --group)", plural(lb.Ungrouped, "run")))
+		}
+		notes = append(notes, "RUN SD is the spread of a group's run means; P(RUN BEATS REF) the share of pairs of runs in which the group's run beats the reference's")
+	case hidden > 0:
 		notes = append(notes, fmt.Sprintf("%s more ranked below these (--limit 0 shows every run)", plural(hidden, "run")))
 	}
 	compared, meanOnly := 0, []string(nil)
@@ -89,6 +114,8 @@ func LeaderboardNotes(lb *compare.Leaderboard) []string {
 	}
 	switch {
 	case compared == 0:
+	case len(lb.Group) == 0 && lb.ByGroup:
+		notes = append(notes, fmt.Sprintf("every group shown differs distinguishably from %s", Printable(lb.Reference)))
 	case len(lb.Group) == 0:
 		notes = append(notes, fmt.Sprintf("every run shown differs distinguishably from %s", Printable(lb.Reference)))
 	default:
@@ -120,6 +147,10 @@ func rowMean(r *compare.LeaderboardRow) string {
 func leaderboardCSV(lb *compare.Leaderboard) *Table {
 	t := &Table{Header: []string{"rank", "run", "evaluation_id", "metric", "mean", "mean_ci_low", "mean_ci_high", "confidence", "n_units",
 		"difference_to_reference", "difference_low", "difference_high", "p_value", "p_adjusted", "distinguishable", "same_group_as_reference", "logged_at"}}
+	if lb.ByGroup {
+		t.Header[1] = "group"
+		t.Header = append(t.Header, "n_runs", "run_sd", "p_run_beats_reference")
+	}
 	for _, r := range lb.Rows {
 		row := []string{strconv.Itoa(r.Rank), r.Run, strconv.FormatInt(r.EvaluationID, 10), lb.Metric}
 		row = append(row, CSVInterval(r.Mean.Estimate, r.Mean.Low, r.Mean.High)...)
@@ -130,6 +161,9 @@ func leaderboardCSV(lb *compare.Leaderboard) *Table {
 			row = append(row, "", "", "")
 		}
 		row = append(row, CSVPtr(r.PValue), CSVPtr(r.PAdjusted), strconv.FormatBool(r.Distinguishable), strconv.FormatBool(r.SameGroup), CSVTime(r.LoggedAt))
+		if s := r.Seeds; lb.ByGroup && s != nil {
+			row = append(row, strconv.Itoa(len(s.Runs)), CSVNum(s.RunSD), CSVPtr(s.PRunBeatsReference))
+		}
 		t.Add(row...)
 	}
 	return t

@@ -133,6 +133,11 @@ class TrackingTest(unittest.TestCase):
         self.assertEqual(s["p_candidate_run_better"], 1.0)
         self.assertFalse(s["seed_noise_dominates"])
         self.assertIn("A single run of cfg-b beats a single run of cfg-a in 100% of the 4 pairs of runs.", r["verdict"])
+        lb = self.reader.leaderboard(exp, "ndcg", by_group=True)
+        self.assertEqual([r["run"] for r in lb["rows"]], ["cfg-b", "cfg-a"])
+        self.assertEqual(lb["rows"][1]["seeds"]["runs"], ["a1", "a2"])
+        self.assertAlmostEqual(lb["rows"][1]["difference_to_reference"]["estimate"], 0.25, delta=1e-12)
+        self.assertEqual(lb["rows"][1]["seeds"]["p_run_beats_reference"], 0.0)
         with self.assertRaises(vc.VerdictError) as cm:
             self.reader.compare("cfg-a", "cfg-c", experiment=exp, groups=True, record=False)
         self.assertEqual(cm.exception.status, 404)

@@ -511,6 +511,7 @@ class Client:
         confidence: Optional[float] = None,
         resamples: Optional[int] = None,
         seed: Optional[int] = None,
+        by_group: Optional[bool] = None,
     ) -> Dict[str, Any]:
         """Ranks an experiment's runs by a metric, each compared with the
         best (or ``baseline``) user by user (GET /api/v1/leaderboard).
@@ -520,6 +521,13 @@ class Client:
         Returns metric, evaluation_set, reference, lower_is_better, n_runs,
         and rows: rank, run, evaluation_id, mean (a number), mean_ci_low,
         mean_ci_high, difference_to_reference, p_value, distinguishable, ...
+
+        ``by_group=True`` ranks the groups of runs instead (configurations,
+        each trained with several seeds, logged with ``group=``), with
+        two-level bootstrap intervals of runs and users; ``baseline`` then
+        names a group. Each row is a group: ``run`` is its name, and
+        ``seeds`` holds its runs, ``run_sd`` and ``p_run_beats_reference``;
+        the answer adds n_groups and n_runs_without_group.
         """
         query = [
             ("experiment", experiment),
@@ -531,6 +539,7 @@ class Client:
             ("confidence", confidence),
             ("resamples", resamples),
             ("seed", seed),
+            ("by_group", by_group),
         ]
         return self._call("GET", "/api/v1/leaderboard", query)
 
