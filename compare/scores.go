@@ -69,7 +69,14 @@ func Scores(ctx context.Context, metric string, dir Direction, baseline, candida
 	if err := effects(ctx, r, &units, red.summary().Variance, opts, nil); err != nil {
 		return nil, err
 	}
-	warnNegligible(r)
+	shape := shapeOf(units, Bootstrap, false)
+	shape.metric = metric
+	warn(r, shape)
+	for i := range r.Warnings {
+		// Scores runs the default test alone: it has no method to switch
+		// to, so its warnings say what the study measured, not what to use.
+		r.Warnings[i].Alternative = ""
+	}
 	c.Metrics = []*MetricResult{r}
 	opts.Adjust = AdjustNone
 	if err := decide(c, opts); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -73,4 +74,42 @@ func TestWarningsFollowTheCalibrationStudy(t *testing.T) {
 	res, err := compare.Evaluations(ctx, st, a, b, compare.Options{Resamples: 200})
 	require.NoError(t, err)
 	require.Contains(t, report.WarningText(res.Metrics[0].Warnings[1]), "only 3 units differ")
+}
+
+// TestScoresSayTheIntervalsCoverage: scores given directly (verdict stats
+// compare) on 15 users get the short-interval warning the study's entry 1
+// gives compare, worded with the coverage measured, and no method to
+// switch to, which stats compare has not; 200 users get none.
+func TestScoresSayTheIntervalsCoverage(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(15, 15))
+	named := func(n int) (compare.Named, compare.Named) {
+		l, r := compare.Named{Scores: map[string]float64{}}, compare.Named{Scores: map[string]float64{}}
+		for i := range n {
+			id := fmt.Sprintf("u%03d", i)
+			x := rng.Float64()
+			l.Scores[id], r.Scores[id] = x, x+0.03+0.05*rng.NormFloat64()
+		}
+		return l, r
+	}
+	l, r := named(15)
+	c, err := compare.Scores(context.Background(), "ndcg", compare.HigherIsBetter, l, r, compare.Options{})
+	require.NoError(t, err)
+	ws := c.Metrics[0].Warnings
+	require.Len(t, ws, 1)
+	require.Equal(t, "short-interval", ws[0].Code)
+	require.Equal(t, 15, ws[0].Units)
+	require.Empty(t, ws[0].Alternative)
+	text := report.WarningText(ws[0])
+	require.Contains(t, text, "with about 15 effective units, the bootstrap percentile interval held the true difference in as few as 87 % of the calibration study's data sets, not 95 %")
+	require.NotContains(t, text, "--method")
+	// JSON carries the words beside the code, for a script to show.
+	var b strings.Builder
+	require.NoError(t, report.WriteJSON(&b, c.Metrics))
+	require.Contains(t, b.String(), `"text": "with about 15 effective units, the bootstrap percentile interval held`)
+
+	l, r = named(200)
+	c, err = compare.Scores(context.Background(), "ndcg", compare.HigherIsBetter, l, r, compare.Options{})
+	require.NoError(t, err)
+	require.Empty(t, c.Metrics[0].Warnings)
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/stats"
 )
 
@@ -72,6 +73,15 @@ func toOrdered(v reflect.Value) (any, error) {
 	}
 	if n, ok := v.Interface().(stats.Note); ok {
 		return NoteText(n), nil // a statistics note, said in words
+	}
+	if w, ok := v.Interface().(compare.Warning); ok {
+		// A comparison's warning, its fields and the words people read.
+		type plain compare.Warning
+		x, err := toOrdered(reflect.ValueOf(plain(w)))
+		if o, ok := x.(ordered); ok && err == nil {
+			return append(o, field{"text", WarningText(w)}), nil
+		}
+		return x, err
 	}
 	if m, ok := v.Interface().(json.Marshaler); ok && v.Kind() != reflect.Pointer {
 		// A type with its own JSON form (e.g. an empty winner as null,
