@@ -325,12 +325,16 @@ func writeSeeds(b *strings.Builder, r *compare.MetricResult, st string) {
 		return
 	}
 	d := verdictDecimals(s.RunToRun, r.Difference.Estimate)
+	num := func(x float64) string { return verdictNumber(x, d, false) }
+	// The components as standard deviations, in the metric's units: the
+	// seeds' pooled, the users' averaged over the two groups.
+	parts := fmt.Sprintf("seed SD %s, user SD %s", num(math.Sqrt(s.SeedVariance)), num(math.Sqrt((s.Baseline.User+s.Candidate.User)/2)))
 	if s.SeedNoiseDominates {
-		fmt.Fprintf(b, " Seed noise dominates: two runs of one configuration typically differ by %s on these users, as much as the gap of %s or more.",
-			verdictNumber(s.RunToRun, d, false), verdictNumber(math.Abs(r.Difference.Estimate), d, false))
+		fmt.Fprintf(b, " Seed noise dominates: two runs of one configuration typically differ by %s on these users (%s), as much as the gap of %s or more.",
+			num(s.RunToRun), parts, num(math.Abs(r.Difference.Estimate)))
 	} else {
-		fmt.Fprintf(b, " Two runs of one configuration typically differ by %s on these users, less than the gap of %s.",
-			verdictNumber(s.RunToRun, d, false), verdictNumber(math.Abs(r.Difference.Estimate), d, false))
+		fmt.Fprintf(b, " Two runs of one configuration typically differ by %s on these users (%s), less than the gap of %s.",
+			num(s.RunToRun), parts, num(math.Abs(r.Difference.Estimate)))
 	}
 	fmt.Fprintf(b, " A single run of %s beats a single run of %s in %s%% of the %d pairs of runs.",
 		r.Candidate, r.Baseline, strconv.FormatFloat(100*s.PCandidateRunBetter, 'f', 0, 64), nb*nc)
