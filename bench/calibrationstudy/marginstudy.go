@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -194,4 +195,62 @@ func (s *study) marginMarkdown(w io.Writer, flags *[]string) error {
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// short names a margin cell's values and direction in the figure's
+// legend.
+func (c marginConfig) short() string {
+	switch {
+	case c.lower:
+		return "ndcg-like loss"
+	case c.shape == marginHit:
+		return "0/1 correctness"
+	}
+	return "ndcg-like"
+}
+
+// marginFigures adds the margin study's figures, one for each claim
+// (non-inferior, inferior): its rate at the boundary against the number of
+// users, one series for each method and kind of values.
+func (s *study) marginFigures(add func(string, report.CalibrationChart)) {
+	if len(s.margins) == 0 {
+		return
+	}
+	trials := map[int]int{}
+	for i, c := range s.margins {
+		trials[c.n] = s.marginRes[i].tallies[mgBootNonInferior].trials
+	}
+	for _, claim := range []struct {
+		name, title string
+		methods     []int
+	}{
+		{"noninferior", "non-inferior", []int{mgBootNonInferior, mgTNonInferior}},
+		{"inferior", "inferior", []int{mgBootInferior, mgTInferior}},
+	} {
+		ch := chart(typeI, fmt.Sprintf("Type I error of \"%s\" at the margin's boundary (worse by exactly Δ = %g)", claim.title, marginDelta),
+			"users (n), ρ = 0.5", trials)
+		for _, m := range claim.methods {
+			ch.Series = append(ch.Series, s.marginSeries(m)...)
+		}
+		cut(&ch, typeI)
+		add(figureName(typeI, "margin-"+claim.name), ch)
+	}
+}
+
+// marginSeries are method m's rates, one series for each kind of values.
+func (s *study) marginSeries(m int) []report.CalibrationSeries {
+	var out []report.CalibrationSeries
+	for _, c := range s.margins {
+		if c.n != s.plan.marginSizes[0] {
+			continue
+		}
+		ser := report.CalibrationSeries{Name: strings.Split(marginMethods[m].name, ",")[0] + ", " + c.short()}
+		for j, d := range s.margins {
+			if d.shape == c.shape && d.lower == c.lower {
+				ser.Points = append(ser.Points, point(d.n, s.marginRes[j].tallies[m], typeI))
+			}
+		}
+		out = append(out, ser)
+	}
+	return out
 }

@@ -138,11 +138,17 @@ func chart(k kind, title, xlabel string, trials map[int]int) report.CalibrationC
 	ch.Target = target
 	if k != power {
 		for _, n := range sortedKeys(trials) {
-			lo, hi := binomialBand(trials[n], target, 0.99)
-			ch.Band = append(ch.Band, report.CalibrationBand{N: float64(n), Low: float64(lo) / float64(trials[n]), High: float64(hi) / float64(trials[n])})
+			ch.Band = append(ch.Band, bandAt(float64(n), trials[n], target))
 		}
 	}
 	return ch
+}
+
+// bandAt is the 99 % binomial band, at x, of a method whose true rate is
+// target, over trials replications.
+func bandAt(x float64, trials int, target float64) report.CalibrationBand {
+	lo, hi := binomialBand(trials, target, 0.99)
+	return report.CalibrationBand{N: x, Low: float64(lo) / float64(trials), High: float64(hi) / float64(trials)}
 }
 
 // cut narrows a type I chart to [0, 20 %] and a coverage chart to
@@ -211,6 +217,8 @@ func (s *study) figures(dir, format string) error {
 	s.rankFigures(add)
 	s.metricFigures(add)
 	s.poissonFigures(add)
+	s.marginFigures(add)
+	s.seedFigures(add)
 	for _, f := range figs {
 		fig, err := report.Calibration(f.ch)
 		if err != nil {
@@ -461,6 +469,11 @@ func (s *study) markdown(w io.Writer, elapsed time.Duration, workers int) error 
 	}
 	if len(s.margins) > 0 {
 		if err := s.marginMarkdown(w, &flags); err != nil {
+			return err
+		}
+	}
+	if len(s.seeds) > 0 {
+		if err := s.seedMarkdown(w, &flags); err != nil {
 			return err
 		}
 	}

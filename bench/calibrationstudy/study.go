@@ -33,6 +33,13 @@ type plan struct {
 	// marginSizes are the numbers of users of the margin study.
 	marginSizes []int
 	marginReps  map[int]int
+	// seedSDs are the seed effects' standard deviations of the seeds
+	// study, seedRuns its runs per configuration, seedSizes its numbers
+	// of users and seedReps its replications in every cell.
+	seedSDs   []float64
+	seedRuns  []int
+	seedSizes []int
+	seedReps  int
 }
 
 // fullPlan is the study bench/calibration runs: about a quarter of an hour
@@ -60,6 +67,10 @@ func fullPlan() plan {
 		poissonReps:  map[int]int{20: 2000, 100: 2000, 1000: 1000, 100000: 20},
 		marginSizes:  []int{100, 1000},
 		marginReps:   map[int]int{100: 4000, 1000: 2000},
+		seedSDs:      []float64{0, 0.01, 0.02, 0.05},
+		seedRuns:     []int{2, 3, 5},
+		seedSizes:    []int{60, 500},
+		seedReps:     2000,
 	}
 }
 
@@ -89,6 +100,7 @@ func (p plan) scaled(s float64) plan {
 		q.poissonReps[n] = sc(r)
 	}
 	q.foldReps = sc(p.foldReps)
+	q.seedReps = sc(p.seedReps)
 	return q
 }
 
@@ -109,10 +121,12 @@ type study struct {
 	poissonRes []cellResult
 	margins    []marginConfig
 	marginRes  []cellResult
+	seeds      []seedConfig
+	seedRes    []cellResult
 }
 
 // newStudy returns the study of plan p, with the parts named (users,
-// folds, auc, friedman, metrics, poisson, margin) alone.
+// folds, auc, friedman, metrics, poisson, margin, seeds) alone.
 func newStudy(p plan, parts []string) *study {
 	s := &study{plan: p}
 	if slices.Contains(parts, "users") {
@@ -135,6 +149,9 @@ func newStudy(p plan, parts []string) *study {
 	}
 	if slices.Contains(parts, "margin") {
 		s.margins = marginConfigs(p.marginSizes)
+	}
+	if slices.Contains(parts, "seeds") {
+		s.seeds = seedConfigs(p.seedSDs, p.seedRuns, p.seedSizes)
 	}
 	return s
 }
@@ -167,6 +184,9 @@ func (s *study) run(workers int, log io.Writer) {
 	for _, c := range s.margins {
 		cells = append(cells, cell{key: c.key(), reps: s.plan.marginReps[c.n], methods: mgMethods, cost: 3 * float64(c.n), replicate: c.replicate})
 	}
+	for _, c := range s.seeds {
+		cells = append(cells, cell{key: c.key(), reps: s.plan.seedReps, methods: sdMethods, cost: c.cost(), replicate: c.replicate})
+	}
 	if len(s.metrics) > 0 {
 		metricTruths()
 	}
@@ -183,6 +203,7 @@ func (s *study) run(workers int, log io.Writer) {
 	s.metricRes = next(len(s.metrics))
 	s.poissonRes = next(len(s.poissons))
 	s.marginRes = next(len(s.margins))
+	s.seedRes = next(len(s.seeds))
 }
 
 // userResult returns the result of the per-user cell, and false when the
