@@ -243,5 +243,11 @@ type Rankings interface {
 	// Progress reports bytes of input consumed and their total, for a
 	// progress bar; cheap and safe from another goroutine.
 	Progress() (done, total int64)
+	// Missing is the number of samples with targets that the predictions
+	// do not have, each scored as a row with no hits, and what they are,
+	// as "samples of the targets have no predictions: scored as rows with
+	// no hits"; 0 and "" when every row has predictions. It is complete
+	// once Next has returned io.EOF.
+	Missing() (rows int, what string)
 	Close() error
 }

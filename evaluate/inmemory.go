@@ -111,5 +111,8 @@ func (m *InMemoryRankings) Progress() (done, total int64) {
 	return int64(m.next), int64(len(m.ids))
 }
 
+// Missing is 0 and "": every sample has its ranking.
+func (m *InMemoryRankings) Missing() (rows int, what string) { return 0, "" }
+
 // Close does nothing.
 func (m *InMemoryRankings) Close() error { return nil }

@@ -53,34 +53,27 @@ import (
 // predictions and matches them against the targets, a batch ahead of the
 // caller.
 type NumPyRankings struct {
-	validate bool
-	meter    input.Meter
-	closers  []io.Closer
+	readerCore
+	closers []io.Closer
 
 	items  *input.NPY
 	scores *input.NPY // nil without scores, or when not validating
 	tg     *csrReader
 
-	n     int64 // rows
-	k     int   // predictions per row
-	width int
-	cols  int64 // the targets' columns
-	row   int64 // rows filled so far
+	n    int64 // rows
+	k    int   // predictions per row
+	cols int64 // the targets' columns
 
 	itemRaw  []byte  // the batch's items as stored
 	scoreRaw []byte  // the batch's scores as stored, when validated
 	itemBuf  []int32 // the first Width items of each row, unless raw32
 	raw32    bool    // the items are little-endian int32, read as stored
-	stamps   itemStamps
 
-	stop    chan struct{}
-	tch     chan *targetRows // from the targets goroutine
-	tfree   chan *targetRows // back to it
-	ahead   *ahead
-	b       *Batch // the batch being filled
-	closed  bool
-	keep    *debugSelector // the rows whose targets to keep, or nil
-	noItems bool           // leave the items off the batches
+	stop   chan struct{}
+	tch    chan *targetRows // from the targets goroutine
+	tfree  chan *targetRows // back to it
+	ahead  *ahead
+	closed bool
 }
 
 // maxBatchValues bounds the predictions of a batch when
@@ -100,10 +93,8 @@ const maxColumnText = 1 << 20
 // differ, targets that are not a CSR matrix), and the *os.PathError of
 // os.Open when a file cannot be opened.
 func OpenNumPyRankings(items, scores, targets, sampleIDs string, opts RankingOptions) (_ *NumPyRankings, err error) {
-	r := &NumPyRankings{
-		validate: !opts.SkipValidation,
-		tg:       &csrReader{path: targets, batchSize: opts.batchSize(), fp: fingerprint.NewTargets()},
-	}
+	r := &NumPyRankings{readerCore: newReaderCore(opts)}
+	r.tg = &csrReader{path: targets, batchSize: r.batchSize, fp: r.fp}
 	defer func() {
 		if err != nil {
 			r.Close()
@@ -327,10 +318,6 @@ func (r *NumPyRankings) openTargets(path, items string) error {
 	return nil
 }
 
-// Width is the number of rank positions of each row's hits: K, or the
-// requested width when that is smaller.
-func (r *NumPyRankings) Width() int { return r.width }
-
 // K is the number of predictions per row in the items array.
 func (r *NumPyRankings) K() int { return r.k }
 
@@ -351,10 +338,6 @@ func (r *NumPyRankings) Targets() *fingerprint.Set {
 	s.Merge(t.fp)
 	return s
 }
-
-// Progress reports the bytes read from the files and their total size;
-// compressed targets count as their compressed size.
-func (r *NumPyRankings) Progress() (done, total int64) { return r.meter.Progress() }
 
 // Close stops reading and closes the files. Next must not be called
 // afterwards.
@@ -393,9 +376,6 @@ func (r *NumPyRankings) Next() (*Batch, error) {
 	}
 	return r.ahead.next()
 }
-
-func (r *NumPyRankings) keepTargets(sel *debugSelector) { r.keep = sel }
-func (r *NumPyRankings) dropItems()                     { r.noItems = true }
 
 // columnName is the ID of the item of a column: its index in decimal.
 func columnName(c int32) string { return strconv.Itoa(int(c)) }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/verdict-ml/verdict/fingerprint"
 	"github.com/verdict-ml/verdict/internal/input"
 )
 
@@ -46,47 +45,26 @@ import (
 // sample may not predict an item twice or repeat a rank, and scores must be
 // finite.
 type TableRankings struct {
-	predPath  string
-	validate  bool
-	batchSize int
-	width     int
-	capped    bool // the width is RankingOptions.Width
-	byRank    bool // order by rank rather than by score
-	held      heldMemory
+	readerCore
+	predPath string
+	capped   bool // the width is RankingOptions.Width
+	byRank   bool // order by rank rather than by score
 
-	items    map[string]int32 // interned item IDs, of targets and predictions
+	items    map[string]int32 // interned item IDs, of targets and predictions; names holds them by index
 	byNumber []int32          // for item IDs that are small integers: index+1, or 0
-	names    []string         // item ID of each index
 	samples  []tableSample    // of the targets, in order of first line
 	bySamp   map[string]int32 // index into samples
 	related  []int32          // the targets' items, sample after sample
 
-	pred    tableSource
-	file    *input.File
-	meter   input.Meter
-	seen    map[string]int64 // the row of each predicted sample
-	rec     tableRecord      // the first record of the next sample
-	recOK   bool             // rec holds a record
-	group   tableGroup
-	next    int // the next sample to check for missing rows
-	inPred  bool
-	missing int
-	row     int64
-	err     error
-
-	stamps  itemStamps
-	found   []string
-	fp      *fingerprint.Set
-	b       Batch
-	keep    *debugSelector // the rows whose targets to keep, or nil
-	noItems bool           // leave the items off the batches
+	pred   tableSource
+	file   *input.File
+	seen   map[string]int64 // the row of each predicted sample
+	rec    tableRecord      // the first record of the next sample
+	recOK  bool             // rec holds a record
+	group  tableGroup
+	nextS  int // the next sample to check for missing rows
+	inPred bool
 }
-
-func (r *TableRankings) keepTargets(sel *debugSelector) { r.keep = sel }
-func (r *TableRankings) dropItems()                     { r.noItems = true }
-
-// itemName is the ID of an interned item.
-func (r *TableRankings) itemName(i int32) string { return r.names[i] }
 
 // tableSample is a sample of the targets: its ID, its distinct relevant
 // items in related[start:end], and whether the predictions have it.
@@ -138,16 +116,14 @@ type tableSource interface {
 // *os.PathError of os.Open when a file cannot be opened.
 func OpenTableRankings(predictions, targets string, opts RankingOptions) (_ *TableRankings, err error) {
 	r := &TableRankings{
-		predPath:  predictions,
-		validate:  !opts.SkipValidation,
-		batchSize: opts.batchSize(),
-		held:      newHeld(opts.maxHeld()),
-		items:     map[string]int32{},
-		bySamp:    map[string]int32{},
-		seen:      map[string]int64{},
-		inPred:    true,
-		fp:        fingerprint.NewTargets(),
+		readerCore: newReaderCore(opts),
+		predPath:   predictions,
+		items:      map[string]int32{},
+		bySamp:     map[string]int32{},
+		seen:       map[string]int64{},
+		inPred:     true,
 	}
+	r.missingText = "samples of the targets have no predictions: scored as rows with no hits"
 	if err := r.readTargets(targets); err != nil {
 		return nil, err
 	}
@@ -463,19 +439,10 @@ func (r *TableRankings) readGroup() error {
 	return nil
 }
 
-// Width is the number of rank positions of each row's hits.
-func (r *TableRankings) Width() int { return r.width }
-
 // MissingSamples is the number of samples of the targets that the
 // predictions do not have, each a row with no hits. It is complete once
 // Next has returned io.EOF.
 func (r *TableRankings) MissingSamples() int { return r.missing }
-
-// Targets is the fingerprint of the targets of the rows returned so far.
-func (r *TableRankings) Targets() *fingerprint.Set { return r.fp }
-
-// Progress reports the bytes of the predictions read so far and their size.
-func (r *TableRankings) Progress() (done, total int64) { return r.meter.Progress() }
 
 // Close closes the predictions.
 func (r *TableRankings) Close() error {
@@ -488,31 +455,7 @@ func (r *TableRankings) Close() error {
 }
 
 // Next returns the next batch of rows, or io.EOF after the last one.
-func (r *TableRankings) Next() (*Batch, error) {
-	if r.err != nil {
-		return nil, r.err
-	}
-	b := &r.b
-	b.First, b.Width = r.row, r.width
-	b.SampleIDs, b.Hits, b.Relevant = b.SampleIDs[:0], b.Hits[:0], b.Relevant[:0]
-	b.resetItems()
-	for b.Len() < r.batchSize {
-		more, err := r.nextRow()
-		if err != nil {
-			r.err = err
-			return nil, err
-		}
-		if !more {
-			break
-		}
-	}
-	if b.Len() == 0 {
-		r.err = io.EOF
-		r.meter.Finish()
-		return nil, io.EOF
-	}
-	return b, nil
-}
+func (r *TableRankings) Next() (*Batch, error) { return r.next(r.nextRow) }
 
 // nextRow appends the next row to the batch: the next sample of the
 // predictions, then the targets' samples without predictions.
@@ -530,9 +473,9 @@ func (r *TableRankings) nextRow() (bool, error) {
 		}
 		r.inPred = false
 	}
-	for r.next < len(r.samples) {
-		s := &r.samples[r.next]
-		r.next++
+	for r.nextS < len(r.samples) {
+		s := &r.samples[r.nextS]
+		r.nextS++
 		if !s.predicted {
 			r.missing++
 			r.addRow(s.id, s, nil)
@@ -606,66 +549,34 @@ func (r *TableRankings) checkGroup() error {
 }
 
 // addRow appends a row for sample id with its targets s (nil: none) and
-// predictions g (nil: none).
+// predictions g (nil: none), with their scores when the table is ordered
+// by score.
 func (r *TableRankings) addRow(id string, s *tableSample, g *tableGroup) {
-	b := &r.b
 	var relevant []int32
 	if s != nil {
 		relevant = r.related[s.start:s.end]
 	}
-	r.stamps.newRow()
-	found := r.found[:0]
-	for _, it := range relevant {
-		r.stamps.addTarget(it)
-		found = append(found, r.names[it])
+	hits := r.startRow(id, relevant)
+	if g == nil {
+		r.endRow(0, !r.byRank)
+		return
 	}
-	if len(found) > 0 {
-		r.fp.AddTargets([]byte(id), found)
-	}
-	r.found = found
-	if r.keep != nil {
-		keepRow(b, r.keep, b.Len(), id, relevant, r.itemName)
-	}
-	b.SampleIDs = append(b.SampleIDs, id)
-	b.Relevant = append(b.Relevant, int32(len(relevant)))
-	n := len(b.Hits)
-	b.Hits = append(b.Hits, make([]bool, r.width)...)
-	ranked := 0
-	if g != nil {
-		ranked = min(len(g.order), r.width)
-	}
-	if g != nil && len(relevant) > 0 {
-		hits := b.Hits[n:]
+	ranked := min(len(g.order), r.width)
+	if len(relevant) > 0 {
 		for k, i := range g.order[:ranked] {
 			hits[k] = r.stamps.isTarget(g.items[i])
 		}
 	}
-	r.addItems(g, ranked)
-	r.row++
-}
-
-// addItems puts the first ranked predictions of g (nil: none) on the
-// batch, with their scores when the table is ordered by score, and empty
-// positions up to the width.
-func (r *TableRankings) addItems(g *tableGroup, ranked int) {
-	if r.noItems {
-		return
-	}
-	it := &r.b.items
-	for k := range ranked {
-		i := g.order[k]
-		it.appendName(r.names[g.items[i]])
-		if !r.byRank {
-			it.scores = append(it.scores, g.keys[i])
+	if !r.noItems {
+		it := &r.b.items
+		for _, i := range g.order[:ranked] {
+			it.appendName(r.names[g.items[i]])
+			if !r.byRank {
+				it.scores = append(it.scores, g.keys[i])
+			}
 		}
 	}
-	for range r.width - ranked {
-		it.appendText(nil)
-		if !r.byRank {
-			it.scores = append(it.scores, 0)
-		}
-	}
-	it.ranked = append(it.ranked, int32(ranked))
+	r.endRow(ranked, !r.byRank)
 }
 
 // csvTable reads a CSV or TSV long table with a header line.

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/verdict-ml/verdict/fingerprint"
 	"github.com/verdict-ml/verdict/internal/input"
 )
 
@@ -43,46 +42,25 @@ import (
 // With validation on, a score must be finite and a document may appear
 // only once per query (trec_eval refuses such runs too).
 type TRECRankings struct {
+	readerCore
 	runPath   string
 	qrelsPath string
-	validate  bool
-	batchSize int
-	width     int
 	grouped   bool
-	held      heldMemory
 
-	docs    map[string]int32 // relevant documents of the qrels, by ID
-	names   []string         // document of each ID
+	docs    map[string]int32 // relevant documents of the qrels, by ID; names holds them by index
 	queries []*qrelsQuery    // in qrels order
 	byQuery map[string]*qrelsQuery
 
 	file    *input.File
-	meter   input.Meter
 	lines   *input.Lines
 	ids     input.IDs // the run's query IDs
 	pending *runQuery // the next query of a grouped run, read ahead
 	whole   []*runQuery
-	next    int // the next query of whole, or of queries for missing ones
+	nextQ   int // the next query of whole, or of queries for missing ones
 	cur     runQuery
 	inRun   bool // still reading the run's queries
-	missing int
-	row     int64
-	err     error
-
-	stamps  itemStamps
-	found   []string
 	order   []int32
-	fp      *fingerprint.Set
-	b       Batch
-	keep    *debugSelector // the rows whose targets to keep, or nil
-	noItems bool           // leave the items off the batches
 }
-
-func (r *TRECRankings) keepTargets(sel *debugSelector) { r.keep = sel }
-func (r *TRECRankings) dropItems()                     { r.noItems = true }
-
-// docName is the ID of a relevant document.
-func (r *TRECRankings) docName(i int32) string { return r.names[i] }
 
 // qrelsQuery is a query of the qrels and its relevant documents' IDs.
 type qrelsQuery struct {
@@ -128,16 +106,14 @@ func (q *runQuery) reset(id string) {
 // lines, each naming the line, the row and the query.
 func OpenTRECRankings(run, qrels string, opts RankingOptions) (_ *TRECRankings, err error) {
 	r := &TRECRankings{
-		runPath:   run,
-		qrelsPath: qrels,
-		validate:  !opts.SkipValidation,
-		batchSize: opts.batchSize(),
-		held:      newHeld(opts.maxHeld()),
-		docs:      map[string]int32{},
-		byQuery:   map[string]*qrelsQuery{},
-		inRun:     true,
-		fp:        fingerprint.NewTargets(),
+		readerCore: newReaderCore(opts),
+		runPath:    run,
+		qrelsPath:  qrels,
+		docs:       map[string]int32{},
+		byQuery:    map[string]*qrelsQuery{},
+		inRun:      true,
 	}
+	r.missingText = "qrels queries with relevant documents are missing from the run: scored as rows with no hits (as trec_eval -c)"
 	if err := r.readQrels(); err != nil {
 		return nil, err
 	}
@@ -402,9 +378,6 @@ func (r *TRECRankings) queryAt(line, row int64, query string) input.Location {
 	return at
 }
 
-// Width is the number of rank positions of each row's hits.
-func (r *TRECRankings) Width() int { return r.width }
-
 // Grouped reports whether the run's lines are grouped by query, so that it
 // is streamed rather than read whole.
 func (r *TRECRankings) Grouped() bool { return r.grouped }
@@ -413,15 +386,6 @@ func (r *TRECRankings) Grouped() bool { return r.grouped }
 // that the run does not name, each a row with no hits. It is complete once
 // Next has returned io.EOF.
 func (r *TRECRankings) MissingQueries() int { return r.missing }
-
-// Targets is the fingerprint of the targets of the rows returned so far.
-func (r *TRECRankings) Targets() *fingerprint.Set { return r.fp }
-
-// Progress reports the bytes of the run read in the streaming pass, and the
-// run's size.
-func (r *TRECRankings) Progress() (done, total int64) {
-	return r.meter.Progress()
-}
 
 // Close closes the run file.
 func (r *TRECRankings) Close() error {
@@ -434,34 +398,18 @@ func (r *TRECRankings) Close() error {
 }
 
 // Next returns the next batch of rows, or io.EOF after the last one.
-func (r *TRECRankings) Next() (*Batch, error) {
-	if r.err != nil {
-		return nil, r.err
+func (r *TRECRankings) Next() (*Batch, error) { return r.next(r.nextRow) }
+
+// nextRow appends the next query's row to the batch.
+func (r *TRECRankings) nextRow() (bool, error) {
+	q, err := r.nextQuery()
+	if err == io.EOF {
+		return false, nil
 	}
-	b := &r.b
-	b.First, b.Width = r.row, r.width
-	b.SampleIDs, b.Hits, b.Relevant = b.SampleIDs[:0], b.Hits[:0], b.Relevant[:0]
-	b.resetItems()
-	for b.Len() < r.batchSize {
-		q, err := r.nextQuery()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			r.err = err
-			return nil, err
-		}
-		if err := r.addRow(q); err != nil {
-			r.err = err
-			return nil, err
-		}
+	if err != nil {
+		return false, err
 	}
-	if b.Len() == 0 {
-		r.err = io.EOF
-		r.meter.Finish()
-		return nil, io.EOF
-	}
-	return b, nil
+	return true, r.addRow(q)
 }
 
 // nextQuery returns the next query of the run, then each missing query with
@@ -472,11 +420,11 @@ func (r *TRECRankings) nextQuery() (*runQuery, error) {
 		if err != io.EOF {
 			return q, err
 		}
-		r.inRun, r.next = false, 0
+		r.inRun, r.nextQ = false, 0
 	}
-	for r.next < len(r.queries) {
-		q := r.queries[r.next]
-		r.next++
+	for r.nextQ < len(r.queries) {
+		q := r.queries[r.nextQ]
+		r.nextQ++
 		if !q.inRun && len(q.relevant) > 0 {
 			r.missing++
 			r.cur.reset(q.id)
@@ -489,11 +437,11 @@ func (r *TRECRankings) nextQuery() (*runQuery, error) {
 // nextRunQuery returns the next query of the run.
 func (r *TRECRankings) nextRunQuery() (*runQuery, error) {
 	if !r.grouped {
-		if r.next == len(r.whole) {
+		if r.nextQ == len(r.whole) {
 			return nil, io.EOF
 		}
-		r.next++
-		return r.whole[r.next-1], nil
+		r.nextQ++
+		return r.whole[r.nextQ-1], nil
 	}
 	if r.pending == nil {
 		// The first query.
@@ -544,16 +492,13 @@ func (r *TRECRankings) nextRunQuery() (*runQuery, error) {
 
 // addRow ranks a query's documents and appends its row to the batch.
 func (r *TRECRankings) addRow(q *runQuery) error {
-	b := &r.b
-	row := r.row
-	loc := r.queryAt(0, row, q.id)
 	var relevant []int32
 	if qq := r.byQuery[q.id]; qq != nil {
 		qq.inRun = qq.inRun || len(q.docs) > 0
 		relevant = qq.relevant
 	}
 	if r.validate && len(q.docs) > 1 {
-		if err := r.checkDuplicates(q, loc); err != nil {
+		if err := r.checkDuplicates(q, r.queryAt(0, r.row, q.id)); err != nil {
 			return err
 		}
 	}
@@ -563,24 +508,7 @@ func (r *TRECRankings) addRow(q *runQuery) error {
 		}
 		return bytes.Compare(q.text[y.start:y.end], q.text[x.start:x.end])
 	})
-	r.stamps.newRow()
-	found := r.found[:0]
-	for _, id := range relevant {
-		r.stamps.addTarget(id)
-		found = append(found, r.names[id])
-	}
-	if len(found) > 0 {
-		r.fp.AddTargets([]byte(q.id), found)
-	}
-	r.found = found
-	if r.keep != nil {
-		keepRow(b, r.keep, b.Len(), q.id, relevant, r.docName)
-	}
-	b.SampleIDs = append(b.SampleIDs, q.id)
-	b.Relevant = append(b.Relevant, int32(len(relevant)))
-	n := len(b.Hits)
-	b.Hits = append(b.Hits, make([]bool, r.width)...)
-	hits := b.Hits[n:]
+	hits := r.startRow(q.id, relevant)
 	ranked := min(len(q.docs), r.width)
 	if len(relevant) > 0 {
 		for i := range ranked {
@@ -589,27 +517,15 @@ func (r *TRECRankings) addRow(q *runQuery) error {
 			}
 		}
 	}
-	r.addItems(q, ranked)
-	r.row++
+	if !r.noItems {
+		it := &r.b.items
+		for i := range ranked {
+			it.appendText(q.doc(i))
+			it.scores = append(it.scores, q.docs[i].score)
+		}
+	}
+	r.endRow(ranked, true)
 	return nil
-}
-
-// addItems puts the ranked documents of q, the first ranked of them, and
-// their scores on the batch, with empty positions up to the width.
-func (r *TRECRankings) addItems(q *runQuery, ranked int) {
-	if r.noItems {
-		return
-	}
-	it := &r.b.items
-	for i := range ranked {
-		it.appendText(q.doc(i))
-		it.scores = append(it.scores, q.docs[i].score)
-	}
-	for range r.width - ranked {
-		it.appendText(nil)
-		it.scores = append(it.scores, 0)
-	}
-	it.ranked = append(it.ranked, int32(ranked))
 }
 
 // checkDuplicates reports a document that appears twice in a query.

@@ -50,6 +50,7 @@ func (m *memRankings) Next() (*evaluate.Batch, error) {
 func (m *memRankings) Width() int                    { return 2 }
 func (m *memRankings) Targets() *fingerprint.Set     { return m.fp }
 func (m *memRankings) Progress() (done, total int64) { return 0, 0 }
+func (m *memRankings) Missing() (int, string)        { return 0, "" }
 func (m *memRankings) Close() error                  { return nil }
 
 func TestScoringKeepsInputOrder(t *testing.T) {

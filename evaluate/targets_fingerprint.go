@@ -142,42 +142,25 @@ func csrTargets(path, sampleIDs string) (*fingerprint.Set, error) {
 // document, which TRECRankings returns as a row, from the run or missing
 // from it.
 func qrelsTargets(path string) (*fingerprint.Set, error) {
-	r := &TRECRankings{qrelsPath: path, held: newHeld(defaultMaxHeld), docs: map[string]int32{}, byQuery: map[string]*qrelsQuery{}}
+	r := &TRECRankings{readerCore: newReaderCore(RankingOptions{}), qrelsPath: path, docs: map[string]int32{}, byQuery: map[string]*qrelsQuery{}}
 	if err := r.readQrels(); err != nil {
 		return nil, err
 	}
-	fp := fingerprint.NewTargets()
-	var found []string
 	for _, q := range r.queries {
-		if len(q.relevant) == 0 {
-			continue
-		}
-		found = found[:0]
-		for _, id := range q.relevant {
-			found = append(found, r.names[id])
-		}
-		fp.AddTargets([]byte(q.id), found)
+		r.addTargets(q.id, q.relevant)
 	}
-	return fp, nil
+	return r.fp, nil
 }
 
 // tableTargets fingerprints the long table at path: every sample, which
 // TableRankings returns as a row, predicted or missing.
 func tableTargets(path string) (*fingerprint.Set, error) {
-	r := &TableRankings{held: newHeld(defaultMaxHeld), items: map[string]int32{}, bySamp: map[string]int32{}}
+	r := &TableRankings{readerCore: newReaderCore(RankingOptions{}), items: map[string]int32{}, bySamp: map[string]int32{}}
 	if err := r.readTargets(path); err != nil {
 		return nil, err
 	}
-	fp := fingerprint.NewTargets()
-	var found []string
 	for _, s := range r.samples {
-		found = found[:0]
-		for _, it := range r.related[s.start:s.end] {
-			found = append(found, r.names[it])
-		}
-		if len(found) > 0 {
-			fp.AddTargets([]byte(s.id), found)
-		}
+		r.addTargets(s.id, r.related[s.start:s.end])
 	}
-	return fp, nil
+	return r.fp, nil
 }

@@ -245,17 +245,11 @@ func Fingerprints(w io.Writer, format string, fps []Fingerprint) error {
 }
 
 // MissingRankings says, on w, how many samples with targets had no
-// predictions: qrels queries missing from a TREC run, samples of a table's
-// targets with no predicted rows. Both were scored as rows with no hits.
+// predictions (Rankings.Missing): qrels queries missing from a TREC run,
+// samples of a table's targets with no predicted rows. Both were scored as
+// rows with no hits.
 func MissingRankings(w io.Writer, src evaluate.Rankings) {
-	switch r := src.(type) {
-	case *evaluate.TRECRankings:
-		if n := r.MissingQueries(); n > 0 {
-			fmt.Fprintf(w, "verdict: %d qrels queries with relevant documents are missing from the run: scored as rows with no hits (as trec_eval -c)\n", n)
-		}
-	case *evaluate.TableRankings:
-		if n := r.MissingSamples(); n > 0 {
-			fmt.Fprintf(w, "verdict: %d samples of the targets have no predictions: scored as rows with no hits\n", n)
-		}
+	if n, what := src.Missing(); n > 0 {
+		fmt.Fprintf(w, "verdict: %d %s\n", n, what)
 	}
 }
