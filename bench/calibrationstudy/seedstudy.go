@@ -162,7 +162,7 @@ func (s *study) seedFigures(add func(string, report.CalibrationChart)) {
 // and the two-level interval's coverage in each cell, adding the liberal
 // rates and short coverage to flags.
 func (s *study) seedMarkdown(w io.Writer, flags *[]string) error {
-	fmt.Fprintf(w, "<a id=\"seeds\"></a>Two configurations of equal quality trained with R seeds each (`seeds`): value = user effect (SD %g) + seed effect (SD s) + noise (SD %g), the same users for both; type I error at α = 5 %% and the coverage of the two-level 95 %% interval of the true difference 0. The user-only test is compare's default on the first run of each configuration.\n\n", seedUserSD, seedNoiseSD)
+	fmt.Fprintf(w, "<a id=\"seeds-same\"></a>Two configurations of equal quality trained with R seeds each (`seeds-same`): value = user effect (SD %g) + seed effect (SD s) + noise (SD %g), the same users for both; type I error at α = 5 %% and the coverage of the two-level 95 %% interval of the true difference 0. The user-only test is compare's default on the first run of each configuration.\n\n", seedUserSD, seedNoiseSD)
 	t := report.Table{Header: []string{"seed SD s", "runs R", "n", seedMethods[sdTwoLevel].name + " type I", seedMethods[sdUserOnly].name + " type I", "two-level coverage", "replications"}}
 	for i, c := range s.seeds {
 		res := s.seedRes[i]
