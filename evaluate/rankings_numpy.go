@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/verdict-ml/verdict/fingerprint"
 	"github.com/verdict-ml/verdict/internal/input"
@@ -66,8 +67,10 @@ type NumPyRankings struct {
 
 	itemRaw  []byte  // the batch's items as stored
 	scoreRaw []byte  // the batch's scores as stored, when validated
-	itemBuf  []int32 // the first Width items of each row, unless raw32
-	raw32    bool    // the items are little-endian int32, read as stored
+	itemBuf  []int32 // the first Width items of each row, decoded
+	rowItems []int32 // the batch's items: itemBuf, or itemRaw in place
+	stride   int     // items per row of rowItems: Width, or K in place
+	raw32    bool    // the items are little-endian int32
 
 	stop   chan struct{}
 	tch    chan *targetRows // from the targets goroutine
@@ -427,17 +430,13 @@ func (r *NumPyRankings) fill(b *Batch) error {
 		b.Relevant[i] = R
 
 		hits := b.Hits[i*w : (i+1)*w]
+		items := r.rowItems[i*r.stride : i*r.stride+w]
 		bad := -1
 		switch {
-		case r.raw32 && r.validate:
-			bad = r.checkedHits32(r.itemRaw[4*i*r.k:4*(i*r.k+w)], hits)
 		case r.validate:
-			bad = r.checkedHits(r.itemBuf[i*w:(i+1)*w], hits)
-		case R == 0: // no hits
-		case r.raw32:
-			r.hits32(r.itemRaw[4*i*r.k:4*(i*r.k+w)], hits)
-		default:
-			r.hits(r.itemBuf[i*w:(i+1)*w], hits)
+			bad = r.checkedHits(items, hits)
+		case R > 0: // else no hits
+			r.hits(items, hits)
 		}
 		if bad >= 0 {
 			return r.badItem(i, bad)
@@ -498,7 +497,10 @@ func (r *NumPyRankings) readPredictions(n int) error {
 		}
 	}
 	if r.raw32 {
-		return nil
+		if items, ok := int32sInPlace(raw); ok {
+			r.rowItems, r.stride = items, r.k
+			return nil
+		}
 	}
 	// Decode the first Width items of each row to int32. An index that
 	// does not fit becomes -1, which no matrix has as a column; item
@@ -508,6 +510,7 @@ func (r *NumPyRankings) readPredictions(n int) error {
 		r.itemBuf = make([]int32, n*w)
 	}
 	out := r.itemBuf[:n*w]
+	r.rowItems, r.stride = out, w
 	if t := r.items.Type; t.Kind == 'i' && t.Size == 8 && t.Order == binary.LittleEndian {
 		for i := range n {
 			src := raw[8*i*k : 8*(i*k+w)]
@@ -570,39 +573,6 @@ func (r *NumPyRankings) checkedHits(items []int32, hits []bool) int {
 	return -1
 }
 
-// checkedHits32 is checkedHits on little-endian int32 items as stored, the
-// common case, which it spares a decoding pass.
-func (r *NumPyRankings) checkedHits32(raw []byte, hits []bool) int {
-	base, mark := r.stamps.base, r.stamps.mark
-	cols := uint32(r.cols)
-	for j := range hits {
-		it := binary.LittleEndian.Uint32(raw[4*j:])
-		if it >= uint32(len(mark)) {
-			if it >= cols {
-				return j
-			}
-			hit, again := r.stamps.seen(int32(it))
-			if again {
-				return j
-			}
-			hits[j] = hit
-			mark = r.stamps.mark
-			continue
-		}
-		v := mark[it]
-		if v < base {
-			mark[it] = base | stampSeen
-			continue
-		}
-		if v&stampSeen != 0 {
-			return j
-		}
-		mark[it] = v | stampSeen
-		hits[j] = v&stampTarget != 0
-	}
-	return -1
-}
-
 // hits sets the hits of a row without validating it: an item outside the
 // targets' columns is never a hit.
 func (r *NumPyRankings) hits(items []int32, hits []bool) {
@@ -614,15 +584,24 @@ func (r *NumPyRankings) hits(items []int32, hits []bool) {
 	}
 }
 
-// hits32 is hits on little-endian int32 items as stored.
-func (r *NumPyRankings) hits32(raw []byte, hits []bool) {
-	cols := uint32(r.cols)
-	for j := range hits {
-		if it := binary.LittleEndian.Uint32(raw[4*j:]); it < cols {
-			hits[j] = r.stamps.isTarget(int32(it))
-		}
+// int32sInPlace returns raw, little-endian int32 values, as []int32
+// without a copy, when the machine is little-endian and raw is aligned for
+// int32 (as a .npy file's data and its batches of whole rows are). It is
+// why checkedHits and hits need no copy for bytes: on 4096 rows of 100
+// items, checkedHits on items in place took 0.6 to 0.9 times the time of a
+// copy that decoded each item from the bytes, and half that of decoding
+// the batch first.
+func int32sInPlace(raw []byte) ([]int32, bool) {
+	p := unsafe.Pointer(unsafe.SliceData(raw))
+	if len(raw) == 0 || !littleEndian || uintptr(p)%unsafe.Alignof(int32(0)) != 0 {
+		return nil, false
 	}
+	return unsafe.Slice((*int32)(p), len(raw)/4), true
 }
+
+// littleEndian reports whether the machine stores integers little-endian,
+// as NumPy's '<i4' stores them.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // badItem reports the item at rank j+1 of batch row i, which is outside
 // the targets' columns or there twice.
