@@ -20,6 +20,7 @@ import (
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/report"
 	"github.com/verdict-ml/verdict/request"
+	"github.com/verdict-ml/verdict/runfilter"
 	"github.com/verdict-ml/verdict/store"
 )
 
@@ -242,7 +243,7 @@ func TestBrowserWork(t *testing.T) {
 	// A bad filter: the page again, with the parser's message.
 	require.NoError(t, chromedp.Do(b.ctx, chromedp.SetValue(chromedp.CSS("#filter"), "params.lr <")))
 	b.follow(http.StatusOK, chromedp.Submit(chromedp.CSS("#filter")))
-	_, parseErr := store.ParseRunFilter("params.lr <")
+	_, parseErr := runfilter.Parse("params.lr <")
 	require.Error(t, parseErr)
 	require.Equal(t, parseErr.Error(), b.text("#filter-problem"))
 	require.Empty(t, rows())

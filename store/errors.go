@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/verdict-ml/verdict/runfilter"
 )
 
 var (
@@ -63,6 +65,15 @@ var (
 	// ErrSchemaOutdated is returned by Distribute when the database schema
 	// is older than this verdict's: it must be migrated first.
 	ErrSchemaOutdated = errors.New("database schema is older than this verdict")
+
+	// ErrBadFilter is wrapped by the errors SearchRuns returns for a
+	// malformed filter; it is runfilter.ErrBadFilter.
+	ErrBadFilter = runfilter.ErrBadFilter
+
+	// ErrBadOrder is wrapped by the errors SearchRuns returns for a
+	// malformed order; it is runfilter.ErrBadOrder, which errors.Is also
+	// matches with ErrBadFilter.
+	ErrBadOrder = runfilter.ErrBadOrder
 )
 
 // SchemaVersionError reports a database migrated past the versions this

@@ -1,19 +1,21 @@
-package store
+package runfilter_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/verdict-ml/verdict/runfilter"
 )
 
-// sqlLiterals are the only string literals the compiled run filter may
-// contain: its own. Any other quote in the SQL would be a value of the
-// user's pasted into it.
-var sqlLiterals = []string{`'number'`, `'true'`, `'false'`, `''`, `'1 second'`, `'UTC'`, `'YYYY-MM-DD"T"HH24:MI:SS'`}
+// sqlLiterals are the only string literals the rendered SQL may contain:
+// the language's own and testColumns'. Any other quote in the SQL would be
+// a value of the user's pasted into it.
+var sqlLiterals = []string{`'1 second'`}
 
 // FuzzRunFilter parses arbitrary filter and order expressions: the parser
 // never panics, refuses with ErrBadFilter or ErrBadOrder, and what it
-// accepts compiles to SQL in which every value is a parameter: no quote,
+// accepts renders as SQL in which every value is a parameter: no quote,
 // semicolon or comment of the input reaches the SQL text.
 func FuzzRunFilter(f *testing.F) {
 	for _, seed := range []string{
@@ -28,19 +30,19 @@ func FuzzRunFilter(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, expr string) {
-		if filter, err := ParseRunFilter(expr); err != nil {
-			if !errors.Is(err, ErrBadFilter) {
+		if filter, err := runfilter.Parse(expr); err != nil {
+			if !errors.Is(err, runfilter.ErrBadFilter) {
 				t.Fatalf("%q: error does not wrap ErrBadFilter: %v", expr, err)
 			}
-		} else if filter.root != nil {
-			checkParameterised(t, expr, filter.root.sql(&sqlBuilder{args: []any{"", ""}, evalSet: 2}))
+		} else {
+			checkParameterised(t, expr, filter.SQL(&testColumns{}))
 		}
-		if key, _, err := ParseRunOrder(expr); err != nil {
-			if !errors.Is(err, ErrBadOrder) {
+		if order, err := runfilter.ParseOrder(expr); err != nil {
+			if !errors.Is(err, runfilter.ErrBadOrder) {
 				t.Fatalf("%q: order error does not wrap ErrBadOrder: %v", expr, err)
 			}
 		} else {
-			checkParameterised(t, expr, key.sql(&sqlBuilder{args: []any{"", ""}, evalSet: 2}, key.kind == "metrics"))
+			checkParameterised(t, expr, order.SQL(&testColumns{}))
 		}
 	})
 }

@@ -74,27 +74,6 @@ func TestSearchRuns(t *testing.T) {
 	}
 }
 
-func TestRunFilterSyntaxErrorsPointAtTheColumn(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct{ filter, want string }{
-		{"params.lr <", "bad filter: column 12: expected a value (a 'string' or a number) but found end of expression"},
-		{"run = 'x", "bad filter: column 7: unterminated string"},
-		{"foo = 1", `bad filter: column 1: unknown name "foo": want run, created, git_commit, params.NAME, tags.NAME or metrics.NAME`},
-		{"run == 'x'", `bad filter: column 5: unknown operator "=="`},
-		{"(run = 'x'", "bad filter: column 11: expected ) but found end of expression"},
-		{"run = 'x' run", `bad filter: column 11: unexpected "run" after a complete expression`},
-		{"run = 'x'; DROP TABLE runs; --", `bad filter: column 10: unexpected character ';'`},
-		// An error in the first token is no empty filter.
-		{"'", "bad filter: column 1: unterminated string"},
-		{"%", `bad filter: column 1: unexpected character '%'`},
-		{"  ;", `bad filter: column 3: unexpected character ';'`},
-	} {
-		_, err := store.ParseRunFilter(tt.filter)
-		require.ErrorIs(t, err, store.ErrBadFilter, tt.filter)
-		require.EqualError(t, err, tt.want)
-	}
-}
-
 // TestRunFilterResistsInjection feeds injection attempts: each is rejected
 // or matched literally, and the database keeps its runs.
 func TestRunFilterResistsInjection(t *testing.T) {
@@ -169,22 +148,6 @@ func TestCreatedFilterDatesAndDurations(t *testing.T) {
 		require.Equal(t, tt.want, names(got), tt.filter)
 	}
 
-	for _, tt := range []struct{ filter, want string }{
-		{"created > 'yesterday'", `bad filter: column 11: created compares with a date ('2026-11-01', '2026-11-01T09:30:00Z') or an age (-7d, -12h, -30m), not 'yesterday'`},
-		{"created > 1700000000", `bad filter: column 11: created compares with a date ('2026-11-01', '2026-11-01T09:30:00Z') or an age (-7d, -12h, -30m), not 1700000000`},
-		{"created > '2026-13-01'", `bad filter: column 11: created compares with a date ('2026-11-01', '2026-11-01T09:30:00Z') or an age (-7d, -12h, -30m), not '2026-13-01'`},
-		{"created > '7 days'", `bad filter: column 11: created compares with a date ('2026-11-01', '2026-11-01T09:30:00Z') or an age (-7d, -12h, -30m), not '7 days'`},
-		{"run = 'x' AND created IN ('2026-11-01', 'soon')", `bad filter: column 41: created compares with a date ('2026-11-01', '2026-11-01T09:30:00Z') or an age (-7d, -12h, -30m), not 'soon'`},
-		{"created > -7days", `bad filter: column 11: "-7days" is not a number, nor an age such as -7d, -12h or -30m`},
-		{"created > -7w", `bad filter: column 11: "-7w" is not a number, nor an age such as -7d, -12h or -30m`},
-		{"created > -1.5d", `bad filter: column 11: "-1.5d" is not a number, nor an age such as -7d, -12h or -30m`},
-		{"params.lr > -7d", `bad filter: column 13: an age such as -7d compares with created only`},
-		{"created LIKE -7d", `bad filter: column 14: LIKE needs a string pattern`},
-	} {
-		_, err := s.SearchRuns(ctx, store.RunQuery{Experiment: "e", Filter: tt.filter})
-		require.ErrorIs(t, err, store.ErrBadFilter, tt.filter)
-		require.EqualError(t, err, tt.want)
-	}
 }
 
 func TestOrderByErrorsSayOrderBy(t *testing.T) {
@@ -199,9 +162,7 @@ func TestOrderByErrorsSayOrderBy(t *testing.T) {
 		{"params.'lr", `bad order-by: column 8: unterminated string`},
 		{"run 1x", `bad order-by: column 5: "1x" is not a number, nor an age such as -7d, -12h or -30m`},
 	} {
-		_, _, err := store.ParseRunOrder(tt.order)
-		require.EqualError(t, err, tt.want)
-		_, err = s.SearchRuns(ctx, store.RunQuery{Experiment: "movies", OrderBy: tt.order})
+		_, err := s.SearchRuns(ctx, store.RunQuery{Experiment: "movies", OrderBy: tt.order})
 		require.EqualError(t, err, tt.want)
 		require.ErrorIs(t, err, store.ErrBadOrder)
 		require.ErrorIs(t, err, store.ErrBadFilter, "callers that handle a bad filter handle a bad order")

@@ -1,36 +1,20 @@
 package store
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/verdict-ml/verdict/runfilter"
 )
 
 // compile returns the SQL and arguments of a filter.
 func compile(t *testing.T, filter string) (string, []any) {
 	t.Helper()
-	f, err := ParseRunFilter(filter)
+	f, err := runfilter.Parse(filter)
 	require.NoError(t, err, filter)
 	b := &sqlBuilder{args: []any{"exp", "set"}, evalSet: 2}
-	return f.root.sql(b), b.args[2:]
-}
-
-func TestRunFilterPrecedence(t *testing.T) {
-	t.Parallel()
-	// NOT binds tightest, then AND, then OR; parentheses override.
-	for _, tt := range []struct{ filter, want string }{
-		{"run = 'a' OR run = 'b' AND run = 'c'", "((r.name = $3::text) OR ((r.name = $4::text) AND (r.name = $5::text)))"},
-		{"(run = 'a' OR run = 'b') AND run = 'c'", "(((r.name = $3::text) OR (r.name = $4::text)) AND (r.name = $5::text))"},
-		{"NOT run = 'a' AND run = 'b'", "((NOT (r.name = $3::text)) AND (r.name = $4::text))"},
-		{"NOT (run = 'a' AND run = 'b')", "(NOT ((r.name = $3::text) AND (r.name = $4::text)))"},
-		{"run = 'a' AND run = 'b' AND run = 'c'", "(((r.name = $3::text) AND (r.name = $4::text)) AND (r.name = $5::text))"},
-		{"run = 'a' or run = 'b' and not run = 'c'", "((r.name = $3::text) OR ((r.name = $4::text) AND (NOT (r.name = $5::text))))"},
-	} {
-		got, args := compile(t, tt.filter)
-		require.Equal(t, tt.want, got, tt.filter)
-		require.Len(t, args, strings.Count(tt.want, "::text"))
-	}
+	return f.SQL(b), b.args[2:]
 }
 
 func TestRunFilterEveryOperator(t *testing.T) {
