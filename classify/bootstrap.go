@@ -50,32 +50,12 @@ type BootstrapResult struct {
 	// N is the number of samples, Positives how many have label 1.
 	N         int `json:"n"`
 	Positives int `json:"positives"`
-	// Left and Right are the metric of each model on all samples, as the
-	// metric's own function computes it, and Difference is Left − Right.
-	Left       float64 `json:"left"`
-	Right      float64 `json:"right"`
-	Difference float64 `json:"difference"`
-	// Low and High bound the percentile interval of the difference,
-	// SE is its bootstrap standard error and PValue the two-sided
-	// bootstrap p-value of no difference, as stats.PairedBootstrapCounts
-	// defines them.
-	Low        float64 `json:"ci_low"`
-	High       float64 `json:"ci_high"`
-	Confidence float64 `json:"confidence"`
-	SE         float64 `json:"se"`
-	PValue     float64 `json:"p_value"`
-	// Resamples is the number of replicates B, Undefined how many of them
-	// left the metric undefined (a ranking metric's replicate with no
-	// positive or no negative, which only an unstratified bootstrap
-	// draws) and were left out of the interval, SE and p-value.
-	Resamples int    `json:"resamples"`
-	Undefined int    `json:"undefined_resamples"`
-	Seed      uint64 `json:"seed"`
-}
-
-// Interval returns the difference with its interval.
-func (r BootstrapResult) Interval() stats.Interval {
-	return stats.Interval{Estimate: r.Difference, Low: r.Low, High: r.High, Confidence: r.Confidence}
+	// CountsBootstrapResult holds the interval, standard error, p-value
+	// and replicates, as stats.PairedBootstrapCounts defines them, except
+	// that Left and Right are the metric of each model on all samples as
+	// the metric's own function computes it (Difference is Left − Right).
+	// Interval gives the difference with its interval.
+	stats.CountsBootstrapResult
 }
 
 // PairedBootstrap compares two classifiers scored on the same samples by a
@@ -150,9 +130,9 @@ func (plan bootPlan) run(statistic func() stats.CountStatistic, opts BootstrapOp
 	if err != nil {
 		return BootstrapResult{}, err
 	}
-	res.Low, res.High, res.Confidence = boot.Low, boot.High, boot.Confidence
-	res.SE, res.PValue = boot.SE, boot.PValue
-	res.Resamples, res.Undefined, res.Seed = boot.Resamples, boot.Undefined, boot.Seed
+	// The metric's own values on all samples stay.
+	boot.Left, boot.Right, boot.Difference = res.Left, res.Right, res.Difference
+	res.CountsBootstrapResult = boot
 	return res, nil
 }
 

@@ -119,6 +119,18 @@ func toOrdered(v reflect.Value) (any, error) {
 			if name == "-" && opts == "" {
 				continue
 			}
+			if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+				// An embedded struct's fields are the outer struct's, as
+				// encoding/json writes them.
+				x, err := toOrdered(v.Field(i))
+				if err != nil {
+					return nil, err
+				}
+				if inner, ok := x.(ordered); ok {
+					out = append(out, inner...)
+					continue
+				}
+			}
 			if name == "" {
 				name = f.Name
 			}
