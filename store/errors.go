@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/verdict-ml/verdict/internal/dburl"
 	"github.com/verdict-ml/verdict/runfilter"
 )
 
@@ -74,6 +75,10 @@ var (
 	// malformed order; it is runfilter.ErrBadOrder, which errors.Is also
 	// matches with ErrBadFilter.
 	ErrBadOrder = runfilter.ErrBadOrder
+
+	// ErrBadConnString is wrapped by the error Open returns for a URL or
+	// connection string pgx cannot read; it is dburl.ErrBadConnString.
+	ErrBadConnString = dburl.ErrBadConnString
 )
 
 // SchemaVersionError reports a database migrated past the versions this

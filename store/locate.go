@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"io"
+	"os"
 
 	"github.com/verdict-ml/verdict/store/localpg"
 )
@@ -42,4 +43,26 @@ func OpenLocated(ctx context.Context, flag string, notices io.Writer, opts Optio
 		return nil, err
 	}
 	return Open(ctx, url, opts)
+}
+
+// URL sources, in the order ResolveURL consults them.
+const (
+	SourceFlag     = "--database-url"
+	SourceVerdict  = "VERDICT_DATABASE_URL"
+	SourceDatabase = "DATABASE_URL"
+)
+
+// ResolveURL picks the explicit database URL verdict should use: the flag
+// value, then $VERDICT_DATABASE_URL, then $DATABASE_URL. It returns "" when
+// none is set, meaning the embedded default.
+func ResolveURL(flag string) (dbURL, source string) {
+	if flag != "" {
+		return flag, SourceFlag
+	}
+	for _, env := range []string{SourceVerdict, SourceDatabase} {
+		if v := os.Getenv(env); v != "" {
+			return v, env
+		}
+	}
+	return "", ""
 }

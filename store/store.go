@@ -14,6 +14,7 @@ import (
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 
+	"github.com/verdict-ml/verdict/internal/dburl"
 	"github.com/verdict-ml/verdict/migrations"
 )
 
@@ -44,14 +45,14 @@ type Options struct {
 func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		return nil, connStringError(url, err)
+		return nil, dburl.ConnStringError(url, err)
 	}
 	cfg.ConnConfig.RuntimeParams["application_name"] = "verdict"
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", Redact(url), err)
+		return nil, fmt.Errorf("connect to %s: %w", dburl.Redact(url), err)
 	}
-	s := &Store{pool: pool, url: Redact(url)}
+	s := &Store{pool: pool, url: dburl.Redact(url)}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("connect to %s: %w", s.url, err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/verdict-ml/verdict/internal/dburl"
 	"github.com/verdict-ml/verdict/report"
 	"github.com/verdict-ml/verdict/store"
 	"github.com/verdict-ml/verdict/store/localpg"
@@ -64,7 +65,7 @@ func dbCommand() *cli.Command {
 						return err
 					}
 					if !c.Bool("show-password") {
-						url = store.Redact(url)
+						url = dburl.Redact(url)
 					}
 					fmt.Fprintln(c.App.Writer, url)
 					return nil
@@ -115,7 +116,7 @@ func dbCommand() *cli.Command {
 // verdict uses another database; why ends the message.
 func embeddedOnly(c *cli.Context, why string) error {
 	if url, src := store.ResolveURL(c.String("database-url")); url != "" {
-		return userError("verdict uses %s (from %s)%s", store.Redact(url), src, why)
+		return userError("verdict uses %s (from %s)%s", dburl.Redact(url), src, why)
 	}
 	return nil
 }
@@ -159,7 +160,7 @@ func dbStatus(c *cli.Context) error {
 		}
 		url = cl.URL()
 	} else {
-		fmt.Fprintf(w, "database:    %s (from %s)\n", store.Redact(url), src)
+		fmt.Fprintf(w, "database:    %s (from %s)\n", dburl.Redact(url), src)
 	}
 	st, err := store.Open(c.Context, url, store.Options{NoMigrate: true})
 	if err != nil {
@@ -187,7 +188,7 @@ func dbPsql(c *cli.Context) error {
 		return err
 	}
 	// psql reads the password from a file: ps would show an argument.
-	conn, password, err := store.SplitPassword(url)
+	conn, password, err := dburl.SplitPassword(url)
 	if err != nil {
 		return err
 	}

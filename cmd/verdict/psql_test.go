@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
-	"github.com/verdict-ml/verdict/store"
+	"github.com/verdict-ml/verdict/internal/dburl"
 	"github.com/verdict-ml/verdict/store/localpg"
 	"github.com/verdict-ml/verdict/store/storetest"
 )
@@ -129,7 +129,7 @@ func TestDBPsqlKeepsPasswordOutOfArgs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			extra := []string{"-w", "-tA", "-c", "SELECT current_user"}
-			conn, got, err := store.SplitPassword(tt.url)
+			conn, got, err := dburl.SplitPassword(tt.url)
 			require.NoError(t, err)
 			args := append([]string{conn}, extra...)
 			require.Equal(t, password, got)

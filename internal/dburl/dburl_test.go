@@ -1,4 +1,4 @@
-package store_test
+package dburl_test
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
-	"github.com/verdict-ml/verdict/store"
+	"github.com/verdict-ml/verdict/internal/dburl"
 )
 
 // noPasswordFromEnv keeps pgx from taking a password from the environment or
@@ -196,7 +196,7 @@ func TestRedactNeverPrintsPassword(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := store.Redact(tt.in)
+			got := dburl.Redact(tt.in)
 			for _, s := range tt.secrets {
 				require.NotContains(t, got, s)
 			}
@@ -266,7 +266,7 @@ func TestSplitPassword(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rest, pass, err := store.SplitPassword(tt.in)
+			rest, pass, err := dburl.SplitPassword(tt.in)
 			require.NoError(t, err)
 			require.Equal(t, tt.wantRest, rest)
 			require.Equal(t, tt.wantPass, pass)
@@ -311,8 +311,8 @@ func TestSplitPasswordErrorsNeverPrintPassword(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		_, _, err := store.SplitPassword(tt.in)
-		require.ErrorIs(t, err, store.ErrBadConnString)
+		_, _, err := dburl.SplitPassword(tt.in)
+		require.ErrorIs(t, err, dburl.ErrBadConnString)
 		require.Equal(t, tt.want, err.Error())
 	}
 }
@@ -340,11 +340,11 @@ func FuzzRedact(f *testing.F) {
 		if err != nil || in.Password == "" {
 			return
 		}
-		got := store.Redact(s)
+		got := dburl.Redact(s)
 		if out, err := pgconn.ParseConfig(got); err == nil && out.Password != "" && out.Password != "xxxxx" {
 			t.Fatalf("Redact(%q) = %q, in which pgx reads the password %q", s, got, out.Password)
 		}
-		rest, password, err := store.SplitPassword(s)
+		rest, password, err := dburl.SplitPassword(s)
 		if err != nil || password != in.Password {
 			t.Fatalf("SplitPassword(%q) = %q, %q, %v; want the password %q", s, rest, password, err, in.Password)
 		}
