@@ -36,3 +36,30 @@ func checkOptions(o Options) error {
 	}
 	return checkFDR(o)
 }
+
+// Resampling is how the bootstrap and the sign-flip test draw their
+// replicates.
+type Resampling string
+
+const (
+	// ResamplingAuto is Multinomial on one server, and Poisson on a
+	// distributed database for evaluations of one row per unit and at
+	// least PoissonMinUnits paired units.
+	ResamplingAuto Resampling = ""
+	// Multinomial draws n units with replacement per replicate, and random
+	// signs, from seeded random streams: the classic bootstrap.
+	Multinomial Resampling = "multinomial"
+	// Poisson gives every unit a Poisson(1) weight per replicate, and the
+	// sign-flip test a sign, from a hash of its sample ID, the replicate
+	// and the seed, so that each shard of a distributed database sums its
+	// own units' replicates (stats.Replicates).
+	Poisson Resampling = "poisson"
+)
+
+// PoissonMinUnits is the fewest paired units for which ResamplingAuto
+// chooses the Poisson bootstrap on a distributed database. Below it the
+// number of units a replicate draws varies enough (its standard deviation
+// is √n) to widen the interval against the multinomial bootstrap's, and
+// the pairs are few enough to move to the coordinator; docs/scale-out.md
+// shows both intervals side by side.
+const PoissonMinUnits = 1000
