@@ -61,34 +61,17 @@ func ROCAUC(labels []int8, scores []float64) (float64, error) {
 	return AUCWeighted(Order(scores), labels, scores, nil), nil
 }
 
-// AUCWeighted returns the ROC AUC of a weighted sample in O(n) time, given
-// order, the ascending sort order of scores from Order. Sample i counts
-// weights[i] times, as in a bootstrap replicate where weights[i] is how
-// often sample i was drawn; a weight of 0 leaves the sample out. With P and
-// N the weighted numbers of positives and negatives,
+// AUCWeighted is the ROC AUC of a sample in which sample i counts
+// weights[i] times (nil: once each), in O(n) given order, the ascending
+// order of scores from Order (nil: already in order):
 //
 //	AUC = Σ_{i pos} Σ_{j neg} w_i w_j ([s_i > s_j] + ½ [s_i = s_j]) / (P · N),
 //
-// which is ROCAUC of the sample written out with each sample repeated
-// w_i times. Ties count ½: one pass up the sort order visits each run of
-// equal scores as a group, whose positives each beat the weighted
-// negatives below the group and tie with the group's own negatives. The
-// sums are kept as exact integers (twice the Mann–Whitney U), so the result
-// does not depend on the order of samples within a group and is the same
-// number ROCAUC gives for the written-out sample.
-//
-// A nil weights counts every sample once. A nil order says that the samples
-// are already in ascending score order, which lets a caller that resamples
-// many times permute labels and scores once and then read memory in
-// sequence.
-//
-// AUCWeighted returns NaN when the weighted sample has no positive or no
-// negative, which a bootstrap replicate of a rare class can draw; the
-// caller decides whether to redraw or count it. It does not validate labels
-// and scores (validate them once with ROCAUC): labels must be 0 or 1 and
-// scores finite. It panics if lengths differ or a weight is negative. The
-// weights' total must stay below 2³¹, which a resample of an int32-indexed
-// sample does.
+// P and N the weighted positives and negatives. Sums are exact integers
+// (twice the Mann–Whitney U), so it is ROCAUC of the written-out sample
+// whatever the order within ties. NaN when P or N is 0. Labels (0/1) and
+// scores (finite) are not validated; it panics on lengths that differ or a
+// negative weight. The weights' total must stay below 2³¹.
 func AUCWeighted(order []int32, labels []int8, scores []float64, weights []int32) float64 {
 	n := len(labels)
 	checkWeightedLengths(n, order, scores, weights)

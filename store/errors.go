@@ -44,10 +44,8 @@ var (
 
 	// ErrNotCitus is returned by Distribute when the database has no citus
 	// extension.
-	ErrNotCitus = errors.New("the database has no citus extension: Citus is a PostgreSQL extension " +
-		"that spreads a table's rows over several servers, a coordinator and its worker nodes; " +
-		"to hold per-unit values on workers, run CREATE EXTENSION citus in this database on the coordinator " +
-		"and on every worker, and register the workers with citus_add_node (https://docs.citusdata.com)")
+	ErrNotCitus = errors.New("the database has no citus extension: run CREATE EXTENSION citus in it on the coordinator " +
+		"and on every worker, and register the workers with citus_add_node (docs/scale-out.md)")
 
 	// ErrNoWorkers is returned by Distribute when the Citus coordinator has
 	// no active worker node to hold the shards.
