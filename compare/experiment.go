@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -30,7 +31,11 @@ type ExperimentQuery struct {
 type Experiment struct {
 	Name         string
 	Leaderboards []*Leaderboard
-	History      []store.HistoryEntry
+	// GroupBoards rank the experiment's groups of runs (configurations
+	// trained with several seeds), where it has some: a leaderboard by
+	// group for every evaluation set and metric every grouped run has.
+	GroupBoards []*Leaderboard
+	History     []store.HistoryEntry
 	// Runs are the newest runs, newest first; TotalRuns counts them all.
 	Runs        []store.Run
 	TotalRuns   int
@@ -78,6 +83,11 @@ func Summarize(ctx context.Context, st *store.Store, q ExperimentQuery) (*Experi
 	}
 	x := &Experiment{Name: q.Experiment, Evaluations: len(evals), EvalSets: slices.Sorted(maps.Keys(metricsOf)), Options: q.Options.resolved(),
 		Generated: time.Now()}
+	all, err := st.ListRuns(ctx, q.Experiment)
+	if err != nil {
+		return nil, err
+	}
+	grouped := slices.ContainsFunc(all, func(r store.Run) bool { return r.Group != "" })
 	for _, set := range x.EvalSets {
 		read, err := readOnce(ctx, st, q, set, metricsOf[set], len(metricsOf[set]))
 		if err != nil {
@@ -96,6 +106,19 @@ func Summarize(ctx context.Context, st *store.Store, q ExperimentQuery) (*Experi
 				return nil, err
 			}
 			x.Leaderboards = append(x.Leaderboards, lb)
+			if grouped {
+				gb, err := NewLeaderboard(ctx, st, LeaderboardQuery{Experiment: q.Experiment, EvalSet: set, Metric: metric,
+					Limit: q.Limit, ByGroup: true, Options: q.Options})
+				switch {
+				case err == nil:
+					x.GroupBoards = append(x.GroupBoards, gb)
+				case !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrUnknownMetric) && !errors.Is(err, store.ErrNoUnits) &&
+					!errors.Is(err, store.ErrNotComparable) && !errors.Is(err, ErrNothingShared) && !errors.Is(err, store.ErrSeveralEvalSets):
+					return nil, err
+				}
+				// else: a grouped run has no per-unit values of this
+				// metric on this set; its groups are not ranked here.
+			}
 		}
 	}
 	if x.History, err = st.History(ctx, store.HistoryFilter{Experiment: q.Experiment, Limit: q.History}); err != nil {

@@ -349,6 +349,17 @@ func TestLeaderboardByGroup(t *testing.T) {
 		require.Contains(t, b.String(), "1 run of no group not ranked")
 	}
 
+	// The experiment's summary (verdict report, the web view) ranks the
+	// groups too, for each metric, beside the runs.
+	x, err := compare.Summarize(ctx, st, compare.ExperimentQuery{Experiment: "board", Limit: 10, Options: compare.Options{Resamples: 200}})
+	require.NoError(t, err)
+	require.Len(t, x.GroupBoards, 2)
+	require.Equal(t, "high", x.GroupBoards[0].Reference)
+	page, err := report.ExperimentPage(x, x.Generated, "test")
+	require.NoError(t, err)
+	require.Equal(t, "configurations", page.Sections[1].ID)
+	require.Len(t, page.Sections[1].Subsections, 2)
+
 	_, err = compare.NewLeaderboard(ctx, st, compare.LeaderboardQuery{Experiment: "board", EvalSet: "test", Metric: "score", Baseline: "nope", ByGroup: true})
 	require.ErrorIs(t, err, store.ErrNotFound)
 	require.ErrorContains(t, err, `baseline "nope" is not a group of experiment board (its groups are high, low, mid)`)

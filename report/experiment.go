@@ -85,6 +85,24 @@ func ExperimentPage(x *compare.Experiment, generated time.Time, version string, 
 		}
 		boards.Subsections = append(boards.Subsections, sec)
 	}
+	sections := []Section{boards}
+	if len(x.GroupBoards) > 0 {
+		groups := Section{ID: "configurations", Heading: "Configurations"}
+		groups.Parts = append(groups.Parts, Part{Text: fmt.Sprintf(
+			"The groups of runs, each a configuration trained with several seeds, ranked by the mean of their runs' newest evaluations over the users they all share. "+
+				"Each mean has a %g%% interval, and each difference to the best group its test, from a two-level bootstrap of runs and users (%d resamples, seed %d), "+
+				"which counts the seeds' variance with the users'; p-values are Holm-adjusted across the rows; * marks a difference distinguishable at alpha %g.",
+			100*o.Confidence, o.Resamples, o.Seed, o.Alpha)})
+		for i, lb := range x.GroupBoards {
+			sec, err := leaderboardSection(lb, i+1, links)
+			if err != nil {
+				return nil, err
+			}
+			sec.ID = fmt.Sprintf("configurations-%d", i+1)
+			groups.Subsections = append(groups.Subsections, sec)
+		}
+		sections = append(sections, groups)
+	}
 	history := Section{ID: "history", Heading: "Comparison history"}
 	if len(x.History) == 0 {
 		history.Parts = []Part{{Text: "No comparison of this experiment has been recorded yet: 'verdict compare' records one."}}
@@ -107,7 +125,7 @@ func ExperimentPage(x *compare.Experiment, generated time.Time, version string, 
 		Title: "verdict report: " + x.Name,
 		Subtitle: fmt.Sprintf("%d runs, %d evaluations, %d evaluation sets; generated %s by verdict %s",
 			x.TotalRuns, x.Evaluations, len(x.EvalSets), generated.Local().Format("2006-01-02 15:04 MST"), version),
-		Sections: []Section{boards, history, runs},
+		Sections: append(sections, history, runs),
 	}, nil
 }
 
