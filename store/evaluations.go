@@ -394,14 +394,6 @@ func (s *Store) insertEvaluation(ctx context.Context, tx pgx.Tx, ev NewEvaluatio
 	return nil
 }
 
-// positive maps the zero value of an optional count to SQL NULL.
-func positive(v int64) any {
-	if v <= 0 {
-		return nil
-	}
-	return v
-}
-
 // recordLabels stores labels for an evaluation set, refusing labels of
 // samples the evaluation being loaded (ld) does not have, and any that
 // disagree with labels recorded before.

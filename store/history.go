@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -218,27 +217,4 @@ func recordComparison(ctx context.Context, q querier, r ComparisonRecord) (int64
 		return 0, fmt.Errorf("record comparison: %w", err)
 	}
 	return id, nil
-}
-
-// level maps an unset probability level (0) to SQL NULL.
-func level(v float64) any {
-	if v == 0 {
-		return nil
-	}
-	return v
-}
-
-func nullIfEmpty(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-// nullNaN is x, or SQL NULL for NaN.
-func nullNaN(x float64) *float64 {
-	if math.IsNaN(x) {
-		return nil
-	}
-	return &x
 }

@@ -54,18 +54,6 @@ func (s *Store) Pair(ctx context.Context, leftID, rightID int64, metric string, 
 	return p, err
 }
 
-// Tx is a transaction in which a comparison reads its evaluations, pairs
-// them and records its results, so that what is recorded is what was read.
-type Tx struct {
-	tx pgx.Tx
-	s  *Store
-}
-
-// InTx runs fn in a transaction, committed when fn returns nil.
-func (s *Store) InTx(ctx context.Context, fn func(*Tx) error) error {
-	return s.transact(ctx, func(tx pgx.Tx) error { return fn(&Tx{tx: tx, s: s}) })
-}
-
 // Pair is Store.Pair within the transaction.
 func (t *Tx) Pair(ctx context.Context, leftID, rightID int64, metric string, intersect bool) (*Pairs, error) {
 	return pair(ctx, t.tx, leftID, rightID, metric, intersect)

@@ -7,7 +7,6 @@ import (
 	"runtime/debug"
 	"sync"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -267,18 +266,4 @@ func (s *Store) provider() (*goose.Provider, closer, error) {
 		return nil, nil, fmt.Errorf("load migrations: %w", err)
 	}
 	return p, db, nil
-}
-
-// transact runs fn in a transaction: it commits when fn returns nil and rolls
-// back otherwise, even when ctx was cancelled.
-func (s *Store) transact(ctx context.Context, fn func(pgx.Tx) error) error {
-	tx, err := s.pool.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
 }
