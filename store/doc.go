@@ -26,8 +26,12 @@
 //
 // It does not parse files (packages scores and evaluate do), compute
 // statistics (package stats), decide anything (package compare) or render
-// anything (package report). Its errors name no command-line flags: a front
-// end adds its own hint. Nothing outside this package
-// imports pgx: errors from the driver are translated here into the sentinel
-// errors below.
+// anything (package report). Nor does it read the run search language:
+// package runfilter parses a filter and renders it with the SQL of the
+// operands that SearchRuns supplies; or read connection strings: package
+// internal/dburl redacts them. Its errors name no command-line flags: a front
+// end adds its own hint. Nothing above this package imports pgx (only
+// internal/dburl below it, for pgconn's parser of connection strings):
+// errors from the driver are translated here into the sentinel errors
+// below.
 package store
