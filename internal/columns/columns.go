@@ -5,8 +5,8 @@
 package columns
 
 import (
+	"bufio"
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,9 +14,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ErrBadInput is wrapped by every error about the input: its syntax, a
@@ -39,14 +39,15 @@ func userError(format string, args ...any) error {
 type Columns struct {
 	source string
 	fields map[string]json.RawMessage // JSON input
-	cols   map[string][]string        // CSV input, by header name
+	cols   map[string]*column         // CSV input, by header name
 	bare   bool                       // one unnamed column of numbers: cols[""]
 	order  []string                   // CSV header order
 	rows   int
 }
 
-// MaxBytes bounds the input Read takes: the columns are held in memory,
-// several times their text's size once parsed.
+// MaxBytes bounds the input Read takes. A CSV file is parsed as it is
+// read, each column held as numbers (8 bytes a cell) or, for the ID
+// columns, as text; JSON is held whole.
 const MaxBytes = 256 << 20
 
 // Open reads the file at path in format, or by its extension when format
@@ -74,84 +75,187 @@ func Open(path, format string) (*Columns, error) {
 	return Read(f, path, format)
 }
 
+// bufSize is the size of Read's buffer, and of the sample it tells the
+// format and guesses the number of rows by.
+const bufSize = 64 << 10
+
 // Read reads r, named source in messages, in format: "json", "csv",
-// "tsv", or "" to tell JSON (an object) from CSV by the first character.
+// "tsv", or "" to tell JSON (an object) from CSV by the first character
+// that is not white space. CSV is parsed as it is read. Whatever the
+// format, input past MaxBytes, or a failure to read, is the error, before
+// any about the content.
 func Read(r io.Reader, source, format string) (*Columns, error) {
 	in := &Columns{source: source}
-	data, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
-	if err == nil && len(data) > MaxBytes {
-		return nil, userError("%s: more than %d MiB: the statistics take their input in memory; sample it, or log it and use verdict compare", in.source, MaxBytes>>20)
-	}
-	if err != nil {
-		return nil, userError("%s: %v", in.source, err)
-	}
+	src := &input{r: r, left: MaxBytes + 1}
+	br := bufio.NewReaderSize(src, bufSize)
 	if format == "" {
 		format = "json"
-		if t := bytes.TrimSpace(data); len(t) > 0 && t[0] != '{' {
-			format = "csv"
+		head, _ := br.Peek(bufSize)
+		i := bytes.IndexFunc(head, notSpace)
+		switch {
+		case i >= 0 && (len(head) < bufSize || i+utf8.UTFMax <= len(head)):
+			if head[i] != '{' {
+				format = "csv"
+			}
+		case len(head) == bufSize:
+			// 64 KiB of white space, or a rune cut at its end: told by
+			// the whole input.
+			data, _ := io.ReadAll(br)
+			if t := bytes.TrimSpace(data); len(t) > 0 && t[0] != '{' {
+				format = "csv"
+			}
+			br = bufio.NewReaderSize(bytes.NewReader(data), bufSize)
 		}
 	}
+	var err error
 	switch format {
 	case "json":
+		data, _ := io.ReadAll(br)
+		if err := src.finish(source); err != nil {
+			return nil, err
+		}
 		if err := json.Unmarshal(data, &in.fields); err != nil {
 			return nil, userError("%s: not a JSON object of arrays: %v", in.source, err)
 		}
-	case "csv", "tsv":
-		cr := csv.NewReader(bytes.NewReader(data))
-		if format == "tsv" {
-			cr.Comma = '\t'
-		}
-		cr.TrimLeadingSpace = true
-		// Records are read one at a time into the columns, so that memory
-		// holds the columns and not every record besides.
-		cr.ReuseRecord = true
-		head, err := cr.Read()
-		if err == io.EOF {
-			return nil, userError("%s: empty: want a header row naming the columns", in.source)
-		}
-		if err != nil {
-			return nil, userError("%s: %v", in.source, err)
-		}
-		in.cols = map[string][]string{}
-		in.order = slices.Clone(head)
-		cols := make([][]string, len(head))
-		for j, name := range in.order {
-			switch {
-			case strings.TrimSpace(name) == "":
-				return nil, userError("%s: line 1: column %d has no name", in.source, j+1)
-			case in.cols[name] != nil:
-				return nil, userError("%s: line 1: column %q appears twice", in.source, name)
-			}
-			in.cols[name] = []string{}
-		}
-		if _, err := parseNumber(head[0]); len(head) == 1 && err == nil {
-			// One number a line, without a header: the values of the one
-			// column a command needs.
-			in.bare, in.order, cols[0], in.rows = true, []string{""}, []string{head[0]}, 1
-			in.cols = map[string][]string{"": {}}
-		}
-		for {
-			rec, err := cr.Read()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return nil, userError("%s: %v", in.source, err)
-			}
-			for j := range cols {
-				cols[j] = append(cols[j], rec[j])
-			}
-			in.rows++
-		}
-		for j, name := range in.order {
-			if cols[j] != nil {
-				in.cols[name] = cols[j]
-			}
-		}
+		return in, nil
+	case "csv":
+		err = in.readCSV(br, ',', sizeOf(r))
+	case "tsv":
+		err = in.readCSV(br, '\t', sizeOf(r))
 	default:
-		return nil, userError("%s: unknown input format %q: want json, csv or tsv", in.source, format)
+		err = userError("%s: unknown input format %q: want json, csv or tsv", in.source, format)
+	}
+	if err := src.finish(source); err != nil {
+		return nil, err
+	}
+	if err != nil {
+		return nil, err
 	}
 	return in, nil
+}
+
+// readCSV reads CSV records from br, with fields separated by comma, into
+// the columns its header names. size is the input's size in bytes, or 0
+// when unknown: it sizes the columns of numbers.
+func (in *Columns) readCSV(br *bufio.Reader, comma rune, size int64) error {
+	rd := newRecords(br, comma)
+	head, err := rd.next()
+	if err == io.EOF {
+		return userError("%s: empty: want a header row naming the columns", in.source)
+	}
+	if err != nil {
+		return userError("%s: %v", in.source, err)
+	}
+	in.cols = map[string]*column{}
+	in.order = make([]string, len(head))
+	for j, f := range head {
+		name := string(f)
+		switch {
+		case strings.TrimSpace(name) == "":
+			return userError("%s: line 1: column %d has no name", in.source, j+1)
+		case in.cols[name] != nil:
+			return userError("%s: line 1: column %q appears twice", in.source, name)
+		}
+		in.order[j] = name
+		in.cols[name] = &column{text: idColumns[name]}
+	}
+	cols := make([]*column, len(head))
+	for j, name := range in.order {
+		cols[j] = in.cols[name]
+	}
+	rows := guessRows(br, size)
+	if _, err := parseNumber(in.order[0]); len(head) == 1 && err == nil {
+		// One number a line, without a header: the values of the one
+		// column a command needs.
+		c := &column{vals: make([]float64, 0, rows+1)}
+		c.add(head[0], 0)
+		in.bare, in.order, cols[0], in.rows = true, []string{""}, c, 1
+		in.cols = map[string]*column{"": c}
+	} else {
+		for _, c := range cols {
+			if !c.text {
+				c.vals = make([]float64, 0, rows)
+			}
+		}
+	}
+	for {
+		rec, err := rd.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return userError("%s: %v", in.source, err)
+		}
+		for j, c := range cols {
+			c.add(rec[j], in.rows)
+		}
+		in.rows++
+	}
+	return nil
+}
+
+// guessRows guesses the number of rows left to read, by the lines in br's
+// buffer and the input's size (0 when unknown), a little over, for the
+// columns to take their size at once.
+func guessRows(br *bufio.Reader, size int64) int {
+	sample, _ := br.Peek(br.Buffered())
+	lines := bytes.Count(sample, []byte{'\n'})
+	if size <= int64(len(sample)) || lines == 0 {
+		return lines + 1
+	}
+	size = min(size, MaxBytes)
+	return int(float64(size)/float64(len(sample))*float64(lines)*1.05) + 16
+}
+
+// sizeOf is the size of the file r reads, or 0 when r is not a regular
+// file.
+func sizeOf(r io.Reader) int64 {
+	f, ok := r.(interface{ Stat() (os.FileInfo, error) })
+	if !ok {
+		return 0
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0
+	}
+	return fi.Size()
+}
+
+// input reads at most left bytes of r, then ends; a read error ends it
+// too, kept for finish.
+type input struct {
+	r    io.Reader
+	left int64
+	err  error
+}
+
+func (s *input) Read(p []byte) (int, error) {
+	if s.left <= 0 || s.err != nil {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > s.left {
+		p = p[:s.left]
+	}
+	n, err := s.r.Read(p)
+	s.left -= int64(n)
+	if err != nil && err != io.EOF {
+		s.err = err
+		err = io.EOF
+	}
+	return n, err
+}
+
+// finish reads the input to its end, and says what the whole of it
+// could not be: read, or held (more than MaxBytes).
+func (s *input) finish(source string) error {
+	io.Copy(io.Discard, s)
+	if s.err != nil {
+		return userError("%s: %v", source, s.err)
+	}
+	if s.left <= 0 {
+		return userError("%s: more than %d MiB: the statistics take their input in memory; sample it, or log it and use verdict compare", source, MaxBytes>>20)
+	}
+	return nil
 }
 
 // Has reports whether the input has a column (or JSON field) name.
@@ -164,9 +268,12 @@ func (in *Columns) Has(name string) bool {
 	return ok
 }
 
-// Floats returns a numeric column. A missing column is an error when
-// required, nil otherwise. Input of one number a line, without a header,
-// is the column of any required name.
+// Floats returns a numeric column, less its empty cells (white space
+// only: columns of different lengths end early). A missing column is an
+// error when required, nil otherwise. Input of one number a line, without
+// a header, is the column of any required name. A CSV column without
+// empty cells comes back as it is held, not copied: the caller must not
+// change it.
 func (in *Columns) Floats(name string, required bool) ([]float64, error) {
 	if in.bare && required {
 		name = ""
@@ -192,21 +299,29 @@ func (in *Columns) Floats(name string, required bool) ([]float64, error) {
 		}
 		return out, nil
 	}
-	out := make([]float64, 0, in.rows)
-	for i, s := range in.cols[name] {
-		if strings.TrimSpace(s) == "" {
-			continue // columns of different lengths end early
-		}
-		v, err := parseNumber(s)
-		if err != nil {
-			if in.bare {
-				return nil, userError("%s: line %d: %v", in.source, i+1, err)
-			}
-			return nil, userError("%s: line %d, column %q: %v", in.source, i+2, name, err)
-		}
-		out = append(out, v)
+	c := in.cols[name].numbers()
+	if c.bad != nil {
+		return nil, in.cellError(name, c.bad)
 	}
-	return out, nil
+	if len(c.empty) == 0 {
+		return c.vals, nil
+	}
+	out := make([]float64, 0, len(c.vals)-len(c.empty))
+	start := 0
+	for _, row := range c.empty {
+		out = append(out, c.vals[start:row]...)
+		start = row + 1
+	}
+	return append(out, c.vals[start:]...), nil
+}
+
+// cellError says where the cell of column name is: its line, and its
+// column unless the input is one unnamed column.
+func (in *Columns) cellError(name string, c *cell) error {
+	if in.bare {
+		return userError("%s: line %d: %v", in.source, c.row+1, c.err())
+	}
+	return userError("%s: line %d, column %q: %v", in.source, c.row+2, name, c.err())
 }
 
 // Number returns a single number: a JSON number, or the first value of a
@@ -229,8 +344,12 @@ func (in *Columns) Number(name string) (float64, bool, error) {
 	return vals[0], true, nil
 }
 
-// Strings returns a column as text (unit IDs, names).
+// Strings returns an ID column, id or units, as text. Other CSV columns
+// are held as numbers: Strings of any other name panics.
 func (in *Columns) Strings(name string) ([]string, error) {
+	if !idColumns[name] {
+		panic(fmt.Sprintf("columns: Strings(%q): only the ID columns are held as text", name))
+	}
 	if !in.Has(name) {
 		return nil, nil
 	}
@@ -249,7 +368,7 @@ func (in *Columns) Strings(name string) ([]string, error) {
 		}
 		return out, nil
 	}
-	return in.cols[name], nil
+	return in.cols[name].strings(), nil
 }
 
 // Matrix returns a JSON array of rows of numbers, or every CSV column as one
@@ -259,11 +378,11 @@ func (in *Columns) Matrix(name string) (rows [][]float64, names []string, err er
 		names = in.order
 		rows = make([][]float64, in.rows)
 		for j, col := range names {
-			for i, s := range in.cols[col] {
-				v, err := parseNumber(s)
-				if err != nil {
-					return nil, nil, userError("%s: line %d, column %q: %v", in.source, i+2, col, err)
-				}
+			c := in.cols[col].numbers()
+			if c.unparsed != nil {
+				return nil, nil, userError("%s: line %d, column %q: %v", in.source, c.unparsed.row+2, col, c.unparsed.err())
+			}
+			for i, v := range c.vals {
 				if j == 0 {
 					rows[i] = make([]float64, len(names))
 				}
@@ -307,21 +426,21 @@ func (in *Columns) Keyed(name string) (map[string]float64, error) {
 		}
 		return out, nil
 	}
-	ids, ok := in.cols["id"]
+	idc, ok := in.cols["id"]
 	if !ok {
 		return nil, userError("%s: no \"id\" column to match %q by", in.source, name)
 	}
+	ids := idc.strings()
+	c := in.cols[name].numbers()
+	if c.bad != nil {
+		return nil, in.cellError(name, c.bad)
+	}
 	out := make(map[string]float64, len(ids))
-	for i, s := range in.cols[name] {
-		if strings.TrimSpace(s) == "" {
+	empty := c.empty
+	for i, v := range c.vals {
+		if len(empty) > 0 && empty[0] == i {
+			empty = empty[1:]
 			continue
-		}
-		v, err := parseNumber(s)
-		if err != nil {
-			if in.bare {
-				return nil, userError("%s: line %d: %v", in.source, i+1, err)
-			}
-			return nil, userError("%s: line %d, column %q: %v", in.source, i+2, name, err)
 		}
 		out[ids[i]] = v
 	}
