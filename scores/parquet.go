@@ -2,9 +2,6 @@ package scores
 
 import (
 	"io"
-	"strings"
-
-	"github.com/parquet-go/parquet-go"
 
 	"github.com/verdict-ml/verdict/internal/input"
 )
@@ -31,17 +28,7 @@ func openParquet(path string, r io.ReaderAt, size int64) (*parquetDecoder, layou
 		return nil, layout{}, err
 	}
 	file := input.Location{Path: path, Unit: "row"}
-	var (
-		names []string
-		leafs []*parquet.Column
-	)
-	for _, c := range f.Root().Columns() {
-		if strings.HasPrefix(c.Name(), "__index_level_") {
-			continue // a pandas index
-		}
-		names = append(names, c.Name())
-		leafs = append(leafs, c)
-	}
+	names, leafs := input.ParquetColumns(f)
 	cols, problem := findColumns(names, "column")
 	if problem != "" {
 		return nil, layout{}, file.Errorf(ErrBadInput, "%s", problem)

@@ -200,19 +200,9 @@ func findPredictionColumns(names []string, kind string) (predictionLayout, strin
 	seen := make(map[string]int, len(names))
 	class := make(map[string]int)
 	for i, name := range names {
-		if name == "" {
-			if kind == "column" && i == 0 {
-				return lay, "column 1 has no name (was a pandas index written without index=False?)"
-			}
-			return lay, fmt.Sprintf("%s %d has no name", kind, i+1)
+		if problem := input.NameProblem(names, i, kind, seen); problem != "" {
+			return lay, problem
 		}
-		if kind == "column" && strings.HasPrefix(name, "Unnamed: ") {
-			return lay, fmt.Sprintf("column %d is named %q (was a pandas index written without index=False?)", i+1, name)
-		}
-		if j, dup := seen[name]; dup {
-			return lay, fmt.Sprintf("%s %q appears twice (%ss %d and %d)", kind, name, kind, j+1, i+1)
-		}
-		seen[name] = i
 		switch {
 		case name == "sample_id":
 			lay.id = i
@@ -548,7 +538,7 @@ func (s *predictionSet) add(a input.Location, id string, label int32) error {
 		int64((cap(p.SampleIDs)-ids)*heldIDHeader+(cap(p.Labels)-labels)*heldLabel+(cap(p.Scores)-scores)*heldScore)
 	if s.held > s.maxHeld {
 		return a.Errorf(ErrBadPredictions, "the predictions held in memory pass %s; verdict reads a predictions file whole: split the evaluation set into parts",
-			bytesText(s.maxHeld))
+			input.ByteSize(s.maxHeld))
 	}
 	return nil
 }
@@ -560,18 +550,4 @@ func (s *predictionSet) done(empty string) (*Predictions, error) {
 		return nil, input.Location{Path: s.file.Path}.Errorf(ErrBadPredictions, "no predictions: %s", empty)
 	}
 	return &s.p, nil
-}
-
-// bytesText formats a number of bytes, in GiB, MiB or KiB when it is a
-// whole number of them.
-func bytesText(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return strconv.FormatInt(n>>30, 10) + " GiB"
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return strconv.FormatInt(n>>20, 10) + " MiB"
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return strconv.FormatInt(n>>10, 10) + " KiB"
-	}
-	return strconv.FormatInt(n, 10) + " bytes"
 }

@@ -3,7 +3,6 @@ package scores
 import (
 	"errors"
 	"io"
-	"strings"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -18,17 +17,7 @@ func readPredictionsParquet(path string, r io.ReaderAt, size, maxHeld int64) (_ 
 		return nil, err
 	}
 	file := input.Location{Path: path, Unit: "row"}
-	var (
-		names []string
-		leafs []*parquet.Column
-	)
-	for _, c := range f.Root().Columns() {
-		if strings.HasPrefix(c.Name(), "__index_level_") {
-			continue // a pandas index
-		}
-		names = append(names, c.Name())
-		leafs = append(leafs, c)
-	}
+	names, leafs := input.ParquetColumns(f)
 	lay, problem := findPredictionColumns(names, "column")
 	if problem != "" {
 		return nil, file.Errorf(ErrBadPredictions, "%s", problem)

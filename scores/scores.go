@@ -413,19 +413,9 @@ func findColumns(names []string, kind string) (columns, string) {
 	c := columns{id: -1, draw: -1, metric: -1, value: -1}
 	seen := make(map[string]int, len(names))
 	for i, name := range names {
-		if name == "" {
-			if kind == "column" && i == 0 {
-				return c, "column 1 has no name (was a pandas index written without index=False?)"
-			}
-			return c, fmt.Sprintf("%s %d has no name", kind, i+1)
+		if problem := input.NameProblem(names, i, kind, seen); problem != "" {
+			return c, problem
 		}
-		if kind == "column" && strings.HasPrefix(name, "Unnamed: ") {
-			return c, fmt.Sprintf("column %d is named %q (was a pandas index written without index=False?)", i+1, name)
-		}
-		if j, dup := seen[name]; dup {
-			return c, fmt.Sprintf("%s %q appears twice (%ss %d and %d)", kind, name, kind, j+1, i+1)
-		}
-		seen[name] = i
 		switch name {
 		case "sample_id":
 			c.id = i
