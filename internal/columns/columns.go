@@ -207,18 +207,19 @@ func guessRows(br *bufio.Reader, size int64) int {
 	return int(float64(size)/float64(len(sample))*float64(lines)*1.05) + 16
 }
 
-// sizeOf is the size of the file r reads, or 0 when r is not a regular
-// file.
+// sizeOf is the number of bytes r holds: a regular file's size, the
+// length of a bytes.Reader or strings.Reader, or 0 when unknown.
 func sizeOf(r io.Reader) int64 {
-	f, ok := r.(interface{ Stat() (os.FileInfo, error) })
-	if !ok {
-		return 0
+	switch r := r.(type) {
+	case interface{ Len() int }:
+		return int64(r.Len())
+	case interface{ Stat() (os.FileInfo, error) }:
+		fi, err := r.Stat()
+		if err == nil && fi.Mode().IsRegular() {
+			return fi.Size()
+		}
 	}
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return 0
-	}
-	return fi.Size()
+	return 0
 }
 
 // input reads at most left bytes of r, then ends; a read error ends it

@@ -21,6 +21,7 @@ type records struct {
 	comma rune
 
 	numLine int // the line last read, from 1
+	recLine int // the line the record starts on
 	fields  int // fields per record, set by the first
 
 	rawBuffer    []byte   // a line longer than r's buffer
@@ -96,11 +97,35 @@ func (r *records) next() ([][]byte, error) {
 	if errRead == io.EOF {
 		return nil, errRead
 	}
+	r.recLine = r.numLine
+
+	commaLen := utf8.RuneLen(r.comma)
+	if bytes.IndexByte(line, '"') < 0 {
+		// No quote: the record is this line, and its fields are slices of
+		// it, split at the commas.
+		r.record = r.record[:0]
+		for {
+			if len(line) == 0 || !printable(line[0]) {
+				if i := bytes.IndexFunc(line, notSpace); i >= 0 {
+					line = line[i:]
+				} else {
+					line = line[len(line):]
+				}
+			}
+			i := bytes.IndexRune(line, r.comma)
+			if i < 0 {
+				r.record = append(r.record, line[:len(line)-lengthNL(line)])
+				break
+			}
+			r.record = append(r.record, line[:i])
+			line = line[i+commaLen:]
+		}
+		return r.record, r.checkFields(errRead)
+	}
 
 	var err error
 	const quoteLen = len(`"`)
-	commaLen := utf8.RuneLen(r.comma)
-	recLine := r.numLine
+	recLine := r.recLine
 	r.recordBuffer = r.recordBuffer[:0]
 	r.fieldIndexes = r.fieldIndexes[:0]
 	col := 1 // byte column of line's start, from 1
@@ -206,10 +231,19 @@ parseField:
 		r.record = append(r.record, r.recordBuffer[prev:end])
 		prev = end
 	}
+	if err != nil {
+		return r.record, err
+	}
+	return r.record, r.checkFields(nil)
+}
+
+// checkFields checks the record's number of fields against the first's,
+// which sets it, unless err, the record's error, says more.
+func (r *records) checkFields(err error) error {
 	if r.fields == 0 {
 		r.fields = len(r.record)
 	} else if len(r.record) != r.fields && err == nil {
-		err = &csv.ParseError{StartLine: recLine, Line: recLine, Column: 1, Err: csv.ErrFieldCount}
+		return &csv.ParseError{StartLine: r.recLine, Line: r.recLine, Column: 1, Err: csv.ErrFieldCount}
 	}
-	return r.record, err
+	return err
 }
