@@ -342,7 +342,7 @@ func TestDistributeRefusesPlainPostgreSQL(t *testing.T) {
 	_, err = s.Distribute(ctx, store.DistributeOptions{})
 	require.ErrorIs(t, err, store.ErrNotCitus)
 	require.Contains(t, err.Error(), "CREATE EXTENSION citus")
-	require.Contains(t, err.Error(), "https://docs.citusdata.com")
+	require.Contains(t, err.Error(), "citus_add_node (docs/scale-out.md)")
 	require.Equal(t, before, snapshot(t, url))
 	require.Equal(t, layout, storetest.Scalar[string](t, url, tables))
 	require.Contains(t, layout, "unit_values_g0:p")
