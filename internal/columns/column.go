@@ -3,7 +3,6 @@ package columns
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"unicode/utf8"
 )
 
@@ -64,9 +63,7 @@ func (c *column) add(f []byte, row int) {
 		c.vals = append(c.vals, 0)
 		return
 	}
-	// string(t) does not escape: no allocation for a number of up to 32
-	// bytes.
-	v, err := strconv.ParseFloat(string(t), 64)
+	v, err := parseFloat(t)
 	if err != nil {
 		c.bad = &cell{row, string(f)}
 		if c.unparsed == nil {

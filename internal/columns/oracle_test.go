@@ -343,4 +343,3 @@ func (in *oldColumns) what() string {
 	}
 	return "column in the CSV header"
 }
-

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -184,4 +186,22 @@ func TestReadSaysWhatTheWholeInputIs(t *testing.T) {
 			same(t, "DiffsOrPair", []any{od, ol, or}, oerr, []any{d, l, r}, err)
 		})
 	}
+}
+
+// FuzzParseFloatAsStrconv holds parseFloat to strconv.ParseFloat: the
+// same bits, and an error for the same text.
+func FuzzParseFloatAsStrconv(f *testing.F) {
+	for _, s := range []string{"0", "-0", "+.5", "1.", ".", "0.03166132", "1.2345678e-05", "9007199254740993",
+		"9007199254740992", "1e22", "1e23", "123456789012345678901", "0.000000000000000000000000001", "1e", "1e+",
+		"0e999", "-0.0e-5", "1_0", "0x1p-2", "Inf", "nan", "4.9e-324", "1.7976931348623157e308", "00000000000000000000001.5"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want, wantErr := strconv.ParseFloat(string(b), 64)
+		got, err := parseFloat(b)
+		require.Equal(t, wantErr == nil, err == nil, "%q", b)
+		if err == nil {
+			require.Equal(t, math.Float64bits(want), math.Float64bits(got), "%q: want %v, got %v", b, want, got)
+		}
+	})
 }
