@@ -2,6 +2,11 @@
 // `verdict stats`: a JSON object of arrays ({"left": [...], "right": [...]})
 // or a CSV or TSV file whose header names the columns. It checks syntax and
 // types; what the columns mean is left to the caller.
+//
+// CSV is parsed as it is read, with no string made per cell: a column is
+// held as float64s, or as text for the ID columns (id, units). A cell that
+// is not a number is an error only when its column is asked for as
+// numbers, as if the file were parsed then.
 package columns
 
 import (
@@ -86,7 +91,7 @@ const bufSize = 64 << 10
 // any about the content.
 func Read(r io.Reader, source, format string) (*Columns, error) {
 	in := &Columns{source: source}
-	src := &input{r: r, left: MaxBytes + 1}
+	src, size := &input{r: r, left: MaxBytes + 1}, sizeOf(r)
 	br := bufio.NewReaderSize(src, bufSize)
 	if format == "" {
 		format = "json"
@@ -119,9 +124,9 @@ func Read(r io.Reader, source, format string) (*Columns, error) {
 		}
 		return in, nil
 	case "csv":
-		err = in.readCSV(br, ',', sizeOf(r))
+		err = in.readCSV(br, ',', size)
 	case "tsv":
-		err = in.readCSV(br, '\t', sizeOf(r))
+		err = in.readCSV(br, '\t', size)
 	default:
 		err = userError("%s: unknown input format %q: want json, csv or tsv", in.source, format)
 	}

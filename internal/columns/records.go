@@ -76,7 +76,7 @@ func nextRune(b []byte) rune {
 	return r
 }
 
-// isSpace is unicode.IsSpace, the test TrimLeadingSpace trims by.
+// notSpace is not unicode.IsSpace, the test TrimLeadingSpace trims by.
 func notSpace(r rune) bool { return !unicode.IsSpace(r) }
 
 // next reads the next record, skipping empty lines: io.EOF at the end of

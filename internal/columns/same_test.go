@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -204,4 +206,18 @@ func FuzzParseFloatAsStrconv(f *testing.F) {
 			require.Equal(t, math.Float64bits(want), math.Float64bits(got), "%q: want %v, got %v", b, want, got)
 		}
 	})
+}
+
+func TestOpenSizesTheColumnsByTheFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "pairs.csv")
+	rows := strings.Repeat("0.25,0.5\n", 50_000) + strings.Repeat("1e-3,0.5\n", 50_000)
+	require.NoError(t, os.WriteFile(path, []byte("left,right\n"+rows), 0o600))
+	in, err := Open(path, "")
+	require.NoError(t, err)
+	for _, name := range []string{"left", "right"} {
+		c := in.cols[name]
+		require.Len(t, c.vals, 100_000)
+		require.LessOrEqual(t, cap(c.vals), 106_000, "%s: guessed by the first lines' length, 5 %% over", name)
+	}
 }
