@@ -1,3 +1,7 @@
+// readLine and readRecord are derived from Go's encoding/csv/reader.go,
+// Copyright 2011 The Go Authors, under the BSD-style licence of the Go
+// distribution (https://go.dev/LICENSE).
+
 package columns
 
 import (
