@@ -2,7 +2,6 @@ package evaluate
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/verdict-ml/verdict/internal/input"
 )
@@ -100,23 +99,9 @@ func (h *heldMemory) over() bool { return h.n > h.max }
 // refuse returns the error for an input held past the bound at at. The
 // problem says what passed the bound, given by %s, and what to do.
 func (h *heldMemory) refuse(at input.Location, problem string) error {
-	return at.Errorf(ErrBadInput, "%s", fmt.Sprintf(problem, sizeText(h.max)))
+	return at.Errorf(ErrBadInput, "%s", fmt.Sprintf(problem, input.ByteSize(h.max)))
 }
 
 // grown is the bytes by which a slice of elements of size bytes grew
 // from capacity before to capacity after.
 func grown(before, after, size int) int { return (after - before) * size }
-
-// sizeText formats a number of bytes, in GiB, MiB or KiB when it is a
-// whole number of them.
-func sizeText(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return strconv.FormatInt(n>>30, 10) + " GiB"
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return strconv.FormatInt(n>>20, 10) + " MiB"
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return strconv.FormatInt(n>>10, 10) + " KiB"
-	}
-	return strconv.FormatInt(n, 10) + " bytes"
-}

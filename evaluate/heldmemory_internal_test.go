@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
+	"github.com/verdict-ml/verdict/internal/input"
 )
 
 // The costs that heldMemory counts for the readers' structs are their
@@ -24,6 +25,6 @@ func TestHeldSizeText(t *testing.T) {
 		3 << 10:    "3 KiB",
 		1000:       "1000 bytes",
 	} {
-		require.Equal(t, want, sizeText(n))
+		require.Equal(t, want, input.ByteSize(n))
 	}
 }
