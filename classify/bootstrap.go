@@ -406,19 +406,19 @@ func aucSlots(h []int32) float64 {
 // replicate of one class is undefined for AP as it is for AUC.
 func averagePrecisionSlots(h []int32) float64 {
 	var tp, fp int64
-	var sum neumaier
+	var sum stats.CompensatedSum
 	for s := len(h) - 2; s >= 0; s -= 2 {
 		gn, gp := int64(h[s]), int64(h[s+1])
 		tp += gp
 		fp += gn
 		if gp > 0 {
-			sum.add(float64(gp) * float64(tp) / float64(tp+fp))
+			sum.Add(float64(gp) * float64(tp) / float64(tp+fp))
 		}
 	}
 	if tp == 0 || fp == 0 {
 		return math.NaN()
 	}
-	return sum.value() / float64(tp)
+	return sum.Value() / float64(tp)
 }
 
 // meanStatistic recomputes a metric that is a mean of per-sample terms
@@ -508,11 +508,11 @@ func (lay bootLayout) eceStatistic(labels []int8, left, right []float64, bins in
 		posL, posR := make([]int64, bins), make([]int64, bins)
 		sumL, sumR := make([]float64, bins), make([]float64, bins)
 		ece := func(pos []int64, sums []float64, total int64) float64 {
-			var s neumaier
+			var s stats.CompensatedSum
 			for b := range pos {
-				s.add(math.Abs(float64(pos[b]) - sums[b]))
+				s.Add(math.Abs(float64(pos[b]) - sums[b]))
 			}
-			return s.value() / float64(total)
+			return s.Value() / float64(total)
 		}
 		return func(counts []int32) (float64, float64) {
 			clear(posL)

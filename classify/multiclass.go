@@ -3,6 +3,8 @@ package classify
 import (
 	"fmt"
 	"math"
+
+	"github.com/verdict-ml/verdict/stats"
 )
 
 // The multi-class metrics take labels as class indices 0..k-1 and an n×k
@@ -126,15 +128,15 @@ func MulticlassLogLoss(labels []int32, probs []float64, k int) (float64, error) 
 	if err := checkMulticlass("log loss", labels, probs, k, true); err != nil {
 		return 0, err
 	}
-	var sum neumaier
+	var sum stats.CompensatedSum
 	for i, l := range labels {
 		var rowSum float64
 		for _, p := range probs[i*k : (i+1)*k] {
 			rowSum += clip(p)
 		}
-		sum.add(-math.Log(clip(probs[i*k+int(l)]) / rowSum))
+		sum.Add(-math.Log(clip(probs[i*k+int(l)]) / rowSum))
 	}
-	return sum.value() / float64(len(labels)), nil
+	return sum.Value() / float64(len(labels)), nil
 }
 
 // MacroROCAUC returns the one-vs-rest ROC AUC averaged over classes with

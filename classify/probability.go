@@ -3,6 +3,8 @@ package classify
 import (
 	"fmt"
 	"math"
+
+	"github.com/verdict-ml/verdict/stats"
 )
 
 // Epsilon is the clipping bound of the log losses: probabilities are
@@ -56,7 +58,7 @@ func LogLossWeighted(labels []int8, probs []float64, weights []int32) float64 {
 		panic("classify: labels, probabilities and weights differ in length")
 	}
 	var (
-		sum   neumaier
+		sum   stats.CompensatedSum
 		total int64
 	)
 	for i, p := range probs {
@@ -64,13 +66,13 @@ func LogLossWeighted(labels []int8, probs []float64, weights []int32) float64 {
 		if w == 0 {
 			continue
 		}
-		sum.add(float64(w) * binaryLogLossTerm(labels[i], p))
+		sum.Add(float64(w) * binaryLogLossTerm(labels[i], p))
 		total += w
 	}
 	if total == 0 {
 		return math.NaN()
 	}
-	return sum.value() / float64(total)
+	return sum.Value() / float64(total)
 }
 
 // binaryLogLossTerm is one sample's term of LogLoss, computed in
@@ -101,12 +103,12 @@ func Brier(labels []int8, probs []float64) (float64, error) {
 	if err := checkBinaryProbabilities("Brier score", labels, probs); err != nil {
 		return 0, err
 	}
-	var sum neumaier
+	var sum stats.CompensatedSum
 	for i, p := range probs {
 		d := p - float64(labels[i])
-		sum.add(d * d)
+		sum.Add(d * d)
 	}
-	return sum.value() / float64(len(probs)), nil
+	return sum.Value() / float64(len(probs)), nil
 }
 
 // DefaultBins is the number of ECE bins unless a caller asks for others.
@@ -148,19 +150,19 @@ func ECE(labels []int8, probs []float64, bins int) (float64, error) {
 		return 0, err
 	}
 	positives := make([]int64, bins)
-	probSums := make([]neumaier, bins)
+	probSums := make([]stats.CompensatedSum, bins)
 	for i, p := range probs {
 		b := eceBin(p, bins)
 		positives[b] += int64(labels[i])
-		probSums[b].add(p)
+		probSums[b].Add(p)
 	}
 	// n_b/n · |pos_b/n_b − sum_b/n_b| = |pos_b − sum_b| / n, which needs no
 	// count and has no empty-bin case.
-	var sum neumaier
+	var sum stats.CompensatedSum
 	for b := range bins {
-		sum.add(math.Abs(float64(positives[b]) - probSums[b].value()))
+		sum.Add(math.Abs(float64(positives[b]) - probSums[b].Value()))
 	}
-	return sum.value() / float64(len(probs)), nil
+	return sum.Value() / float64(len(probs)), nil
 }
 
 // eceBin returns the bin of probability p among bins equal-width bins: the

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/verdict-ml/verdict/stats"
 )
 
 // Order returns the indices of scores sorted by ascending score: scores[order[0]]
@@ -151,7 +153,7 @@ func AveragePrecisionWeighted(order []int32, labels []int8, scores []float64, we
 	checkWeightedLengths(n, order, scores, weights)
 	var (
 		tp, fp int64
-		sum    neumaier
+		sum    stats.CompensatedSum
 	)
 	for i := n - 1; i >= 0; {
 		s := scores[at(order, i)]
@@ -172,14 +174,14 @@ func AveragePrecisionWeighted(order []int32, labels []int8, scores []float64, we
 		tp += gp
 		fp += gn
 		if gp > 0 {
-			sum.add(float64(gp) * float64(tp) / float64(tp+fp))
+			sum.Add(float64(gp) * float64(tp) / float64(tp+fp))
 		}
 		i = j
 	}
 	if tp == 0 {
 		return math.NaN()
 	}
-	return sum.value() / float64(tp)
+	return sum.Value() / float64(tp)
 }
 
 // at returns the sample at position i of the sort order; a nil order is
@@ -211,23 +213,3 @@ func checkWeightedLengths(n int, order []int32, scores []float64, weights []int3
 		panic("classify: labels, scores, order and weights differ in length")
 	}
 }
-
-// neumaier is a compensated sum (Neumaier's variant of Kahan summation),
-// which keeps the error of a long sum near one rounding instead of growing
-// with the number of terms; it lets a million-term log loss agree with
-// NumPy's pairwise sums to 1e-12.
-type neumaier struct {
-	sum, c float64
-}
-
-func (s *neumaier) add(x float64) {
-	t := s.sum + x
-	if math.Abs(s.sum) >= math.Abs(x) {
-		s.c += (s.sum - t) + x
-	} else {
-		s.c += (x - t) + s.sum
-	}
-	s.sum = t
-}
-
-func (s *neumaier) value() float64 { return s.sum + s.c }

@@ -646,18 +646,30 @@ func Sum(x []float64) float64 { return accurateSum(x) }
 // summation's grows with len(x). Estimates and means use it; the resampling
 // loops, whose rounding is far below their Monte Carlo error, do not.
 func accurateSum(x []float64) float64 {
-	var sum, comp float64
+	var s CompensatedSum
 	for _, v := range x {
-		t := sum + v
-		if math.Abs(sum) >= math.Abs(v) {
-			comp += (sum - t) + v
-		} else {
-			comp += (v - t) + sum
-		}
-		sum = t
+		s.Add(v)
 	}
-	return sum + comp
+	return s.Value()
 }
+
+// CompensatedSum is Σ x added one value at a time by Neumaier's
+// compensated summation, as Sum adds a slice. The zero value is 0.
+type CompensatedSum struct{ sum, comp float64 }
+
+// Add adds x.
+func (s *CompensatedSum) Add(x float64) {
+	t := s.sum + x
+	if math.Abs(s.sum) >= math.Abs(x) {
+		s.comp += (s.sum - t) + x
+	} else {
+		s.comp += (x - t) + s.sum
+	}
+	s.sum = t
+}
+
+// Value is the sum so far.
+func (s CompensatedSum) Value() float64 { return s.sum + s.comp }
 
 // SetContext sets the Context that cancels the resampling: a front door's
 // way of saying it, beside the declared options.

@@ -85,7 +85,7 @@ func (l *load) produceChunks(ctx context.Context, c *wideChecker, chans []chan [
 		for i := range b.ends {
 			id, draw, vals := b.id(i), b.draws[i], b.vals[i*m:(i+1)*m]
 			for j, v := range vals {
-				l.sums[j].add(float64(v))
+				l.sums[j].Add(float64(v))
 			}
 			if l.sampleFingerprint {
 				l.samples.AddSample(id)

@@ -46,19 +46,3 @@ func (c *contentHash) step(step int64) {
 }
 
 func (c *contentHash) sum() string { return hex.EncodeToString(c.h.Sum(nil)) }
-
-// neumaier is a compensated sum (Kahan–Babuška–Neumaier), so that the mean of
-// millions of values does not drift with their order.
-type neumaier struct{ s, c float64 }
-
-func (n *neumaier) add(x float64) {
-	t := n.s + x
-	if math.Abs(n.s) >= math.Abs(x) {
-		n.c += (n.s - t) + x
-	} else {
-		n.c += (x - t) + n.s
-	}
-	n.s = t
-}
-
-func (n *neumaier) sum() float64 { return n.s + n.c }

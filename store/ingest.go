@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/verdict-ml/verdict/fingerprint"
+	"github.com/verdict-ml/verdict/stats"
 )
 
 // NewEvaluation describes an evaluation to log: where it belongs and what
@@ -189,7 +190,7 @@ func (s *Store) LogEvaluation(ctx context.Context, ev NewEvaluation, rows Rows) 
 	}
 	return s.logEvaluation(ctx, ev, rows, rows.HasDraw(), buckets, func(ctx context.Context, tx pgx.Tx, l *load) error {
 		l.metrics = metrics
-		l.sums = make([]neumaier, len(metrics))
+		l.sums = make([]stats.CompensatedSum, len(metrics))
 		l.content.metrics(metrics)
 		_, hasTargets := rows.(TargetFingerprinter)
 		l.sampleFingerprint = ev.TargetFingerprint == "" && !hasTargets && !rows.HasDraw()
@@ -215,7 +216,7 @@ type load struct {
 	id       int64
 	table    string // sanitized identifier of the evaluation's partition
 	metrics  []string
-	sums     []neumaier
+	sums     []stats.CompensatedSum
 	rows     int64
 	samples  fingerprint.Set // sample IDs, when the store derives the fingerprint
 	content  contentHash
@@ -326,7 +327,7 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, ha
 			SoftwareVersion: Version(),
 		}}
 		for i, m := range l.metrics {
-			res.Aggregates[m] = l.sums[i].sum() / float64(l.rows)
+			res.Aggregates[m] = l.sums[i].Value() / float64(l.rows)
 		}
 		if err := addWholeSet(res, ev.WholeSet, &l.content); err != nil {
 			return err

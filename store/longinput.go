@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/verdict-ml/verdict/stats"
 )
 
 // pivotLong stages a long source in a temporary table, checks that every
@@ -184,14 +185,14 @@ func (e *longEncoder) next() {
 		m = len(l.metrics)
 		e.index[name] = m
 		l.metrics = append(l.metrics, name)
-		l.sums = append(l.sums, neumaier{})
+		l.sums = append(l.sums, stats.CompensatedSum{})
 	}
 	f, problem := toReal(r.Value())
 	if problem != "" {
 		e.err = &InputError{Where: r.Where(rec), SampleID: id, Column: name, Problem: problem}
 		return
 	}
-	l.sums[m].add(float64(f))
+	l.sums[m].Add(float64(f))
 	l.content.row([]byte(name+"\x00"+id), draw, []float32{f})
 	e.records++
 
