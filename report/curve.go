@@ -67,15 +67,15 @@ func CurvePlot(c *compare.TrainingCurve) (*Figure, error) {
 	if len(c.Points) == 0 {
 		return nil, fmt.Errorf("%w: no step to draw", ErrNothingToPlot)
 	}
-	p := newPlot(fmt.Sprintf("%s on %s by step", c.Metric, c.EvalSet))
+	p := NewPlot(fmt.Sprintf("%s on %s by step", c.Metric, c.EvalSet))
 	p.X.Label.Text = "step"
 	p.Y.Label.Text = fmt.Sprintf("%s (%g%% bootstrap CI)", c.Metric, 100*c.Confidence)
-	p.X.Tick.Marker = plotTicks{whole: true}
-	p.Y.Tick.Marker = plotTicks{}
+	p.X.Tick.Marker = PlotTicks{whole: true}
+	p.Y.Tick.Marker = PlotTicks{}
 	p.Legend.Top, p.Legend.Left = true, false
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = nil
-	grid.Horizontal.Color = plotGridGrey
+	grid.Horizontal.Color = PlotGridGrey
 	p.Add(grid)
 	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for i, run := range c.Runs {
@@ -122,11 +122,11 @@ func CurvePlot(c *compare.TrainingCurve) (*Figure, error) {
 		}
 		p.Legend.Add(run, l, s)
 	}
-	p.Y.Min, p.Y.Max = plotRange(ylo, yhi, 0.08)
+	p.Y.Min, p.Y.Max = PlotRange(ylo, yhi, 0.08)
 	if xlo == xhi {
 		p.X.Min, p.X.Max = xlo-1, xhi+1
 	} else {
-		p.X.Min, p.X.Max = plotRange(xlo, xhi, 0.04)
+		p.X.Min, p.X.Max = PlotRange(xlo, xhi, 0.04)
 	}
-	return &Figure{plot: p, width: plotWidth, height: plotHeight}, nil
+	return NewFigure(p), nil
 }

@@ -43,11 +43,15 @@ const (
 	plotTitleSize   = 14
 	plotLabelSize   = 11
 	plotTickSize    = 10
-	plotSmallSize   = 9
 	plotPNGDPI      = 150
 	plotSVGFamily   = "font-family:Liberation Sans;"
 	plotSVGFallback = "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"
 )
+
+// PlotSmallSize is the text size, in points, of values written on the data
+// area, such as a point's label; the tick labels of a plot from NewPlot are
+// a point larger.
+const PlotSmallSize = 9
 
 // Colours: black for what a reader must see, a blue for data, grey for what
 // is de-emphasised and for the grid.
@@ -57,9 +61,11 @@ var (
 	plotRed       = color.RGBA{R: 0xc0, G: 0x39, B: 0x2b, A: 0xff}
 	plotGrey      = color.Gray{Y: 0x8c}
 	plotDarkGrey  = color.Gray{Y: 0x50}
-	plotGridGrey  = color.Gray{Y: 0xdc}
 	plotGood      = color.RGBA{R: 0x1a, G: 0x7f, B: 0x37, A: 0xff} // a better side
 )
+
+// PlotGridGrey is the colour of the grid lines behind the data.
+var PlotGridGrey = color.Gray{Y: 0xdc}
 
 // Figure is a plot ready to write as SVG or PNG. Its size is fixed when it
 // is made: 8 × 4.5 inches for most plots, taller for forest plots and
@@ -67,6 +73,12 @@ var (
 type Figure struct {
 	plot          *plot.Plot
 	width, height vg.Length
+}
+
+// NewFigure returns p as a figure of the house size, 8 × 4.5 inches. A
+// plot from NewPlot, drawn outside report, then writes like report's own.
+func NewFigure(p *plot.Plot) *Figure {
+	return &Figure{plot: p, width: plotWidth, height: plotHeight}
 }
 
 // Write renders the figure in format "svg" or "png" to w. SVG text stays
@@ -136,8 +148,10 @@ func plotFont(size vg.Length) font.Font {
 	return font.From(font.Font{Typeface: "Liberation", Variant: "Sans"}, size)
 }
 
-// newPlot returns a plot with the house text sizes and the title set.
-func newPlot(title string) *plot.Plot {
+// NewPlot returns a plot with the title set and the house font and text
+// sizes: the title 14pt, axis labels 11pt, tick labels and the legend
+// 10pt, all in Liberation Sans.
+func NewPlot(title string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.Title.TextStyle.Font = plotFont(plotTitleSize)
@@ -152,9 +166,9 @@ func newPlot(title string) *plot.Plot {
 	return p
 }
 
-// plotNumber formats v to three significant digits without an exponent
+// PlotNumber formats v to three significant digits without an exponent
 // for magnitudes from 1e-4 to 1e6: 0.0123, 1.23, 123, 12346.
-func plotNumber(v float64) string {
+func PlotNumber(v float64) string {
 	a := math.Abs(v)
 	if v == 0 || a < 1e-4 || a >= 1e6 {
 		return strconv.FormatFloat(v, 'g', 3, 64)
@@ -162,9 +176,9 @@ func plotNumber(v float64) string {
 	return strconv.FormatFloat(v, 'f', max(0, 2-int(math.Floor(math.Log10(a)))), 64)
 }
 
-// plotRange returns lo and hi widened by frac of their span on each side;
+// PlotRange returns lo and hi widened by frac of their span on each side;
 // an empty span becomes the value ± the larger of 1 and 10% of it.
-func plotRange(lo, hi, frac float64) (float64, float64) {
+func PlotRange(lo, hi, frac float64) (float64, float64) {
 	if hi <= lo {
 		d := math.Max(math.Abs(lo)*0.1, 1)
 		return lo - d, hi + d
@@ -173,14 +187,15 @@ func plotRange(lo, hi, frac float64) (float64, float64) {
 	return lo - d, hi + d
 }
 
-// plotTicks labels a numeric axis about six times, at multiples of 1, 2,
+// PlotTicks labels a numeric axis about six times, at multiples of 1, 2,
 // 2.5 or 5 times a power of ten, every label with the same number of
 // decimals (0.10, 0.12, 0.14, not 0.1, 0.12, 0.14), with an unlabelled
-// tick half way between labels. With whole set the step is at least 1: a
-// count has no halves.
-type plotTicks struct{ whole bool }
+// tick half way between labels. It is a plot.Ticker; the zero value ticks
+// any range, and report's count axes set whole, which keeps the step at
+// least 1: a count has no halves.
+type PlotTicks struct{ whole bool }
 
-func (t plotTicks) Ticks(lo, hi float64) []plot.Tick {
+func (t PlotTicks) Ticks(lo, hi float64) []plot.Tick {
 	step := plotNiceStep((hi - lo) / 6)
 	if t.whole {
 		step = math.Max(step, 1)
@@ -229,9 +244,10 @@ func (l vLine) Thumbnail(c *draw.Canvas) {
 	c.StrokeLine2(l.Style, c.Min.X, y, c.Max.X, y)
 }
 
-// plotCheckInterval reports a bound pair that is neither two NaNs (no
-// interval) nor two finite numbers in order.
-func plotCheckInterval(low, high float64) error {
+// CheckPlotInterval returns an error for a bound pair that is neither two
+// NaNs (no interval) nor two finite numbers with low ≤ high, and nil
+// otherwise. The error names the bounds; the caller adds which point.
+func CheckPlotInterval(low, high float64) error {
 	switch {
 	case math.IsNaN(low) && math.IsNaN(high):
 		return nil

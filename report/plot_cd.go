@@ -103,7 +103,7 @@ func CriticalDifference(title string, names []string, avgRanks []float64, cd flo
 		}
 	}
 
-	p := newPlot(title)
+	p := NewPlot(title)
 	p.HideAxes()
 	p.X.Padding, p.Y.Padding = 0, 0
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1 // unused: the diagram lays itself out

@@ -65,7 +65,7 @@ func Forest(title, xlabel string, rows []ForestRow) (*Figure, error) {
 		if !plotFinite(r.Estimate) {
 			return nil, fmt.Errorf("%w: forest plot: row %d (%q) has estimate %v", ErrPlotInput, i+1, r.Label, r.Estimate)
 		}
-		if err := plotCheckInterval(r.Low, r.High); err != nil {
+		if err := CheckPlotInterval(r.Low, r.High); err != nil {
 			return nil, fmt.Errorf("%w: forest plot: row %d (%q): %v", ErrPlotInput, i+1, r.Label, err)
 		}
 		lo, hi = math.Min(lo, r.Estimate), math.Max(hi, r.Estimate)
@@ -74,9 +74,9 @@ func Forest(title, xlabel string, rows []ForestRow) (*Figure, error) {
 		}
 	}
 	rows = slices.Clone(rows)
-	p := newPlot(title)
+	p := NewPlot(title)
 	p.X.Label.Text = xlabel
-	p.X.Tick.Marker = plotTicks{}
+	p.X.Tick.Marker = PlotTicks{}
 	n := len(rows)
 	ticks := make([]plot.Tick, n)
 	for i, r := range rows {
@@ -88,13 +88,13 @@ func Forest(title, xlabel string, rows []ForestRow) (*Figure, error) {
 	p.Y.Tick.Label.Font = plotFont(plotLabelSize)
 	grid := plotter.NewGrid()
 	grid.Horizontal.Color = nil
-	grid.Vertical.Color = plotGridGrey
+	grid.Vertical.Color = PlotGridGrey
 	p.Add(grid,
 		vLine{X: 0, Style: draw.LineStyle{Color: color.Black, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}},
 		forestMarks(rows),
 		newForestValues(rows))
 	p.X.Label.Text = forestWrap(p, rows, xlabel)
-	p.X.Min, p.X.Max = plotRange(lo, hi, 0.05)
+	p.X.Min, p.X.Max = PlotRange(lo, hi, 0.05)
 	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
 	return &Figure{plot: p, width: plotWidth, height: 1.2*vg.Inch + vg.Length(n)*0.3*vg.Inch}, nil
 }

@@ -50,14 +50,14 @@ func Histogram(title, xlabel string, values []float64) (*Figure, error) {
 	}
 	mean := stat.Mean(values, nil)
 
-	p := newPlot(title)
+	p := NewPlot(title)
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = "users"
-	p.X.Tick.Marker = plotTicks{}
-	p.Y.Tick.Marker = plotTicks{whole: true}
+	p.X.Tick.Marker = PlotTicks{}
+	p.Y.Tick.Marker = PlotTicks{whole: true}
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = nil
-	grid.Horizontal.Color = plotGridGrey
+	grid.Horizontal.Color = PlotGridGrey
 	// Empty bins would draw as a flat line along the axis.
 	h := &plotter.Histogram{
 		Bins:      slices.DeleteFunc(slices.Clone(bins), func(b plotter.HistogramBin) bool { return b.Weight == 0 }),
@@ -68,7 +68,7 @@ func Histogram(title, xlabel string, values []float64) (*Figure, error) {
 	zero := vLine{X: 0, Style: draw.LineStyle{Color: color.Black, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}}
 	meanLine := vLine{X: mean, Style: draw.LineStyle{Color: plotRed, Width: vg.Points(1.6), Dashes: []vg.Length{vg.Points(7), vg.Points(3)}}}
 	p.Add(grid, h, zero, meanLine)
-	p.Legend.Add("mean "+plotNumber(mean), meanLine)
+	p.Legend.Add("mean "+PlotNumber(mean), meanLine)
 	p.Legend.Top = true
 	p.Legend.ThumbnailWidth = vg.Points(24)
 
@@ -87,7 +87,7 @@ func Histogram(title, xlabel string, values []float64) (*Figure, error) {
 	// Headroom above the tallest bar keeps the legend off the bars.
 	p.Y.Min, p.Y.Max = 0, top*1.15
 	p.X.Padding = 0 // bars stand on the x axis
-	return &Figure{plot: p, width: plotWidth, height: plotHeight}, nil
+	return NewFigure(p), nil
 }
 
 // histogramBins bins values as Histogram documents and returns the bins

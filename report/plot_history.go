@@ -41,7 +41,7 @@ func History(title, ylabel string, points []HistoryPoint) (*Figure, error) {
 		if !plotFinite(pt.Estimate) {
 			return nil, fmt.Errorf("%w: history: point %d (run %q) has estimate %v", ErrPlotInput, i+1, pt.Run, pt.Estimate)
 		}
-		if err := plotCheckInterval(pt.Low, pt.High); err != nil {
+		if err := CheckPlotInterval(pt.Low, pt.High); err != nil {
 			return nil, fmt.Errorf("%w: history: point %d (run %q): %v", ErrPlotInput, i+1, pt.Run, err)
 		}
 	}
@@ -49,9 +49,9 @@ func History(title, ylabel string, points []HistoryPoint) (*Figure, error) {
 	slices.SortStableFunc(pts, func(a, b HistoryPoint) int { return a.Time.Compare(b.Time) })
 	loc := pts[0].Time.Location()
 
-	p := newPlot(title)
+	p := NewPlot(title)
 	p.Y.Label.Text = ylabel
-	p.Y.Tick.Marker = plotTicks{}
+	p.Y.Tick.Marker = PlotTicks{}
 	p.X.Tick.Marker = timeTicks{loc: loc}
 	p.X.Label.Text = "logged (" + pts[0].Time.Format("MST") + ")"
 	if first, last := pts[0].Time, pts[len(pts)-1].Time; last.Sub(first) < 6*time.Hour {
@@ -60,9 +60,9 @@ func History(title, ylabel string, points []HistoryPoint) (*Figure, error) {
 	}
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = nil
-	grid.Horizontal.Color = plotGridGrey
+	grid.Horizontal.Color = PlotGridGrey
 	marks := historyMarks{points: pts, label: p.X.Tick.Label}
-	marks.label.Font = plotFont(plotSmallSize)
+	marks.label.Font = plotFont(PlotSmallSize)
 	marks.label.Color = plotDarkGrey
 	p.Add(grid, marks)
 
@@ -73,14 +73,14 @@ func History(title, ylabel string, points []HistoryPoint) (*Figure, error) {
 			ylo, yhi = math.Min(ylo, pt.Low), math.Max(yhi, pt.High)
 		}
 	}
-	p.Y.Min, p.Y.Max = plotRange(ylo, yhi, 0.08)
+	p.Y.Min, p.Y.Max = PlotRange(ylo, yhi, 0.08)
 	first, last := plotUnixSeconds(pts[0].Time), plotUnixSeconds(pts[len(pts)-1].Time)
 	if first == last {
 		p.X.Min, p.X.Max = first-43200, last+43200
 	} else {
-		p.X.Min, p.X.Max = plotRange(first, last, 0.04)
+		p.X.Min, p.X.Max = PlotRange(first, last, 0.04)
 	}
-	return &Figure{plot: p, width: plotWidth, height: plotHeight}, nil
+	return NewFigure(p), nil
 }
 
 // plotUnixSeconds is t as seconds since 1970 UTC.

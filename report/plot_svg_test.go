@@ -257,7 +257,7 @@ func newSVGAxis(t *testing.T, labels []svgLabel, ticks []float64, pos func(svgLa
 // svgAxisStroke is the style gonum gives axis lines and tick marks.
 const svgAxisStroke = "fill:none;stroke:#000000;stroke-width:0.5"
 
-// labelledTick is the length of a labelled tick mark, set by newPlot;
+// labelledTick is the length of a labelled tick mark, set by NewPlot;
 // unlabelled ticks are half as long.
 const labelledTick = 4
 

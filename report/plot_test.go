@@ -389,7 +389,7 @@ func TestPlotEdgeCasesDraw(t *testing.T) {
 			},
 			check: func(t *testing.T, d svgDoc) {
 				// The range around the one value, 0, widens to ±1
-				// (plotRange), labelled every 0.25.
+				// (PlotRange), labelled every 0.25.
 				xa := d.xAxis(t, []string{"-1.00", "-0.75", "-0.50", "-0.25", "0.00", "0.25", "0.50", "0.75", "1.00"}, num)
 				// Not distinguishable: a grey ring, at 0, on row a.
 				rings := d.find(func(p svgPath) bool { return p.circle && p.stroke() == "#8C8C8C" })
@@ -448,7 +448,7 @@ func TestPlotEdgeCasesDraw(t *testing.T) {
 			check: func(t *testing.T, d svgDoc) {
 				d.label(t, "logged on 2024-03-01 (UTC)")
 				// 12 hours either side of 09:00, every 6 hours; 0.1 ± 1
-				// (plotRange of an empty span), every 0.25.
+				// (PlotRange of an empty span), every 0.25.
 				xa := d.xAxis(t, []string{"Mar 1 00:00", "Mar 1 06:00", "Mar 1 12:00", "Mar 1 18:00"}, clock)
 				ya := d.yAxis(t, []string{"-0.75", "-0.50", "-0.25", "0.00", "0.25", "0.50", "0.75", "1.00"}, num)
 				requireHistoryPoints(t, d, xa, ya, onePoint)
@@ -462,7 +462,7 @@ func TestPlotEdgeCasesDraw(t *testing.T) {
 			check: func(t *testing.T, d svgDoc) {
 				d.label(t, "logged on 2024-03-01 (UTC)")
 				// 09:00 to 14:00, hourly; 0.09 to 0.11 with 8 % more each
-				// side (plotRange).
+				// side (PlotRange).
 				xa := d.xAxis(t, []string{"Mar 1 09:00", "Mar 1 10:00", "Mar 1 11:00", "Mar 1 12:00", "Mar 1 13:00", "Mar 1 14:00"}, clock)
 				ya := d.yAxis(t, []string{"0.090", "0.095", "0.100", "0.105", "0.110"}, num)
 				requireHistoryPoints(t, d, xa, ya, sameDay)
@@ -642,7 +642,7 @@ func requireHistoryPoints(t *testing.T, d svgDoc, xa, ya svgAxis, points []Histo
 			return math.Abs(m.pts[0].x-x) < svgTol && math.Abs(m.pts[0].y-y) < svgTol
 		}), "a marker for %s at (%v, %v), at (%.2f, %.2f) on the page", pt.Run, pt.Time, pt.Estimate, x, y)
 		name := d.label(t, pt.Run)
-		require.Equal(t, float64(plotSmallSize), name.size)
+		require.Equal(t, float64(PlotSmallSize), name.size)
 		require.InDelta(t, x, name.x, beside, "%s's name is beside its marker", pt.Run)
 		require.InDelta(t, y, name.y, beside, "%s's name is beside its marker", pt.Run)
 		if math.IsNaN(pt.Low) {
@@ -689,7 +689,7 @@ func TestPlotNumber(t *testing.T) {
 	for v, want := range map[float64]string{
 		0.0123: "0.0123", 1.2345: "1.23", 123.45: "123", 12345.6: "12346", -0.5: "-0.500", 0: "0", 2e-7: "2e-07",
 	} {
-		require.Equal(t, want, plotNumber(v), "%v", v)
+		require.Equal(t, want, PlotNumber(v), "%v", v)
 	}
 }
 

@@ -167,7 +167,7 @@ func rankConfigs(rhos []float64, sizes []int) []rankConfig {
 
 // rankChart is the Friedman study's figure of shape under family f at
 // figureRho.
-func (s *study) rankChart(shape userShape, f family, k kind) report.CalibrationChart {
+func (s *study) rankChart(shape userShape, f family, k kind) CalibrationChart {
 	trials := map[int]int{}
 	for _, n := range s.plan.rankSizes {
 		trials[n] = s.rankResult(shape.name, f, figureRho, n).tallies[rImanDavenport].trials
@@ -181,7 +181,7 @@ func (s *study) rankChart(shape userShape, f family, k kind) report.CalibrationC
 	}
 	ch := chart(k, title, "users (blocks, n): "+shape.title+", ρ = "+rhoText(figureRho), trials)
 	for m := range rMethods {
-		ser := report.CalibrationSeries{Name: rankShort[m]}
+		ser := CalibrationSeries{Name: rankShort[m]}
 		for _, n := range s.plan.rankSizes {
 			ser.Points = append(ser.Points, point(n, s.rankResult(shape.name, f, figureRho, n).tallies[m], k))
 		}
@@ -192,7 +192,7 @@ func (s *study) rankChart(shape userShape, f family, k kind) report.CalibrationC
 }
 
 // rankFigures lists the Friedman study's figures by file name.
-func (s *study) rankFigures(add func(string, report.CalibrationChart)) {
+func (s *study) rankFigures(add func(string, CalibrationChart)) {
 	if len(s.ranks) == 0 {
 		return
 	}

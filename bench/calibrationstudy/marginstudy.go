@@ -212,7 +212,7 @@ func (c marginConfig) short() string {
 // marginFigures adds the margin study's figures, one for each claim
 // (non-inferior, inferior): its rate at the boundary against the number of
 // users, one series for each method and kind of values.
-func (s *study) marginFigures(add func(string, report.CalibrationChart)) {
+func (s *study) marginFigures(add func(string, CalibrationChart)) {
 	if len(s.margins) == 0 {
 		return
 	}
@@ -238,13 +238,13 @@ func (s *study) marginFigures(add func(string, report.CalibrationChart)) {
 }
 
 // marginSeries are method m's rates, one series for each kind of values.
-func (s *study) marginSeries(m int) []report.CalibrationSeries {
-	var out []report.CalibrationSeries
+func (s *study) marginSeries(m int) []CalibrationSeries {
+	var out []CalibrationSeries
 	for _, c := range s.margins {
 		if c.n != s.plan.marginSizes[0] {
 			continue
 		}
-		ser := report.CalibrationSeries{Name: strings.Split(marginMethods[m].name, ",")[0] + ", " + c.short()}
+		ser := CalibrationSeries{Name: strings.Split(marginMethods[m].name, ",")[0] + ", " + c.short()}
 		for j, d := range s.margins {
 			if d.shape == c.shape && d.lower == c.lower {
 				ser.Points = append(ser.Points, point(d.n, s.marginRes[j].tallies[m], typeI))

@@ -143,7 +143,7 @@ func metricConfigs(rhos []float64, sizes []int) []metricConfig {
 }
 
 // metricChart is the classifier-metrics study's figure at figureRho.
-func (s *study) metricChart(k kind) report.CalibrationChart {
+func (s *study) metricChart(k kind) CalibrationChart {
 	f := sameNull
 	if k != typeI {
 		f = lift
@@ -155,7 +155,7 @@ func (s *study) metricChart(k kind) report.CalibrationChart {
 	what := map[kind]string{typeI: "Type I error", power: "Power against the lift (σ 0.8 against 1)", coverageKind: "Coverage of the true difference"}[k]
 	ch := chart(k, what+" of the stratified bootstrap of classifier metrics", "samples (n): 20 % positives, ρ = "+rhoText(figureRho), trials)
 	for m := range mMethods {
-		ser := report.CalibrationSeries{Name: metricShort[m]}
+		ser := CalibrationSeries{Name: metricShort[m]}
 		for _, n := range s.plan.metricSizes {
 			ser.Points = append(ser.Points, point(n, s.metricResult(f, figureRho, n).tallies[m], k))
 		}
@@ -166,7 +166,7 @@ func (s *study) metricChart(k kind) report.CalibrationChart {
 }
 
 // metricFigures lists the classifier-metrics study's figures.
-func (s *study) metricFigures(add func(string, report.CalibrationChart)) {
+func (s *study) metricFigures(add func(string, CalibrationChart)) {
 	if len(s.metrics) == 0 {
 		return
 	}

@@ -112,17 +112,17 @@ func figureName(k kind, part string) string {
 }
 
 // point turns a tally into a plotted rate.
-func point(n int, t tally, k kind) report.CalibrationPoint {
+func point(n int, t tally, k kind) CalibrationPoint {
 	r := t.rejection()
 	if k == coverageKind {
 		r = t.coverage()
 	}
-	return report.CalibrationPoint{N: float64(n), Rate: r.est, Low: r.low, High: r.high}
+	return CalibrationPoint{N: float64(n), Rate: r.est, Low: r.low, High: r.high}
 }
 
 // chart is a figure's frame: titles, target, band and cut for its kind.
-func chart(k kind, title, xlabel string, trials map[int]int) report.CalibrationChart {
-	ch := report.CalibrationChart{Title: title, XLabel: xlabel}
+func chart(k kind, title, xlabel string, trials map[int]int) CalibrationChart {
+	ch := CalibrationChart{Title: title, XLabel: xlabel}
 	target := alpha
 	switch k {
 	case typeI:
@@ -146,15 +146,15 @@ func chart(k kind, title, xlabel string, trials map[int]int) report.CalibrationC
 
 // bandAt is the 99 % binomial band, at x, of a method whose true rate is
 // target, over trials replications.
-func bandAt(x float64, trials int, target float64) report.CalibrationBand {
+func bandAt(x float64, trials int, target float64) CalibrationBand {
 	lo, hi := binomialBand(trials, target, 0.99)
-	return report.CalibrationBand{N: x, Low: float64(lo) / float64(trials), High: float64(hi) / float64(trials)}
+	return CalibrationBand{N: x, Low: float64(lo) / float64(trials), High: float64(hi) / float64(trials)}
 }
 
 // cut narrows a type I chart to [0, 20 %] and a coverage chart to
 // [70 %, 100 %] when some rate lies outside, so that the band stays
 // readable; the rates outside are written at the edge.
-func cut(ch *report.CalibrationChart, k kind) {
+func cut(ch *CalibrationChart, k kind) {
 	for _, s := range ch.Series {
 		for _, p := range s.Points {
 			switch {
@@ -180,12 +180,12 @@ func sortedKeys(m map[int]int) []int {
 func (s *study) figures(dir, format string) error {
 	var figs []struct {
 		name string
-		ch   report.CalibrationChart
+		ch   CalibrationChart
 	}
-	add := func(name string, ch report.CalibrationChart) {
+	add := func(name string, ch CalibrationChart) {
 		figs = append(figs, struct {
 			name string
-			ch   report.CalibrationChart
+			ch   CalibrationChart
 		}{name, ch})
 	}
 	var shapes []userShape
@@ -220,7 +220,7 @@ func (s *study) figures(dir, format string) error {
 	s.marginFigures(add)
 	s.seedFigures(add)
 	for _, f := range figs {
-		fig, err := report.Calibration(f.ch)
+		fig, err := Calibration(f.ch)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
@@ -231,7 +231,7 @@ func (s *study) figures(dir, format string) error {
 	return nil
 }
 
-func (s *study) userChart(shape userShape, f family, k kind) report.CalibrationChart {
+func (s *study) userChart(shape userShape, f family, k kind) CalibrationChart {
 	trials := map[int]int{}
 	for _, n := range s.plan.userSizes {
 		r, _ := s.userResult(shape.name, f, figureRho, n)
@@ -247,7 +247,7 @@ func (s *study) userChart(shape userShape, f family, k kind) report.CalibrationC
 	}
 	ch := chart(k, title, "users (n): "+shape.title+", ρ = "+rhoText(figureRho), trials)
 	for _, m := range userSeries(shape, k) {
-		ser := report.CalibrationSeries{Name: userShort[m]}
+		ser := CalibrationSeries{Name: userShort[m]}
 		for _, n := range s.plan.userSizes {
 			r, _ := s.userResult(shape.name, f, figureRho, n)
 			t := r.tallies[m]
@@ -264,7 +264,7 @@ func (s *study) userChart(shape userShape, f family, k kind) report.CalibrationC
 	return ch
 }
 
-func (s *study) foldChart(k kind) report.CalibrationChart {
+func (s *study) foldChart(k kind) CalibrationChart {
 	f := sameNull
 	if k != typeI {
 		f = lift
@@ -276,7 +276,7 @@ func (s *study) foldChart(k kind) report.CalibrationChart {
 	what := map[kind]string{typeI: "Type I error", power: "Power against a 13 % lower error", coverageKind: "Coverage of the expected difference"}[k]
 	ch := chart(k, what+" of cross-validated learners", "rows in the data set (N): two least-squares learners", trials)
 	for _, m := range foldSeries(k) {
-		ser := report.CalibrationSeries{Name: foldShort[m]}
+		ser := CalibrationSeries{Name: foldShort[m]}
 		for _, n := range s.plan.foldSizes {
 			ser.Points = append(ser.Points, point(n, s.foldResult(f, n).tallies[m], k))
 		}
@@ -286,7 +286,7 @@ func (s *study) foldChart(k kind) report.CalibrationChart {
 	return ch
 }
 
-func (s *study) classChart(k kind) report.CalibrationChart {
+func (s *study) classChart(k kind) CalibrationChart {
 	f := sameNull
 	if k != typeI {
 		f = lift
@@ -299,7 +299,7 @@ func (s *study) classChart(k kind) report.CalibrationChart {
 	ch := chart(k, what+" of two classifiers", "samples (n): ROC AUC, 20 % positives", trials)
 	for _, m := range []int{cDeLong, cBootstrap} {
 		for _, rho := range s.plan.rhos {
-			ser := report.CalibrationSeries{Name: classShort[m] + ", ρ = " + strconv.FormatFloat(rho, 'g', -1, 64)}
+			ser := CalibrationSeries{Name: classShort[m] + ", ρ = " + strconv.FormatFloat(rho, 'g', -1, 64)}
 			for _, n := range s.plan.classSizes {
 				ser.Points = append(ser.Points, point(n, s.classResult(f, rho, n).tallies[m], k))
 			}

@@ -193,7 +193,7 @@ func quantileSorted(x []float64, p float64) float64 {
 
 // poissonFigures adds the Poisson study's figure: the coverage of both
 // bootstraps' intervals of the lift.
-func (s *study) poissonFigures(add func(string, report.CalibrationChart)) {
+func (s *study) poissonFigures(add func(string, CalibrationChart)) {
 	if len(s.poissons) == 0 {
 		return
 	}
@@ -206,7 +206,7 @@ func (s *study) poissonFigures(add func(string, report.CalibrationChart)) {
 		"paired units (n), one row each, ρ = "+rhoText(figureRho), trials)
 	for _, shape := range poissonShapes() {
 		for _, m := range []int{pPoisson, pMultinomial} {
-			ser := report.CalibrationSeries{Name: poissonShort[m] + ", " + shape.name}
+			ser := CalibrationSeries{Name: poissonShort[m] + ", " + shape.name}
 			for _, n := range s.plan.poissonSizes {
 				_, r := s.poissonCell(shape.name, lift, n)
 				ser.Points = append(ser.Points, point(n, r.tallies[m], coverageKind))

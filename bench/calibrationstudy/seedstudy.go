@@ -122,7 +122,7 @@ func (s *study) seedResult(sd float64, runs, n int) cellResult {
 // seedFigures adds the seeds study's figure: each method's type I error
 // against the seed effect's standard deviation. The x axis is a log
 // axis, so the cells without a seed effect are in the table alone.
-func (s *study) seedFigures(add func(string, report.CalibrationChart)) {
+func (s *study) seedFigures(add func(string, CalibrationChart)) {
 	if len(s.seeds) == 0 {
 		return
 	}
@@ -138,7 +138,7 @@ func (s *study) seedFigures(add func(string, report.CalibrationChart)) {
 		ch.Band = append(ch.Band, bandAt(sd, s.plan.seedReps, alpha))
 	}
 	series := func(name string, m, runs, n int) {
-		ser := report.CalibrationSeries{Name: name}
+		ser := CalibrationSeries{Name: name}
 		for _, sd := range sds {
 			p := point(0, s.seedResult(sd, runs, n).tallies[m], typeI)
 			p.N = sd

@@ -1,18 +1,24 @@
-package report
+package main
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"image/color"
 	"math"
 	"slices"
-	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/verdict-ml/verdict/report"
 )
+
+// errPlotInput is returned by Calibration for a chart it cannot draw.
+var errPlotInput = errors.New("cannot plot")
 
 // CalibrationPoint is a simulated rate at one sample size: the share Rate
 // of simulated data sets on which a method rejected (or its interval
@@ -66,40 +72,40 @@ type CalibrationChart struct {
 // not hide each other, the series are spread a little around each sample
 // size (a fortieth of a decade between neighbours).
 //
-// It returns an error wrapping ErrPlotInput for no series, a series
+// It returns an error wrapping errPlotInput for no series, a series
 // without points or name, a sample size that is not a positive finite
 // number, a rate or target that is NaN or infinite, an interval with one
 // NaN bound, infinite bounds or Low > High, a band with Low > High or
 // bounds that are not finite, or a cut with YMax ≤ YMin that is not 0, 0.
-func Calibration(ch CalibrationChart) (*Figure, error) {
+func Calibration(ch CalibrationChart) (*report.Figure, error) {
 	if len(ch.Series) == 0 {
-		return nil, fmt.Errorf("%w: calibration plot: no series", ErrPlotInput)
+		return nil, fmt.Errorf("%w: calibration plot: no series", errPlotInput)
 	}
-	if !plotFinite(ch.Target) {
-		return nil, fmt.Errorf("%w: calibration plot: target %v", ErrPlotInput, ch.Target)
+	if !finite(ch.Target) {
+		return nil, fmt.Errorf("%w: calibration plot: target %v", errPlotInput, ch.Target)
 	}
 	cut := ch.YMax > ch.YMin
-	if !cut && (ch.YMin != 0 || ch.YMax != 0) || cut && (!plotFinite(ch.YMin) || !plotFinite(ch.YMax)) {
-		return nil, fmt.Errorf("%w: calibration plot: the cut [%v, %v] is empty", ErrPlotInput, ch.YMin, ch.YMax)
+	if !cut && (ch.YMin != 0 || ch.YMax != 0) || cut && (!finite(ch.YMin) || !finite(ch.YMax)) {
+		return nil, fmt.Errorf("%w: calibration plot: the cut [%v, %v] is empty", errPlotInput, ch.YMin, ch.YMax)
 	}
 	var sizes []float64
 	lo, hi := ch.Target, ch.Target
 	for i, s := range ch.Series {
 		if s.Name == "" {
-			return nil, fmt.Errorf("%w: calibration plot: series %d has no name", ErrPlotInput, i+1)
+			return nil, fmt.Errorf("%w: calibration plot: series %d has no name", errPlotInput, i+1)
 		}
 		if len(s.Points) == 0 {
-			return nil, fmt.Errorf("%w: calibration plot: series %q has no points", ErrPlotInput, s.Name)
+			return nil, fmt.Errorf("%w: calibration plot: series %q has no points", errPlotInput, s.Name)
 		}
 		for j, pt := range s.Points {
 			if !(pt.N > 0) || math.IsInf(pt.N, 0) {
-				return nil, fmt.Errorf("%w: calibration plot: series %q, point %d has sample size %v; the log axis needs a positive number", ErrPlotInput, s.Name, j+1, pt.N)
+				return nil, fmt.Errorf("%w: calibration plot: series %q, point %d has sample size %v; the log axis needs a positive number", errPlotInput, s.Name, j+1, pt.N)
 			}
-			if !plotFinite(pt.Rate) {
-				return nil, fmt.Errorf("%w: calibration plot: series %q, point %d has rate %v", ErrPlotInput, s.Name, j+1, pt.Rate)
+			if !finite(pt.Rate) {
+				return nil, fmt.Errorf("%w: calibration plot: series %q, point %d has rate %v", errPlotInput, s.Name, j+1, pt.Rate)
 			}
-			if err := plotCheckInterval(pt.Low, pt.High); err != nil {
-				return nil, fmt.Errorf("%w: calibration plot: series %q, point %d: %v", ErrPlotInput, s.Name, j+1, err)
+			if err := report.CheckPlotInterval(pt.Low, pt.High); err != nil {
+				return nil, fmt.Errorf("%w: calibration plot: series %q, point %d: %v", errPlotInput, s.Name, j+1, err)
 			}
 			sizes = append(sizes, pt.N)
 			lo, hi = math.Min(lo, pt.Rate), math.Max(hi, pt.Rate)
@@ -110,10 +116,10 @@ func Calibration(ch CalibrationChart) (*Figure, error) {
 	}
 	for i, b := range ch.Band {
 		if !(b.N > 0) || math.IsInf(b.N, 0) {
-			return nil, fmt.Errorf("%w: calibration plot: band point %d has sample size %v; the log axis needs a positive number", ErrPlotInput, i+1, b.N)
+			return nil, fmt.Errorf("%w: calibration plot: band point %d has sample size %v; the log axis needs a positive number", errPlotInput, i+1, b.N)
 		}
-		if !plotFinite(b.Low) || !plotFinite(b.High) || b.Low > b.High {
-			return nil, fmt.Errorf("%w: calibration plot: band point %d is [%v, %v]", ErrPlotInput, i+1, b.Low, b.High)
+		if !finite(b.Low) || !finite(b.High) || b.Low > b.High {
+			return nil, fmt.Errorf("%w: calibration plot: band point %d is [%v, %v]", errPlotInput, i+1, b.Low, b.High)
 		}
 		sizes = append(sizes, b.N)
 		lo, hi = math.Min(lo, b.Low), math.Max(hi, b.High)
@@ -121,9 +127,9 @@ func Calibration(ch CalibrationChart) (*Figure, error) {
 	slices.Sort(sizes)
 	sizes = slices.Compact(sizes)
 	band := slices.Clone(ch.Band)
-	slices.SortStableFunc(band, func(a, b CalibrationBand) int { return cmpFloat(a.N, b.N) })
+	slices.SortStableFunc(band, func(a, b CalibrationBand) int { return cmp.Compare(a.N, b.N) })
 
-	p := newPlot(ch.Title)
+	p := report.NewPlot(ch.Title)
 	p.X.Label.Text = ch.XLabel
 	p.Y.Label.Text = ch.YLabel
 	p.X.Scale = plot.LogScale{}
@@ -140,44 +146,36 @@ func Calibration(ch CalibrationChart) (*Figure, error) {
 	if cut {
 		p.Y.Min, p.Y.Max = ch.YMin, ch.YMax
 	} else {
-		p.Y.Min, p.Y.Max = plotRange(lo, hi, 0.06)
+		p.Y.Min, p.Y.Max = report.PlotRange(lo, hi, 0.06)
 	}
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = nil
-	grid.Horizontal.Color = plotGridGrey
+	grid.Horizontal.Color = report.PlotGridGrey
 	marks := calibrationMarks{series: ch.Series, spread: spread}
 	legend := calibrationLegend{series: ch.Series, bandLabel: ch.BandLabel, hasBand: len(band) > 0,
-		style: text.Style{Font: plotFont(plotTickSize), XAlign: draw.XLeft, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}}
+		style: text.Style{Font: p.Legend.TextStyle.Font, XAlign: draw.XLeft, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}}
 	p.Add(grid, calibrationBand{band: band, target: ch.Target}, marks, legend)
-	return &Figure{plot: p, width: plotWidth, height: plotHeight}, nil
+	return report.NewFigure(p), nil
 }
 
-// cmpFloat orders a before b.
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
+// finite reports whether v is neither NaN nor infinite.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // calibrationSize writes a sample size with thousands separators: 20,
 // 1,000, 10,000; a size that is not whole keeps three significant digits.
 func calibrationSize(n float64) string {
 	if n == math.Round(n) && n < 1e15 {
-		return Thousands(int64(n))
+		return report.Thousands(int64(n))
 	}
-	return plotNumber(n)
+	return report.PlotNumber(n)
 }
 
-// percentTicks labels a rate axis in percent at plotTicks' steps: 0 %,
+// percentTicks labels a rate axis in percent at report.PlotTicks' steps: 0 %,
 // 2 %, 4 %, …, or 90 %, 95 %, 100 %.
 type percentTicks struct{}
 
 func (percentTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := plotTicks{}.Ticks(lo*100, hi*100)
+	ticks := report.PlotTicks{}.Ticks(lo*100, hi*100)
 	for i := range ticks {
 		ticks[i].Value /= 100
 		if ticks[i].Label != "" {
@@ -308,7 +306,8 @@ func (m calibrationMarks) x(i int, n float64) float64 {
 func (m calibrationMarks) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	clampY := func(y vg.Length) vg.Length { return max(c.Min.Y, min(c.Max.Y, y)) }
-	label := text.Style{Font: plotFont(plotSmallSize), XAlign: draw.XCenter, Handler: plot.DefaultTextHandler}
+	label := text.Style{Font: p.X.Tick.Label.Font, XAlign: draw.XCenter, Handler: plot.DefaultTextHandler}
+	label.Font.Size = report.PlotSmallSize
 	// Values of rates off the axis at one sample size are stacked, one
 	// line each, in the order of the series.
 	stacked := map[[2]float64]int{}
@@ -316,7 +315,7 @@ func (m calibrationMarks) Plot(c draw.Canvas, p *plot.Plot) {
 	for i, s := range m.series {
 		glyph, line := calibrationStyle(i)
 		pts := slices.Clone(s.Points)
-		slices.SortStableFunc(pts, func(a, b CalibrationPoint) int { return cmpFloat(a.N, b.N) })
+		slices.SortStableFunc(pts, func(a, b CalibrationPoint) int { return cmp.Compare(a.N, b.N) })
 		path := make([]vg.Point, len(pts))
 		for j, pt := range pts {
 			path[j] = vg.Point{X: trX(m.x(i, pt.N)), Y: trY(pt.Rate)}
@@ -388,9 +387,9 @@ func (calibrationMarks) arrow(c draw.Canvas, col color.Color, at vg.Point, up bo
 func calibrationPercent(r float64) string {
 	pc := r * 100
 	if math.Abs(pc) < 10 {
-		return strconv.FormatFloat(pc, 'f', 1, 64) + " %"
+		return fmt.Sprintf("%.1f %%", pc)
 	}
-	return strconv.FormatFloat(pc, 'f', 0, 64) + " %"
+	return fmt.Sprintf("%.0f %%", pc)
 }
 
 // calibrationLegend lists the band and the series to the right of the
