@@ -60,31 +60,10 @@ func (d DebugSelection) check() error {
 	return nil
 }
 
-// DebugRow describes one scored row in detail: what the model ranked, what
-// was relevant, where the hits were, and the value of every per-user
-// metric for the row, exactly as the per-user output has it.
-type DebugRow struct {
-	SampleID string `json:"sample_id"`
-	// Row is the row's 0-based position in the input.
-	Row int64 `json:"row"`
-	// Items are the row's top predictions, best first, as the input names
-	// them, up to the evaluation's required k (and MaxDebugItems); nil
-	// when the input does not give them to the evaluator. Scores are
-	// theirs, when the input has scores.
-	Items  []string  `json:"items"`
-	Scores []float64 `json:"scores,omitempty"`
-	// Targets are the row's relevant items, as the input names them and in
-	// the order its reader holds them (NumPy columns ascending), at most
-	// MaxDebugTargets of them; nil when the input cannot list them.
-	// TargetCount is R, the number of all of them.
-	Targets     []string `json:"targets"`
-	TargetCount int      `json:"n_targets"`
-	// HitRanks are the 1-based ranks of the relevant items among the
-	// predictions, up to the required k (and MaxDebugItems).
-	HitRanks []int `json:"hit_ranks"`
-	// Values holds the row's value of each per-user metric, by key.
-	Values map[string]float64 `json:"values"`
-}
+// DebugRow describes one scored row in detail. It is the store's type,
+// so that the rows Run describes are those the store keeps and reads back
+// (store.DebugRow says what each field holds).
+type DebugRow = store.DebugRow
 
 // debugSelector applies a DebugSelection to the rows with targets, taken in
 // input order. Two selectors of one selection choose the same rows: the

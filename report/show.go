@@ -2,41 +2,25 @@ package report
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/verdict-ml/verdict/evaluate"
 	"github.com/verdict-ml/verdict/store"
 )
 
 // ShowEvaluation writes a stored evaluation in format: its run, counts,
 // protocol, means and whole-set values, and whether it has per-unit values.
-// With withDebug it adds the debug rows stored with it (debug, a JSON array;
-// nil when none were), or says there are none.
-func ShowEvaluation(w io.Writer, format string, e *store.Evaluation, debug []byte, withDebug bool) error {
-	var rows []evaluate.DebugRow
-	if len(debug) > 0 {
-		if err := json.Unmarshal(debug, &rows); err != nil {
-			return fmt.Errorf("evaluation %d: its debug rows: %w", e.ID, err)
-		}
-	}
+// With withDebug it adds the debug rows stored with it (rows; empty when
+// none were), or says there are none.
+func ShowEvaluation(w io.Writer, format string, e *store.Evaluation, rows []store.DebugRow, withDebug bool) error {
 	if format == "json" {
 		out := stored(e)
 		if withDebug {
 			// An empty list, not null or nothing, when none were logged.
-			list := []any{}
-			if len(debug) > 0 {
-				if err := json.Unmarshal(debug, &list); err != nil {
-					return err
-				}
-			}
-			if list == nil {
-				list = []any{}
-			}
+			list := debugJSON(rows)
 			out.DebugRows = &list
 		}
 		return WriteJSON(w, out)
@@ -102,7 +86,7 @@ func ShowEvaluation(w io.Writer, format string, e *store.Evaluation, debug []byt
 // evaluationCSV writes an evaluation as CSV: one row a metric, with the
 // evaluation's identity in every row; with withDebug, its debug rows
 // instead (one CSV, one header), as DebugRows writes them.
-func evaluationCSV(w io.Writer, e *store.Evaluation, rows []evaluate.DebugRow, withDebug bool) error {
+func evaluationCSV(w io.Writer, e *store.Evaluation, rows []store.DebugRow, withDebug bool) error {
 	if withDebug {
 		return DebugRows(w, "csv", rows, e.Metrics)
 	}
@@ -114,6 +98,43 @@ func evaluationCSV(w io.Writer, e *store.Evaluation, rows []evaluate.DebugRow, w
 			strconv.FormatBool(slices.Contains(e.LowerIsBetter, m)), strconv.FormatBool(slices.Contains(whole, m)))
 	}
 	return t.CSV(w)
+}
+
+// debugJSON is rows as the JSON of a shown evaluation has them: each an
+// object with its keys in sorted order and every number, the row and the
+// counts too, a float64, written in its shortest form (row 1500000 is
+// 1.5e+06); a list or map the row lacks is null, and Scores, when empty,
+// is left out, as the rows are stored.
+func debugJSON(rows []store.DebugRow) []any {
+	out := make([]any, len(rows))
+	for i, r := range rows {
+		ranks := make([]float64, len(r.HitRanks))
+		for j, k := range r.HitRanks {
+			ranks[j] = float64(k)
+		}
+		o := map[string]any{
+			"sample_id": r.SampleID,
+			"row":       float64(r.Row),
+			"items":     orNull(r.Items, r.Items == nil),
+			"targets":   orNull(r.Targets, r.Targets == nil),
+			"n_targets": float64(r.TargetCount),
+			"hit_ranks": orNull(ranks, r.HitRanks == nil),
+			"values":    orNull(r.Values, r.Values == nil),
+		}
+		if len(r.Scores) > 0 {
+			o["scores"] = r.Scores
+		}
+		out[i] = o
+	}
+	return out
+}
+
+// orNull is v, or nil, which WriteJSON writes as null, when isNil.
+func orNull(v any, isNil bool) any {
+	if isNil {
+		return nil
+	}
+	return v
 }
 
 // joinInts is v in decimal, separated by sep.

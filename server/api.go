@@ -71,12 +71,12 @@ func (s *Server) getEvaluation(w http.ResponseWriter, r *http.Request, c *caller
 	if err := decode(r, &view); err != nil {
 		return err
 	}
-	e, debug, err := view.Get(r.Context(), s.store, id)
+	e, rows, err := view.Get(r.Context(), s.store, id)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	return report.ShowEvaluation(w, "json", e, debug, view.Debug)
+	return report.ShowEvaluation(w, "json", e, rows, view.Debug)
 }
 
 func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request, c *caller) error {

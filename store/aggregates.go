@@ -19,6 +19,34 @@ import (
 // MaxDebugBytes bounds the debug rows stored with one evaluation.
 const MaxDebugBytes = 1 << 20
 
+// DebugRow describes one scored row in detail: what the model ranked, what
+// was relevant, where the hits were, and the value of every per-user
+// metric for the row, exactly as the per-user output has it. evaluate.Run
+// makes them (evaluate.DebugRow is this type); an evaluation is stored
+// with them as a JSON array of these, and DebugRows reads them back.
+type DebugRow struct {
+	SampleID string `json:"sample_id"`
+	// Row is the row's 0-based position in the input.
+	Row int64 `json:"row"`
+	// Items are the row's top predictions, best first, as the input names
+	// them, up to the evaluation's required k (and evaluate.MaxDebugItems);
+	// nil when the input does not give them to the evaluator. Scores are
+	// theirs, when the input has scores.
+	Items  []string  `json:"items"`
+	Scores []float64 `json:"scores,omitempty"`
+	// Targets are the row's relevant items, as the input names them and in
+	// the order its reader holds them (NumPy columns ascending), at most
+	// evaluate.MaxDebugTargets of them; nil when the input cannot list
+	// them. TargetCount is R, the number of all of them.
+	Targets     []string `json:"targets"`
+	TargetCount int      `json:"n_targets"`
+	// HitRanks are the 1-based ranks of the relevant items among the
+	// predictions, up to the required k (and evaluate.MaxDebugItems).
+	HitRanks []int `json:"hit_ranks"`
+	// Values holds the row's value of each per-user metric, by key.
+	Values map[string]float64 `json:"values"`
+}
+
 // Aggregates are the means and counts of an evaluation computed elsewhere,
 // logged without per-unit values by LogAggregates.
 type Aggregates struct {
@@ -176,22 +204,26 @@ func insertDebugRows(ctx context.Context, tx pgx.Tx, id int64, debug func() json
 	return nil
 }
 
-// DebugRows returns the debug rows stored with evaluation id, as the JSON
-// array they were logged as; nil when it has none. An evaluation that does
-// not exist is ErrNotFound.
-func (s *Store) DebugRows(ctx context.Context, id int64) (json.RawMessage, error) {
-	var rows *string
+// DebugRows returns the debug rows stored with evaluation id, in the order
+// they were logged; empty when it has none. An evaluation that does not exist
+// is ErrNotFound.
+func (s *Store) DebugRows(ctx context.Context, id int64) ([]DebugRow, error) {
+	var raw *string
 	err := s.pool.QueryRow(ctx, `
 		SELECT d.rows::text FROM evaluations e
 		LEFT JOIN evaluation_debug_rows d ON d.evaluation_id = e.id
-		WHERE e.id = $1`, id).Scan(&rows)
+		WHERE e.id = $1`, id).Scan(&raw)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}
-	if err != nil || rows == nil {
+	if err != nil || raw == nil {
 		return nil, err
 	}
-	return json.RawMessage(*rows), nil
+	var rows []DebugRow
+	if err := json.Unmarshal([]byte(*raw), &rows); err != nil {
+		return nil, fmt.Errorf("evaluation %d: its debug rows: %w", id, err)
+	}
+	return rows, nil
 }
 
 // means digests the values of keys.

@@ -54,7 +54,7 @@ func TestLogAggregatesOnly(t *testing.T) {
 	require.True(t, stored.AggregatesOnly)
 	debug, err := s.DebugRows(ctx, agg.ID)
 	require.NoError(t, err)
-	require.JSONEq(t, `[{"sample_id":"u1"}]`, string(debug))
+	require.Equal(t, []store.DebugRow{{SampleID: "u1"}}, debug)
 	none, err := s.DebugRows(ctx, full.ID)
 	require.NoError(t, err)
 	require.Nil(t, none)

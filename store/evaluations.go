@@ -161,7 +161,7 @@ type EvaluationView struct {
 }
 
 // Get returns evaluation id, and with Debug, its debug rows.
-func (v EvaluationView) Get(ctx context.Context, s *Store, id int64) (*Evaluation, []byte, error) {
+func (v EvaluationView) Get(ctx context.Context, s *Store, id int64) (*Evaluation, []DebugRow, error) {
 	e, err := s.GetEvaluation(ctx, id)
 	if err != nil || !v.Debug {
 		return e, nil, err

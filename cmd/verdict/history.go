@@ -90,11 +90,11 @@ func showCommand() *cli.Command {
 					if err := cliflag.DecodeFlags(c, &view); err != nil {
 						return err
 					}
-					e, debug, err := view.Get(c.Context, st, id)
+					e, rows, err := view.Get(c.Context, st, id)
 					if err != nil {
 						return err
 					}
-					return report.ShowEvaluation(c.App.Writer, format, e, debug, view.Debug)
+					return report.ShowEvaluation(c.App.Writer, format, e, rows, view.Debug)
 				}),
 		},
 	}
