@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/verdict-ml/verdict/fingerprint"
+	"github.com/verdict-ml/verdict/internal/digest"
 )
 
 // MaxDebugBytes bounds the debug rows stored with one evaluation.
@@ -81,11 +81,11 @@ func (s *Store) LogAggregates(ctx context.Context, ev NewEvaluation, agg Aggrega
 	if ev.Protocol.EvalDraws <= 0 && agg.Units == agg.ScoredRows {
 		ev.Protocol.EvalDraws = 1
 	}
-	l := &load{content: newContentHash(), buckets: 1}
-	l.content.metrics(agg.Metrics)
-	l.content.means(agg.Metrics, agg.Means)
-	l.content.counts(agg.Rows, agg.ScoredRows, agg.Units)
-	l.content.aggregatesOnly()
+	l := &load{content: digest.New(), buckets: 1}
+	l.content.Metrics(agg.Metrics)
+	l.content.Means(agg.Metrics, agg.Means)
+	l.content.Counts(agg.Rows, agg.ScoredRows, agg.Units)
+	l.content.AggregatesOnly()
 	res := &Logged{Evaluation: Evaluation{
 		Experiment:      ev.Experiment,
 		Run:             ev.Run,
@@ -159,7 +159,7 @@ func meanText(v float64, ok bool) string {
 
 // addWholeSet adds the values of whole-set metrics to res's aggregates and
 // to the content digest.
-func addWholeSet(res *Logged, wholeSet map[string]float64, c *contentHash) error {
+func addWholeSet(res *Logged, wholeSet map[string]float64, c *digest.Content) error {
 	keys := slices.Sorted(maps.Keys(wholeSet))
 	for _, k := range keys {
 		v := wholeSet[k]
@@ -175,8 +175,8 @@ func addWholeSet(res *Logged, wholeSet map[string]float64, c *contentHash) error
 		res.Aggregates[k] = v
 	}
 	if len(keys) > 0 {
-		c.metrics(keys)
-		c.means(keys, wholeSet)
+		c.Metrics(keys)
+		c.Means(keys, wholeSet)
 	}
 	return nil
 }
@@ -225,25 +225,3 @@ func (s *Store) DebugRows(ctx context.Context, id int64) ([]DebugRow, error) {
 	}
 	return rows, nil
 }
-
-// means digests the values of keys.
-func (c *contentHash) means(keys []string, vals map[string]float64) {
-	c.buf = c.buf[:0]
-	for _, k := range keys {
-		c.buf = binary.LittleEndian.AppendUint64(c.buf, math.Float64bits(vals[k]))
-	}
-	c.h.Write(c.buf)
-}
-
-// counts digests an evaluation's counts.
-func (c *contentHash) counts(n ...int64) {
-	c.buf = c.buf[:0]
-	for _, v := range n {
-		c.buf = binary.LittleEndian.AppendUint64(c.buf, uint64(v))
-	}
-	c.h.Write(c.buf)
-}
-
-// aggregatesOnly marks the digest of an evaluation stored without per-unit
-// values, so that logging the same rows in full is not mistaken for it.
-func (c *contentHash) aggregatesOnly() { c.h.Write([]byte("aggregates only")) }

@@ -90,7 +90,7 @@ func (l *load) produceChunks(ctx context.Context, c *wideChecker, chans []chan [
 			if l.sampleFingerprint {
 				l.samples.AddSample(id)
 			}
-			l.content.row(id, draw, vals)
+			l.content.Row(id, draw, vals)
 			k := 0
 			if n > 1 {
 				k = int(hashPartition(id, n))
@@ -177,4 +177,123 @@ func appendRow(b []byte, id []byte, draw int64, hasDraw bool, vals []float32) []
 		b = binary.BigEndian.AppendUint32(b, math.Float32bits(v))
 	}
 	return b
+}
+
+// wideChecker reads a Rows source and checks every row: sample ID, draw,
+// adjacent duplicates, and values that a real (float4) cannot hold. It runs
+// in its own goroutine, ahead of the summaries and the encoding, and hands
+// over rows in batches.
+type wideChecker struct {
+	rows    Rows
+	metrics int
+	err     error // the first problem; read it after the batches channel closes
+
+	n        int64 // rows checked
+	prevID   []byte
+	prevDraw int64
+}
+
+// rowBatch is a run of checked rows.
+type rowBatch struct {
+	ids   []byte // the sample IDs, end to end
+	ends  []int  // where each ID ends in ids
+	draws []int64
+	vals  []float32 // metrics values per row
+}
+
+func (b *rowBatch) reset() {
+	b.ids, b.ends, b.draws, b.vals = b.ids[:0], b.ends[:0], b.draws[:0], b.vals[:0]
+}
+
+// id returns the sample ID of row i without copying.
+func (b *rowBatch) id(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = b.ends[i-1]
+	}
+	return b.ids[start:b.ends[i]]
+}
+
+const batchRows = 1024
+
+// batches checks rows in a goroutine and sends them in batches. The channel
+// closes at the end of the input, at the first problem (left in c.err) or
+// when ctx is done. Batches received must be returned on free for reuse.
+func (c *wideChecker) batches(ctx context.Context) (full <-chan *rowBatch, free chan<- *rowBatch) {
+	out := make(chan *rowBatch, 4)
+	pool := make(chan *rowBatch, 6)
+	for range cap(pool) {
+		pool <- &rowBatch{}
+	}
+	go func() {
+		defer close(out)
+		for {
+			var b *rowBatch
+			select {
+			case b = <-pool:
+			case <-ctx.Done():
+				return
+			}
+			b.reset()
+			for len(b.ends) < batchRows && c.check(b) {
+			}
+			if len(b.ends) > 0 {
+				select {
+				case out <- b:
+				case <-ctx.Done():
+					return
+				}
+			}
+			if len(b.ends) < batchRows {
+				return // end of input, or c.err
+			}
+		}
+	}()
+	return out, pool
+}
+
+// check reads the next row into b. It returns false at the end of the input
+// or on the first problem, which it leaves in c.err.
+func (c *wideChecker) check(b *rowBatch) bool {
+	r := c.rows
+	if !r.Next() {
+		c.err = r.Err()
+		return false
+	}
+	id := r.SampleID()
+	if err := checkSampleID(id); err != nil {
+		c.err = &InputError{Where: r.Where(), Problem: err.Error()}
+		return false
+	}
+	draw := r.Draw()
+	if draw < 0 || draw > math.MaxInt16 {
+		c.err = &InputError{Where: r.Where(), SampleID: id, Column: "draw", Problem: fmt.Sprintf("draw %d is outside 0..%d", draw, math.MaxInt16)}
+		return false
+	}
+	// Adjacent duplicates are the common case (sorted input) and can be
+	// located exactly; others are caught by the primary key.
+	if c.n > 0 && draw == c.prevDraw && string(c.prevID) == id {
+		c.err = &DuplicateError{Where: r.Where(), SampleID: id, Draw: draw, HasDraw: r.HasDraw()}
+		return false
+	}
+	vals := r.Values()
+	if len(vals) != c.metrics {
+		panic(fmt.Sprintf("store: Rows.Values returned %d values for %d metrics", len(vals), c.metrics))
+	}
+	for i, v := range vals {
+		f, problem := toReal(v)
+		if problem != "" {
+			c.err = &InputError{Where: r.Where(), SampleID: id, Column: r.Metrics()[i], Problem: problem}
+			b.vals = b.vals[:len(b.ends)*c.metrics]
+			return false
+		}
+		b.vals = append(b.vals, f)
+	}
+	c.prevID = append(c.prevID[:0], id...)
+	c.prevDraw = draw
+	b.ids = append(b.ids, id...)
+	b.ends = append(b.ends, len(b.ids))
+	b.draws = append(b.draws, draw)
+	c.n++
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/verdict-ml/verdict/internal/dburl"
 	"github.com/verdict-ml/verdict/runfilter"
@@ -134,3 +135,17 @@ func (e *IdempotencyConflictError) Error() string {
 }
 
 func (e *IdempotencyConflictError) Unwrap() error { return ErrConflict }
+
+// namePreview quotes the first 40 bytes of a name, cut at a character
+// boundary, and marks a cut with an ellipsis.
+func namePreview(name string) string {
+	const most = 40
+	if len(name) <= most {
+		return fmt.Sprintf("%q", name)
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%q…", name[:cut])
+}

@@ -330,9 +330,9 @@ func (s *Store) insertEvaluation(ctx context.Context, tx pgx.Tx, ev NewEvaluatio
 	}
 	if ev.Step != nil {
 		// The same values at another step are another evaluation.
-		l.content.step(*ev.Step)
+		l.content.Step(*ev.Step)
 	}
-	content := l.content.sum()
+	content := l.content.Sum()
 	res.contentSHA = content
 	err = tx.QueryRow(ctx, `
 		SELECT id FROM evaluations

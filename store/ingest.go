@@ -7,16 +7,81 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/verdict-ml/verdict/fingerprint"
+	"github.com/verdict-ml/verdict/internal/digest"
 	"github.com/verdict-ml/verdict/stats"
 )
+
+// Rows is a stream of per-unit values in wide form: one row per (sample ID, draw)
+// with one value per metric. The readers in package scores implement it for CSV,
+// TSV, JSON Lines, Parquet and NumPy inputs; a Go program can implement it over
+// anything it holds.
+//
+// Rows reports malformed input (ragged rows, non-numeric cells, a missing value)
+// through Err, with an error that names the location. The store itself checks
+// what is independent of the format: empty sample IDs, NaN and ±Inf, values out of
+// float4 range, duplicate (sample ID, draw) pairs and empty input.
+type Rows interface {
+	// Metrics names the value columns, in the order Values returns them.
+	Metrics() []string
+	// HasDraw reports whether the input carries a draw column, that is whether
+	// one sample ID may have several rows.
+	HasDraw() bool
+	// Next advances to the next row. It returns false at the end of the input
+	// or on the first error; Err tells which.
+	Next() bool
+	// SampleID is the current row's sample ID.
+	SampleID() string
+	// Draw is the current row's draw number; 0 when the input has no draw column.
+	Draw() int64
+	// Values are the current row's values, one per metric. The slice may be
+	// reused by the next call to Next.
+	Values() []float64
+	// Where locates the current row for error messages, for example
+	// "scores.csv: line 12" or "scores.parquet: row 12".
+	Where() string
+	// Err is the error that stopped Next, or nil at a clean end of input.
+	Err() error
+}
+
+// InputCounter is implemented by sources that do not log every row of their
+// input, such as evaluations that skip rows without targets. InputRows is the
+// number of rows the input had in all (n_rows), once Next has returned false.
+type InputCounter interface {
+	InputRows() int64
+}
+
+// TargetFingerprinter is implemented by sources that read the targets the
+// values were scored against. TargetFingerprint is their fingerprint, once
+// Next has returned false; it is recorded unless NewEvaluation names one.
+type TargetFingerprinter interface {
+	TargetFingerprint() string
+}
+
+// UnitCounter is implemented by sources that count their distinct sample IDs
+// themselves. Units is that count (n_units) once Next has returned false; it
+// spares the store a pass over the loaded rows when the source has draws.
+type UnitCounter interface {
+	Units() int64
+}
+
+// DrawCounter is implemented by sources that number the rows of each sample
+// ID themselves. EvalDraws is the most rows any sample ID has, once Next has
+// returned false; it spares the store counting them in the database, and is
+// recorded as the evaluation's eval draws unless its protocol names them.
+type DrawCounter interface {
+	EvalDraws() int64
+}
 
 // NewEvaluation describes an evaluation to log: where it belongs and what
 // protocol produced it. The per-unit values come separately, from a Rows or
@@ -158,6 +223,66 @@ type Label struct {
 // maxSampleIDBytes keeps sample IDs well inside what a B-tree entry can hold.
 const maxSampleIDBytes = 1024
 
+func checkSampleID(id string) error {
+	switch {
+	case id == "":
+		return errors.New("empty sample ID")
+	case len(id) > maxSampleIDBytes:
+		return fmt.Errorf("sample ID is %d bytes long; at most %d are allowed", len(id), maxSampleIDBytes)
+	case strings.IndexByte(id, 0) >= 0:
+		return errors.New("sample ID contains a NUL byte")
+	case !utf8.ValidString(id):
+		return fmt.Errorf("sample ID %s is not valid UTF-8", namePreview(id))
+	}
+	return nil
+}
+
+// toReal converts a value to the stored float4, or says why it cannot: the
+// readers refuse the same values, and these checks hold every other source
+// (a program using the library, a request to a server) to the same rules.
+func toReal(v float64) (float32, string) {
+	switch {
+	case math.IsNaN(v):
+		return 0, "value is NaN"
+	case math.IsInf(v, 0):
+		return 0, fmt.Sprintf("value is %v", v)
+	case math.Abs(v) > math.MaxFloat32:
+		return 0, fmt.Sprintf("value %g is out of range for a real (float4)", v)
+	case v != 0 && float32(v) == 0:
+		return 0, fmt.Sprintf("value %g is too small for a real (float4), which would store 0", v)
+	}
+	return float32(v), ""
+}
+
+// maxNameBytes bounds the names of experiments, runs, evaluation sets,
+// metrics, tags and params, and idempotency keys: far more than
+// anyone types, and little enough that a name pasted by mistake (a file, a
+// column of values) is refused rather than stored and then printed by every
+// report. Migration 7 sets the same limits in the schema.
+const maxNameBytes = 256
+
+// checkName returns what is wrong with a name of the given kind ("run
+// name", "tag", ...), or nil: more than maxNameBytes bytes, invalid UTF-8,
+// or a control character (Unicode category Cc: C0, DEL and C1, ESC among
+// them), which a terminal would act on when a report prints the name. The
+// error names the kind, quotes the start of the name with its control
+// characters escaped, and says how long it is; it does not wrap ErrBadInput,
+// so that callers can place it.
+func checkName(kind, name string) error {
+	if len(name) > maxNameBytes {
+		return fmt.Errorf("the %s %s is %d bytes long; at most %d are allowed", kind, namePreview(name), len(name), maxNameBytes)
+	}
+	if !utf8.ValidString(name) {
+		return fmt.Errorf("the %s %s is not valid UTF-8", kind, namePreview(name))
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("the %s %s contains the control character %U", kind, namePreview(name), r)
+		}
+	}
+	return nil
+}
+
 // maxMetrics bounds the number of metrics of one evaluation.
 const maxMetrics = 1000
 
@@ -191,7 +316,7 @@ func (s *Store) LogEvaluation(ctx context.Context, ev NewEvaluation, rows Rows) 
 	return s.logEvaluation(ctx, ev, rows, rows.HasDraw(), buckets, func(ctx context.Context, tx pgx.Tx, l *load) error {
 		l.metrics = metrics
 		l.sums = make([]stats.CompensatedSum, len(metrics))
-		l.content.metrics(metrics)
+		l.content.Metrics(metrics)
 		_, hasTargets := rows.(TargetFingerprinter)
 		l.sampleFingerprint = ev.TargetFingerprint == "" && !hasTargets && !rows.HasDraw()
 		c := &wideChecker{rows: rows, metrics: len(metrics)}
@@ -219,7 +344,7 @@ type load struct {
 	sums     []stats.CompensatedSum
 	rows     int64
 	samples  fingerprint.Set // sample IDs, when the store derives the fingerprint
-	content  contentHash
+	content  digest.Content
 	progress func(int64)
 	long     bool // pivoted from a long source
 	hasDraw  bool
@@ -241,7 +366,7 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, ha
 	}
 
 	var out *Logged
-	l := &load{content: newContentHash(), progress: ev.Progress, buckets: buckets, hasDraw: hasDraw}
+	l := &load{content: digest.New(), progress: ev.Progress, buckets: buckets, hasDraw: hasDraw}
 	err := s.transact(ctx, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, `SELECT nextval(pg_get_serial_sequence('evaluations', 'id'))`).Scan(&l.id); err != nil {
 			return fmt.Errorf("allocate evaluation ID: %w", err)
@@ -334,7 +459,7 @@ func (s *Store) logEvaluation(ctx context.Context, ev NewEvaluation, src any, ha
 		}
 		if ev.AggregatesOnly {
 			res.AggregatesOnly = true
-			l.content.aggregatesOnly()
+			l.content.AggregatesOnly()
 		}
 		// out is set before the insert: when a concurrent log of the same
 		// evaluation wins, res holds what finds the winner.

@@ -14,6 +14,28 @@ import (
 	"github.com/verdict-ml/verdict/stats"
 )
 
+// LongRows is a stream of per-unit values in long form: one (sample ID, draw,
+// metric, value) record per line. The store pivots it to wide form inside the
+// database, so the input may come in any order and memory use stays flat.
+type LongRows interface {
+	// HasDraw reports whether the input carries a draw column.
+	HasDraw() bool
+	// Next advances to the next record; false at the end or on error.
+	Next() bool
+	SampleID() string
+	// Draw is 0 when the input has no draw column.
+	Draw() int64
+	Metric() string
+	Value() float64
+	// Record is the current record's position in the input, 1-based, in the
+	// unit Where formats (a line number for text, a row number otherwise).
+	Record() int64
+	// Where formats a record position for error messages, for example
+	// Where(12) == "scores.csv: line 12".
+	Where(record int64) string
+	Err() error
+}
+
 // pivotLong stages a long source in a temporary table, checks that every
 // (sample ID, draw) has exactly one value per metric, and pivots it into the
 // evaluation's partition.
@@ -193,7 +215,7 @@ func (e *longEncoder) next() {
 		return
 	}
 	l.sums[m].Add(float64(f))
-	l.content.row([]byte(name+"\x00"+id), draw, []float32{f})
+	l.content.Row([]byte(name+"\x00"+id), draw, []float32{f})
 	e.records++
 
 	b := e.buf

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -14,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/verdict-ml/verdict/fingerprint"
+	"github.com/verdict-ml/verdict/internal/digest"
 )
 
 // Tasks of an evaluation of predictions.
@@ -156,12 +156,12 @@ func (s *Store) LogPredictions(ctx context.Context, ev NewEvaluation, p *Predict
 	}
 	fp := fingerprint.NewLabels()
 	fp.AddClasses(info.Classes)
-	l := &load{content: newContentHash(), metrics: p.Metrics}
-	l.content.predictions(&info)
+	l := &load{content: digest.New(), metrics: p.Metrics}
+	l.content.Predictions(info.Task, info.Threshold, info.Bins, info.Classes)
 	k := info.K()
 	for i, id := range p.SampleIDs {
 		fp.AddLabel([]byte(id), info.Classes[p.Labels[i]])
-		l.content.prediction(id, p.Labels[i], p.Scores[i*k:(i+1)*k])
+		l.content.Prediction(id, p.Labels[i], p.Scores[i*k:(i+1)*k])
 	}
 	n := int64(len(p.SampleIDs))
 	if ev.Protocol.EvalDraws <= 0 {
@@ -248,28 +248,6 @@ func duplicatePrediction(ids []string) error {
 		seen[id] = i
 	}
 	return fmt.Errorf("%w: a sample ID appears twice", ErrBadInput)
-}
-
-// predictions digests a prediction evaluation's task, classes and
-// parameters, before its rows.
-func (c *contentHash) predictions(p *PredictionInfo) {
-	c.buf = append(c.buf[:0], "predictions/v1\x00"...)
-	c.buf = append(c.buf, p.Task...)
-	c.buf = binary.LittleEndian.AppendUint64(c.buf, math.Float64bits(p.Threshold))
-	c.buf = binary.LittleEndian.AppendUint64(c.buf, uint64(p.Bins))
-	c.h.Write(c.buf)
-	c.metrics(p.Classes)
-}
-
-// prediction digests one sample's label and scores.
-func (c *contentHash) prediction(id string, label int32, scores []float64) {
-	c.buf = binary.LittleEndian.AppendUint32(c.buf[:0], uint32(len(id)))
-	c.buf = append(c.buf, id...)
-	c.buf = binary.LittleEndian.AppendUint32(c.buf, uint32(label))
-	for _, v := range scores {
-		c.buf = binary.LittleEndian.AppendUint64(c.buf, math.Float64bits(v))
-	}
-	c.h.Write(c.buf)
 }
 
 // PredictionPairs are two evaluations' predictions aligned by sample ID,
