@@ -43,46 +43,17 @@ type npzDecoder struct {
 
 // openNPZ opens every member of an .npz file and reads its .npy header.
 func openNPZ(path string, r io.ReaderAt, size int64) (_ *npzDecoder, _ layout, err error) {
-	zr, err := zip.NewReader(r, size)
-	if err != nil {
-		return nil, layout{}, input.Location{Path: path}.Wrap(ErrBadInput, err, "not a NumPy .npz file: %v", err)
-	}
-	file := input.Location{Path: path, Unit: "row", ColumnNoun: "array"}
-	if len(zr.File) > headerColumns.Max {
-		// Each member opened holds a decompressor.
-		return nil, layout{}, file.Errorf(ErrBadInput, "the archive holds %d members; %s", len(zr.File), headerColumns.Why)
-	}
-	d := &npzDecoder{at: file, names: input.Interner{}}
+	d := &npzDecoder{names: input.Interner{}}
 	defer func() {
 		if err != nil {
 			d.close()
 		}
 	}()
-	var (
-		names  []string
-		arrays []*input.NPY
-	)
-	for _, f := range zr.File {
-		name, ok := strings.CutSuffix(f.Name, ".npy")
-		if !ok {
-			return nil, layout{}, file.Errorf(ErrBadInput, "member %q is not a .npy array", f.Name)
-		}
-		at := file.WithColumn(name)
-		rc, err := f.Open()
-		if err != nil {
-			return nil, layout{}, at.Wrap(ErrBadInput, err, "%v", err)
-		}
-		d.members = append(d.members, rc)
-		a, err := input.ReadNPY(rc, int64(min(f.UncompressedSize64, math.MaxInt64)), at, ErrBadInput)
-		if err != nil {
-			return nil, layout{}, err
-		}
-		names = append(names, name)
-		arrays = append(arrays, a)
+	file, names, arrays, err := openNPZArrays(path, r, size, headerColumns, ErrBadInput, &d.members)
+	if err != nil {
+		return nil, layout{}, err
 	}
-	if len(arrays) == 0 {
-		return nil, layout{}, file.Errorf(ErrBadInput, "the archive holds no arrays")
-	}
+	d.at = file
 	cols, problem := findColumns(names, "array")
 	if problem != "" {
 		if cols.id < 0 {
@@ -230,6 +201,44 @@ func (d *npzDecoder) readBatch() error {
 	}
 	d.batch, d.next = n, 0
 	return nil
+}
+
+// openNPZArrays opens every member of an .npz file and reads its .npy
+// header, refusing an archive of more members than limit allows and a member
+// that is not a .npy array, with errors of kind. Each member opened is
+// appended to members, for the caller to close, on error too.
+func openNPZArrays(path string, r io.ReaderAt, size int64, limit input.Columns, kind error, members *[]io.Closer) (file input.Location, names []string, arrays []*input.NPY, err error) {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return file, nil, nil, input.Location{Path: path}.Wrap(kind, err, "not a NumPy .npz file: %v", err)
+	}
+	file = input.Location{Path: path, Unit: "row", ColumnNoun: "array"}
+	if len(zr.File) > limit.Max {
+		// Each member opened holds a decompressor.
+		return file, nil, nil, file.Errorf(kind, "the archive holds %d members; %s", len(zr.File), limit.Why)
+	}
+	for _, f := range zr.File {
+		name, ok := strings.CutSuffix(f.Name, ".npy")
+		if !ok {
+			return file, nil, nil, file.Errorf(kind, "member %q is not a .npy array", f.Name)
+		}
+		at := file.WithColumn(name)
+		rc, err := f.Open()
+		if err != nil {
+			return file, nil, nil, at.Wrap(kind, err, "%v", err)
+		}
+		*members = append(*members, rc)
+		a, err := input.ReadNPY(rc, int64(min(f.UncompressedSize64, math.MaxInt64)), at, kind)
+		if err != nil {
+			return file, nil, nil, err
+		}
+		names = append(names, name)
+		arrays = append(arrays, a)
+	}
+	if len(arrays) == 0 {
+		return file, nil, nil, file.Errorf(kind, "the archive holds no arrays")
+	}
+	return file, names, arrays, nil
 }
 
 func (d *npzDecoder) close() error {

@@ -1,10 +1,8 @@
 package scores
 
 import (
-	"archive/zip"
 	"encoding/binary"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/verdict-ml/verdict/internal/input"
@@ -14,15 +12,6 @@ import (
 // archive of 1-D .npy arrays of equal length, read in step a batch of rows
 // at a time, as the scores reader reads them.
 func readPredictionsNPZ(path string, r io.ReaderAt, size, maxHeld int64) (_ *Predictions, err error) {
-	zr, err := zip.NewReader(r, size)
-	if err != nil {
-		return nil, input.Location{Path: path}.Wrap(ErrBadPredictions, err, "not a NumPy .npz file: %v", err)
-	}
-	file := input.Location{Path: path, Unit: "row", ColumnNoun: "array"}
-	if len(zr.File) > predictionColumns.Max {
-		// Each member opened holds a decompressor.
-		return nil, file.Errorf(ErrBadPredictions, "the archive holds %d members; %s", len(zr.File), predictionColumns.Why)
-	}
 	var members []io.Closer
 	defer func() {
 		for _, m := range members {
@@ -31,30 +20,9 @@ func readPredictionsNPZ(path string, r io.ReaderAt, size, maxHeld int64) (_ *Pre
 			}
 		}
 	}()
-	var (
-		names  []string
-		arrays []*input.NPY
-	)
-	for _, f := range zr.File {
-		name, ok := strings.CutSuffix(f.Name, ".npy")
-		if !ok {
-			return nil, file.Errorf(ErrBadPredictions, "member %q is not a .npy array", f.Name)
-		}
-		at := file.WithColumn(name)
-		rc, err := f.Open()
-		if err != nil {
-			return nil, at.Wrap(ErrBadPredictions, err, "%v", err)
-		}
-		members = append(members, rc)
-		a, err := input.ReadNPY(rc, int64(min(f.UncompressedSize64, math.MaxInt64)), at, ErrBadPredictions)
-		if err != nil {
-			return nil, err
-		}
-		names = append(names, name)
-		arrays = append(arrays, a)
-	}
-	if len(arrays) == 0 {
-		return nil, file.Errorf(ErrBadPredictions, "the archive holds no arrays")
+	file, names, arrays, err := openNPZArrays(path, r, size, predictionColumns, ErrBadPredictions, &members)
+	if err != nil {
+		return nil, err
 	}
 	lay, problem := findPredictionColumns(names, "array")
 	if problem != "" {

@@ -213,11 +213,7 @@ func (c *Cluster) ensureLocked(ctx context.Context) error {
 		}
 	}
 
-	acct, err := c.serverAccount()
-	if err != nil {
-		return err
-	}
-	bin, err := c.finder.find(ctx, version)
+	acct, bin, err := c.server(ctx, version)
 	if err != nil {
 		return err
 	}
@@ -264,11 +260,7 @@ func (c *Cluster) Stop(ctx context.Context) error {
 	if c.postmasterPID() == 0 {
 		return nil
 	}
-	acct, err := c.serverAccount()
-	if err != nil {
-		return err
-	}
-	bin, err := c.finder.find(ctx, version)
+	acct, bin, err := c.server(ctx, version)
 	if err != nil {
 		return err
 	}
@@ -419,4 +411,15 @@ func (c *Cluster) postmasterPID() int {
 		return 0
 	}
 	return pid
+}
+
+// server returns the account that runs the server's programs and the folder
+// of PostgreSQL version's binaries.
+func (c *Cluster) server(ctx context.Context, version string) (*account, string, error) {
+	acct, err := c.serverAccount()
+	if err != nil {
+		return nil, "", err
+	}
+	bin, err := c.finder.find(ctx, version)
+	return acct, bin, err
 }

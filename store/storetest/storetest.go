@@ -115,15 +115,22 @@ func withDatabase(t testing.TB, base, name string) string {
 	return u.String()
 }
 
+// connect opens one connection to the database at url, or fails t.
+func connect(t testing.TB, ctx context.Context, url string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatalf("storetest: connect: %v", err)
+	}
+	return conn
+}
+
 // Scalar runs a query returning one value on the database at url, for
 // assertions on what a test left in the database.
 func Scalar[T any](t testing.TB, url, query string, args ...any) T {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatalf("storetest: connect: %v", err)
-	}
+	conn := connect(t, ctx, url)
 	defer conn.Close(ctx)
 	var v T
 	if err := conn.QueryRow(ctx, query, args...).Scan(&v); err != nil {
@@ -137,10 +144,7 @@ func Scalar[T any](t testing.TB, url, query string, args ...any) T {
 func Exec(t testing.TB, url, sql string) {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatalf("storetest: connect: %v", err)
-	}
+	conn := connect(t, ctx, url)
 	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, sql); err != nil {
 		t.Fatalf("storetest: %s: %v", sql, err)
