@@ -183,65 +183,69 @@ func pairMetrics(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metrics 
 		}
 	}
 	err := func() error {
-		// Merge the two primary-key ranges in sample ID order, each grouped
-		// as it streams: the plan the index exists for. Left to itself the
-		// planner prefers parallel hash aggregates, which spill to disk and
-		// then sort, several times slower on a small server.
-		if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '256MB'; SET LOCAL enable_hashagg = off; SET LOCAL max_parallel_workers_per_gather = 0`); err != nil {
+		// Merge the two primary-key ranges in sample ID order: the plan
+		// the index exists for. Left to itself the planner prefers hash
+		// joins and aggregates, then sorts, several times slower on a
+		// small server; and its cost estimate of a million-row join turns
+		// on JIT compilation, which costs more than the query.
+		if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '256MB'; SET LOCAL enable_hashagg = off; SET LOCAL enable_hashjoin = off; SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off`); err != nil {
 			return err
 		}
 		// Each side reads its evaluation's partition by name: planning a
 		// query on the parent table would consider, and lock, every
 		// evaluation's partition, thousands of them in a large store. The
 		// metrics' positions are integers of this process, written into
-		// the query.
-		sums := func(idx []int, prefix string) string {
-			cols := make([]string, len(idx))
+		// the query. The join is inner, so that its merge yields the
+		// units in order with no sort; the units found on one side only
+		// are the side's units less the paired ones.
+		cols := func(idx []int, side, format string) string {
+			out := make([]string, len(idx))
 			for k, i := range idx {
-				cols[k] = fmt.Sprintf("sum(vals[%d]::double precision) AS %s%d", i+1, prefix, k)
+				out[k] = fmt.Sprintf(format, side, i+1, k)
 			}
-			return strings.Join(cols, ", ")
+			return strings.Join(out, ", ")
 		}
-		outCols := func(side, prefix string) string {
-			cols := make([]string, len(metrics))
-			for k := range metrics {
-				cols[k] = fmt.Sprintf("%s.%s%d", side, prefix, k)
-			}
-			return strings.Join(cols, ", ")
-		}
+		// Without draws, each unit is one row and its value one real.
 		query := `
-			WITH l AS (
-				SELECT sample_id, count(*) AS n, ` + sums(li, "t") + `
-				FROM ` + partitionName(leftID) + ` WHERE evaluation_id = $1
-				GROUP BY sample_id
-			), r AS (
-				SELECT sample_id, count(*) AS n, ` + sums(ri, "t") + `
-				FROM ` + partitionName(rightID) + ` WHERE evaluation_id = $2
-				GROUP BY sample_id
-			)
-			SELECT coalesce(l.sample_id, r.sample_id), l.n, r.n, ` + outCols("l", "t") + `, ` + outCols("r", "t") + `
-			FROM l FULL JOIN r ON r.sample_id = l.sample_id
-			ORDER BY 1`
+			SELECT l.sample_id, 1::int8, 1::int8, ` + cols(li, "l", "%[1]s.vals[%[2]d]") + `, ` + cols(ri, "r", "%[1]s.vals[%[2]d]") + `
+			FROM ` + partitionName(leftID) + ` l
+			JOIN ` + partitionName(rightID) + ` r ON r.sample_id = l.sample_id
+			WHERE l.evaluation_id = $1 AND r.evaluation_id = $2
+			ORDER BY l.sample_id`
+		if !compact {
+			query = `
+				WITH l AS (
+					SELECT sample_id, count(*) AS n, ` + cols(li, "", "sum(%svals[%d]::double precision) AS t%d") + `
+					FROM ` + partitionName(leftID) + ` WHERE evaluation_id = $1
+					GROUP BY sample_id
+				), r AS (
+					SELECT sample_id, count(*) AS n, ` + cols(ri, "", "sum(%svals[%d]::double precision) AS t%d") + `
+					FROM ` + partitionName(rightID) + ` WHERE evaluation_id = $2
+					GROUP BY sample_id
+				)
+				SELECT l.sample_id, l.n, r.n, ` + cols(li, "l", "%s.t%[3]d") + `, ` + cols(ri, "r", "%s.t%[3]d") + `
+				FROM l JOIN r ON r.sample_id = l.sample_id
+				ORDER BY l.sample_id`
+		}
 		if leftID == rightID {
 			// An evaluation against itself (a leaderboard's own interval,
 			// a sanity check): read its range once.
 			query = `
-				SELECT sample_id, count(*), count(*), ` + sums(li, "l") + `, ` + sums(ri, "r") + `
+				SELECT sample_id, count(*), count(*), ` + cols(li, "", "sum(%[1]svals[%[2]d]::double precision)") + `, ` + cols(ri, "", "sum(%[1]svals[%[2]d]::double precision)") + `
 				FROM ` + partitionName(leftID) + ` WHERE evaluation_id = $1 AND $2::bigint = $1
 				GROUP BY sample_id
 				ORDER BY sample_id`
 		}
 		// Without draws, for a good share of a side's metrics, the rows'
-		// arrays are cheaper to ship whole than to aggregate column by
-		// column: each unit is one row, and its values are read in Go.
+		// arrays are cheaper to ship whole than element by element.
 		arrays := compact && leftID != rightID && 4*M >= min(len(left.Metrics), len(right.Metrics))
 		if arrays {
 			query = `
-				SELECT coalesce(l.sample_id, r.sample_id), l.vals, r.vals
-				FROM (SELECT sample_id, vals FROM ` + partitionName(leftID) + ` WHERE evaluation_id = $1) l
-				FULL JOIN (SELECT sample_id, vals FROM ` + partitionName(rightID) + ` WHERE evaluation_id = $2) r
-				  ON r.sample_id = l.sample_id
-				ORDER BY 1`
+				SELECT l.sample_id, l.vals, r.vals
+				FROM ` + partitionName(leftID) + ` l
+				JOIN ` + partitionName(rightID) + ` r ON r.sample_id = l.sample_id
+				WHERE l.evaluation_id = $1 AND r.evaluation_id = $2
+				ORDER BY l.sample_id`
 		}
 		rows, err := tx.Query(ctx, query, pgx.QueryResultFormats{pgx.BinaryFormatCode}, leftID, rightID)
 		if err != nil {
@@ -254,50 +258,62 @@ func pairMetrics(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metrics 
 		var arena []byte
 		for rows.Next() {
 			raw := rows.RawValues()
-			switch {
-			case raw[1] == nil:
-				p.RightOnly++
-			case raw[2] == nil:
-				p.LeftOnly++
-			default:
-				if cap(arena)-len(arena) < len(raw[0]) {
-					arena = make([]byte, 0, max(1<<20, len(raw[0])))
-				}
-				start := len(arena)
-				arena = append(arena, raw[0]...)
-				p.SampleIDs = append(p.SampleIDs, unsafe.String(unsafe.SliceData(arena[start:]), len(raw[0])))
-				if arrays {
-					p.LeftRows, p.RightRows = append(p.LeftRows, 1), append(p.RightRows, 1)
-					for k := range M {
-						l, err := float4At(raw[1], li[k])
-						if err != nil {
-							return err
-						}
-						r, err := float4At(raw[2], ri[k])
-						if err != nil {
-							return err
-						}
-						mp.left32[k], mp.right32[k] = append(mp.left32[k], l), append(mp.right32[k], r)
+			if cap(arena)-len(arena) < len(raw[0]) {
+				arena = make([]byte, 0, max(1<<20, len(raw[0])))
+			}
+			start := len(arena)
+			arena = append(arena, raw[0]...)
+			p.SampleIDs = append(p.SampleIDs, unsafe.String(unsafe.SliceData(arena[start:]), len(raw[0])))
+			if arrays {
+				p.LeftRows, p.RightRows = append(p.LeftRows, 1), append(p.RightRows, 1)
+				for k := range M {
+					l, err := float4At(raw[1], li[k])
+					if err != nil {
+						return err
 					}
+					r, err := float4At(raw[2], ri[k])
+					if err != nil {
+						return err
+					}
+					mp.left32[k], mp.right32[k] = append(mp.left32[k], l), append(mp.right32[k], r)
+				}
+				continue
+			}
+			ln, rn := int32(binary.BigEndian.Uint64(raw[1])), int32(binary.BigEndian.Uint64(raw[2]))
+			p.LeftRows, p.RightRows = append(p.LeftRows, ln), append(p.RightRows, rn)
+			for k := range M {
+				if compact && leftID != rightID {
+					l, r := raw[3+k], raw[3+M+k]
+					if len(l) != 4 || len(r) != 4 {
+						return fmt.Errorf("unit %q: metric %s is not a 4-byte real", raw[0], metrics[k])
+					}
+					mp.left32[k] = append(mp.left32[k], math.Float32frombits(binary.BigEndian.Uint32(l)))
+					mp.right32[k] = append(mp.right32[k], math.Float32frombits(binary.BigEndian.Uint32(r)))
 					continue
 				}
-				ln, rn := int32(binary.BigEndian.Uint64(raw[1])), int32(binary.BigEndian.Uint64(raw[2]))
-				p.LeftRows, p.RightRows = append(p.LeftRows, ln), append(p.RightRows, rn)
-				if compact && (ln != 1 || rn != 1) {
-					return fmt.Errorf("unit %q has %d and %d rows, where the evaluations' counts say one", raw[0], ln, rn)
-				}
-				for k := range M {
-					l := math.Float64frombits(binary.BigEndian.Uint64(raw[3+k]))
-					r := math.Float64frombits(binary.BigEndian.Uint64(raw[3+M+k]))
-					if compact {
-						mp.left32[k], mp.right32[k] = append(mp.left32[k], float32(l)), append(mp.right32[k], float32(r))
-					} else {
-						mp.left64[k], mp.right64[k] = append(mp.left64[k], l), append(mp.right64[k], r)
+				l := math.Float64frombits(binary.BigEndian.Uint64(raw[3+k]))
+				r := math.Float64frombits(binary.BigEndian.Uint64(raw[3+M+k]))
+				if compact {
+					if ln != 1 || rn != 1 {
+						return fmt.Errorf("unit %q has %d and %d rows, where the evaluations' counts say one", raw[0], ln, rn)
 					}
+					mp.left32[k], mp.right32[k] = append(mp.left32[k], float32(l)), append(mp.right32[k], float32(r))
+				} else {
+					mp.left64[k], mp.right64[k] = append(mp.left64[k], l), append(mp.right64[k], r)
 				}
 			}
 		}
-		return rows.Err()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		paired := int64(len(p.SampleIDs))
+		if leftID != rightID {
+			p.LeftOnly, p.RightOnly = left.Units-paired, right.Units-paired
+		}
+		if p.LeftOnly < 0 || p.RightOnly < 0 {
+			return fmt.Errorf("%d units paired, more than the evaluations' %d and %d", paired, left.Units, right.Units)
+		}
+		return nil
 	}()
 	if err != nil {
 		return nil, fmt.Errorf("pair evaluations %d and %d: %w", leftID, rightID, err)
