@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/verdict-ml/verdict/stats"
 )
@@ -244,6 +245,13 @@ type bootLayout struct {
 	// leftOrder is the left model's ascending score order, as original
 	// indices, when the layout follows it; nil otherwise.
 	leftOrder []int32
+}
+
+// same reports whether two layouts put the same samples in the same
+// places and strata, so that one replicate's counts mean the same draws
+// for both.
+func (lay bootLayout) same(other bootLayout) bool {
+	return slices.Equal(lay.strata, other.strata) && slices.Equal(lay.perm, other.perm)
 }
 
 // newBootLayout lays the samples out in strata when stratified, and

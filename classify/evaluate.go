@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/verdict-ml/verdict/stats"
 )
@@ -142,6 +143,46 @@ func PairedBootstrapOf(metric string, labels []int32, left, right []float64, k i
 		return BootstrapResult{}, err
 	}
 	return plan.run(plan.statistic, opts)
+}
+
+// PairedBootstrapsOf is PairedBootstrapOf for each of metrics, on the same
+// samples and options. Metrics whose samples the bootstrap lays out alike
+// (the ranking metrics together, the others together) share each
+// replicate's draws: every result, and every error, is the one
+// PairedBootstrapOf gives the metric alone, bit for bit, for a fraction
+// of the time.
+func PairedBootstrapsOf(metrics []string, labels []int32, left, right []float64, k int, opts BootstrapOptions) ([]BootstrapResult, []error) {
+	res, errs := make([]BootstrapResult, len(metrics)), make([]error, len(metrics))
+	plans := make([]bootPlan, len(metrics))
+	var groups [][]int // indexes of metrics of one layout
+	for i, m := range metrics {
+		if plans[i], errs[i] = planOf(m, labels, left, right, k, opts); errs[i] != nil {
+			continue
+		}
+		g := slices.IndexFunc(groups, func(g []int) bool { return plans[g[0]].layout.same(plans[i].layout) })
+		if g < 0 {
+			groups = append(groups, []int{i})
+		} else {
+			groups[g] = append(groups[g], i)
+		}
+	}
+	for _, g := range groups {
+		makers := make([]func() stats.CountStatistic, len(g))
+		for j, i := range g {
+			makers[j] = plans[i].statistic
+		}
+		boots, bootErrs := stats.PairedBootstrapCountsShared(plans[g[0]].layout.strata, makers, opts.BootstrapOptions)
+		for j, i := range g {
+			if errs[i] = bootErrs[j]; errs[i] != nil {
+				continue
+			}
+			res[i] = plans[i].res
+			boot := boots[j]
+			boot.Left, boot.Right, boot.Difference = res[i].Left, res[i].Right, res[i].Difference
+			res[i].CountsBootstrapResult = boot
+		}
+	}
+	return res, errs
 }
 
 // planOf plans the bootstrap of k scores a sample: binary for k = 1,

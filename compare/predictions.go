@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/verdict-ml/verdict/classify"
 	"github.com/verdict-ml/verdict/stats"
@@ -66,33 +67,84 @@ func comparePredictions(ctx context.Context, tx *store.Tx, c *Comparison, metric
 		return nil, fmt.Errorf("%w: the evaluations share no sample", ErrNothingShared)
 	}
 	bi, ci := base.Predictions, cand.Predictions
+	// Each metric is checked, in order, up to the first refused; the
+	// bootstraps of those checked share their draws (the same ones each
+	// would draw alone); then each metric is compared, in order.
 	methods := make([]Method, len(metrics))
+	checked, refused := 0, error(nil)
 	for i, m := range metrics {
-		for _, e := range []*store.Evaluation{base, cand} {
-			if _, ok := e.Aggregates[m]; !ok {
-				return nil, fmt.Errorf("%w: evaluation %d has no %q (it has %v)", store.ErrUnknownMetric, e.ID, m, e.Metrics)
-			}
+		if methods[i], refused = predictionCheck(base, cand, bi, ci, m, opts); refused != nil {
+			break
 		}
-		if bi.Task == store.TaskBinary && usesThreshold(m) && bi.Threshold != ci.Threshold {
-			return nil, fmt.Errorf("%s: %w: the evaluations were logged at thresholds %g and %g; log both at one --threshold to compare %s",
-				m, ErrNotApplicable, bi.Threshold, ci.Threshold, m)
-		}
-		if m == "ece" && bi.Bins != ci.Bins {
-			return nil, fmt.Errorf("%s: %w: the evaluations were logged with %d and %d bins; log both with one --bins to compare ece",
-				m, ErrNotApplicable, bi.Bins, ci.Bins)
-		}
-		method, err := predictionMethod(m, opts.Method)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", m, err)
-		}
-		r, err := comparePredictionMetric(ctx, c, p, m, method, opts)
+		checked++
+	}
+	boots := sharedPredictionBootstraps(ctx, p, bi, metrics[:checked], methods[:checked], opts)
+	for i, m := range metrics[:checked] {
+		r, err := comparePredictionMetric(ctx, c, p, m, methods[i], opts, boots)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m, err)
 		}
 		c.Metrics = append(c.Metrics, r)
-		methods[i] = method
+	}
+	if refused != nil {
+		return nil, refused
 	}
 	return methods, nil
+}
+
+// predictionCheck refuses a metric the two evaluations of predictions
+// cannot be compared on, and returns the method that compares them.
+func predictionCheck(base, cand *store.Evaluation, bi, ci *store.PredictionInfo, m string, opts Options) (Method, error) {
+	for _, e := range []*store.Evaluation{base, cand} {
+		if _, ok := e.Aggregates[m]; !ok {
+			return "", fmt.Errorf("%w: evaluation %d has no %q (it has %v)", store.ErrUnknownMetric, e.ID, m, e.Metrics)
+		}
+	}
+	if bi.Task == store.TaskBinary && usesThreshold(m) && bi.Threshold != ci.Threshold {
+		return "", fmt.Errorf("%s: %w: the evaluations were logged at thresholds %g and %g; log both at one --threshold to compare %s",
+			m, ErrNotApplicable, bi.Threshold, ci.Threshold, m)
+	}
+	if m == "ece" && bi.Bins != ci.Bins {
+		return "", fmt.Errorf("%s: %w: the evaluations were logged with %d and %d bins; log both with one --bins to compare ece",
+			m, ErrNotApplicable, bi.Bins, ci.Bins)
+	}
+	method, err := predictionMethod(m, opts.Method)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", m, err)
+	}
+	return method, nil
+}
+
+// bootOutcome is a classifier bootstrap's result or error.
+type bootOutcome struct {
+	res classify.BootstrapResult
+	err error
+}
+
+// sharedPredictionBootstraps runs the bootstraps the metrics' methods
+// read (the metric's own for the bootstrap, accuracy's for McNemar's
+// interval) at once, sharing their draws: by name, each the result the
+// bootstrap gives alone.
+func sharedPredictionBootstraps(ctx context.Context, p *store.PredictionPairs, info *store.PredictionInfo, metrics []string, methods []Method, opts Options) map[string]bootOutcome {
+	var names []string
+	for i, m := range metrics {
+		switch methods[i] {
+		case Bootstrap:
+		case McNemar:
+			m = "accuracy"
+		default:
+			continue
+		}
+		if !slices.Contains(names, m) {
+			names = append(names, m)
+		}
+	}
+	res, errs := classify.PairedBootstrapsOf(names, p.Labels, p.LeftScores, p.RightScores, p.K, predictionBootstrap(ctx, info, opts))
+	out := make(map[string]bootOutcome, len(names))
+	for i, m := range names {
+		out[m] = bootOutcome{res[i], errs[i]}
+	}
+	return out
 }
 
 func holds(e *store.Evaluation) string {
@@ -111,7 +163,7 @@ func usesThreshold(metric string) bool {
 }
 
 // comparePredictionMetric runs method on one metric of paired predictions.
-func comparePredictionMetric(ctx context.Context, c *Comparison, p *store.PredictionPairs, metric string, method Method, opts Options) (*MetricResult, error) {
+func comparePredictionMetric(ctx context.Context, c *Comparison, p *store.PredictionPairs, metric string, method Method, opts Options, boots map[string]bootOutcome) (*MetricResult, error) {
 	info := c.BaselineEval.Predictions
 	binary := info.Task == store.TaskBinary
 	r := &MetricResult{
@@ -122,6 +174,9 @@ func comparePredictionMetric(ctx context.Context, c *Comparison, p *store.Predic
 	}
 	r.LowerIsBetter = r.Direction.Lower()
 	boot := func(metric string) (classify.BootstrapResult, error) {
+		if b, ok := boots[metric]; ok {
+			return b.res, b.err
+		}
 		return classify.PairedBootstrapOf(metric, p.Labels, p.LeftScores, p.RightScores, p.K, predictionBootstrap(ctx, info, opts))
 	}
 	bootLabel := methodStratified

@@ -118,12 +118,29 @@ const streamCounts uint64 = 0x7374726174696679 // "stratify"
 // cancelled opts.Context returns its error. A negative stratum size is a
 // programming error and panics.
 func PairedBootstrapCounts(strata []int, newStatistic func() CountStatistic, opts BootstrapOptions) (CountsBootstrapResult, error) {
+	res, errs := PairedBootstrapCountsShared(strata, []func() CountStatistic{newStatistic}, opts)
+	return res[0], errs[0]
+}
+
+// PairedBootstrapCountsShared is PairedBootstrapCounts(strata,
+// newStatistics[k], opts) for every k, with the counts of each replicate
+// drawn once and given to every statistic: each result, and each error,
+// is the one the statistic gets alone, bit for bit, for a fraction of
+// the draws.
+func PairedBootstrapCountsShared(strata []int, newStatistics []func() CountStatistic, opts BootstrapOptions) ([]CountsBootstrapResult, []error) {
+	res, errs := make([]CountsBootstrapResult, len(newStatistics)), make([]error, len(newStatistics))
+	fail := func(err error) ([]CountsBootstrapResult, []error) {
+		for k := range errs {
+			errs[k] = err
+		}
+		return res, errs
+	}
 	cfg, err := opts.resolve()
 	if err != nil {
-		return CountsBootstrapResult{}, err
+		return fail(err)
 	}
 	if cfg.method != Percentile {
-		return CountsBootstrapResult{}, fmt.Errorf("%w: a bootstrap of draw counts gives %q intervals only, not %q", ErrBadParameter, Percentile, cfg.method)
+		return fail(fmt.Errorf("%w: a bootstrap of draw counts gives %q intervals only, not %q", ErrBadParameter, Percentile, cfg.method))
 	}
 	n := 0
 	for _, size := range strata {
@@ -133,46 +150,70 @@ func PairedBootstrapCounts(strata []int, newStatistic func() CountStatistic, opt
 		n += size
 	}
 	if n == 0 {
-		return CountsBootstrapResult{}, fmt.Errorf("%w: the bootstrap needs at least 1 sample, got 0", ErrTooFew)
+		return fail(fmt.Errorf("%w: the bootstrap needs at least 1 sample, got 0", ErrTooFew))
 	}
 	if n > math.MaxInt32 {
-		return CountsBootstrapResult{}, fmt.Errorf("%w: %d samples; draw counts index at most %d", ErrBadParameter, n, math.MaxInt32)
+		return fail(fmt.Errorf("%w: %d samples; draw counts index at most %d", ErrBadParameter, n, math.MaxInt32))
 	}
 
 	ones := make([]int32, n)
 	for i := range ones {
 		ones[i] = 1
 	}
-	res := CountsBootstrapResult{Confidence: cfg.confidence, Resamples: cfg.resamples, Seed: cfg.seed}
-	res.Left, res.Right = newStatistic()(ones)
-	res.Difference = res.Left - res.Right
-	if !finite(res.Left) || !finite(res.Right) || !finite(res.Difference) {
-		return CountsBootstrapResult{}, fmt.Errorf("%w: the statistic on the sample itself is %v (left) and %v (right)", ErrNotFinite, res.Left, res.Right)
+	var live []int // the statistics finite on the sample itself
+	for k, newStatistic := range newStatistics {
+		r := CountsBootstrapResult{Confidence: cfg.confidence, Resamples: cfg.resamples, Seed: cfg.seed}
+		r.Left, r.Right = newStatistic()(ones)
+		r.Difference = r.Left - r.Right
+		if !finite(r.Left) || !finite(r.Right) || !finite(r.Difference) {
+			errs[k] = fmt.Errorf("%w: the statistic on the sample itself is %v (left) and %v (right)", ErrNotFinite, r.Left, r.Right)
+			continue
+		}
+		res[k] = r
+		live = append(live, k)
 	}
+	if len(live) == 0 {
+		return res, errs
+	}
+	makers := make([]func() CountStatistic, len(live))
+	for i, k := range live {
+		makers[i] = newStatistics[k]
+	}
+	diffs, err := resampleCounts(cfg.ctx, strata, n, cfg.resamples, cfg.seed, makers)
+	for i, k := range live {
+		if err != nil {
+			res[k], errs[k] = CountsBootstrapResult{}, err
+			continue
+		}
+		errs[k] = res[k].complete(cfg, diffs[i])
+		if errs[k] != nil {
+			res[k] = CountsBootstrapResult{}
+		}
+	}
+	return res, errs
+}
 
-	diffs, err := resampleCounts(cfg.ctx, strata, n, cfg.resamples, cfg.seed, newStatistic)
-	if err != nil {
-		return CountsBootstrapResult{}, err
-	}
+// complete sets r's interval, standard error and p-value from the
+// replicate differences, in place.
+func (r *CountsBootstrapResult) complete(cfg bootstrapConfig, diffs []float64) error {
 	defined := diffs[:0]
 	for _, d := range diffs {
 		if finite(d) {
 			defined = append(defined, d)
 		}
 	}
-	res.Undefined = len(diffs) - len(defined)
+	r.Undefined = len(diffs) - len(defined)
 	if len(defined) == 0 {
-		return CountsBootstrapResult{}, fmt.Errorf("%w: the statistic is undefined on all %d replicates", ErrTooFew, len(diffs))
+		return fmt.Errorf("%w: the statistic is undefined on all %d replicates", ErrTooFew, len(diffs))
 	}
 	slices.Sort(defined)
 	lowQ, highQ := (1-cfg.confidence)/2, (1+cfg.confidence)/2
-	res.Low, res.High = sortedQuantile(defined, lowQ), sortedQuantile(defined, highQ)
-	res.SE = replicateSD(defined)
-	res.PValue = percentilePValue(defined)
-	return res, nil
+	r.Low, r.High = sortedQuantile(defined, lowQ), sortedQuantile(defined, highQ)
+	r.SE = replicateSD(defined)
+	r.PValue = percentilePValue(defined)
+	return nil
 }
 
-// finite reports whether x is neither NaN nor ±Inf.
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // percentilePValue returns min(1, 2·(1 + min(#{d ≤ 0}, #{d ≥ 0}))/(D + 1))
@@ -204,7 +245,7 @@ func replicateSD(x []float64) float64 {
 // resampleCounts returns B replicate differences left − right of the
 // statistics newStatistic makes, replicate i at index i, each replicate
 // drawn stratum by stratum into a counts vector of n samples.
-func resampleCounts(ctx context.Context, strata []int, n, B int, seed uint64, newStatistic func() CountStatistic) ([]float64, error) {
+func resampleCounts(ctx context.Context, strata []int, n, B int, seed uint64, newStatistics []func() CountStatistic) ([][]float64, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -223,11 +264,17 @@ func resampleCounts(ctx context.Context, strata []int, n, B int, seed uint64, ne
 		}
 		first += size
 	}
-	diffs := make([]float64, B)
-	err := resampleChunks(ctx, B, n, func() func(chunk, first, count int) {
+	diffs := make([][]float64, len(newStatistics))
+	for k := range diffs {
+		diffs[k] = make([]float64, B)
+	}
+	err := resampleChunks(ctx, B, n*len(newStatistics), func() func(chunk, first, count int) {
 		counts := make([]int32, n)
 		split := make([]int, maxBlocks)
-		stat := newStatistic()
+		statistics := make([]CountStatistic, len(newStatistics))
+		for k, newStatistic := range newStatistics {
+			statistics[k] = newStatistic()
+		}
 		return func(chunk, first, count int) {
 			st := newResampleStream(seed, streamCounts, chunk)
 			for r := range count {
@@ -247,8 +294,10 @@ func resampleCounts(ctx context.Context, strata []int, n, B int, seed uint64, ne
 						}
 					}
 				}
-				l, rt := stat(counts)
-				diffs[first+r] = l - rt
+				for k, stat := range statistics {
+					l, rt := stat(counts)
+					diffs[k][first+r] = l - rt
+				}
 			}
 		}
 	})
