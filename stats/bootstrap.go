@@ -202,7 +202,16 @@ func (c bootstrapConfig) run(s *bootSample) (BootstrapResult, error) {
 		}
 		return res, nil
 	}
-	means, err := s.resample(c.ctx, c.resamples, c.seed)
+	var means []float64
+	var err error
+	if s.halves != nil {
+		var all [][]float64
+		if all, err = resampleShared(c, []*bootSample{s}); err == nil {
+			means = all[0]
+		}
+	} else {
+		means, err = s.resample(c.ctx, c.resamples, c.seed)
+	}
 	if err != nil {
 		return BootstrapResult{}, err
 	}
@@ -253,6 +262,12 @@ type bootSample struct {
 	// pairs holds S_u, m_u interleaved when units have several rows, so that
 	// one draw reads one cache line; otherwise nil.
 	pairs []float64
+	// halves holds 2·S_u, in place of values, when every S_u is 0, ½ or 1
+	// (the probability of superiority's scores); otherwise nil. Every
+	// partial sum of such values is exact in float64, so sums of them in
+	// any order are the sums of values, bit for bit. resampleShared sums
+	// them; resample does not.
+	halves []uint8
 	// n is the number of units.
 	n int
 	// constant is set when every resample has the same mean: all rows
@@ -294,6 +309,9 @@ func (s *bootSample) estimate() float64 { return s.rowMean }
 
 // unit returns S_u and m_u.
 func (s *bootSample) unit(u int) (sum, rows float64) {
+	if s.halves != nil {
+		return float64(s.halves[u]) / 2, 1
+	}
 	if s.pairs == nil {
 		return s.values[u], 1
 	}

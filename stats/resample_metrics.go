@@ -82,26 +82,7 @@ func resampleJobs(ctx context.Context, jobs int, work float64, newWorker func() 
 func PairedBootstrapUnitsShared(n int, units func(k int) PairedUnits, opts BootstrapOptions) ([]BootstrapResult, []error) {
 	res, errs := make([]BootstrapResult, n), make([]error, n)
 	cfg, cfgErr := opts.resolve()
-	var group []int
-	var samples []*bootSample
-	flush := func() {
-		switch len(group) {
-		case 0:
-		case 1:
-			res[group[0]], errs[group[0]] = cfg.run(samples[0])
-		default:
-			means, err := resampleShared(cfg, samples)
-			for i, k := range group {
-				if err != nil {
-					errs[k] = err
-					continue
-				}
-				res[k] = cfg.interval(samples[i], means[i])
-			}
-		}
-		clear(samples) // the differences go with their group
-		group, samples = group[:0], samples[:0]
-	}
+	g := bootGroups{cfg: cfg, res: res, errs: errs}
 	for k := range n {
 		u := units(k)
 		if cfgErr != nil {
@@ -113,21 +94,100 @@ func PairedBootstrapUnitsShared(n int, units func(k int) PairedUnits, opts Boots
 			res[k], errs[k] = PairedBootstrapUnits(u, opts)
 			continue
 		}
-		s := d.bootSample()
-		if s.constant {
-			res[k], errs[k] = cfg.run(s)
+		g.add(k, d.bootSample())
+	}
+	g.flush()
+	return res, errs
+}
+
+// PairedBootstrapDifferencesShared is PairedBootstrapDifferences(diffs(k),
+// opts) for every k < n, in boot and bootErrs, and, unless lower is nil,
+// PairedSuperiorityDifferences(diffs(k), lower(k), opts) in sup and
+// supErrs: the results, and the errors, are the same, bit for bit. For a
+// percentile interval, every metric and its probability of superiority
+// share their draws, ten samples at a time, as PairedBootstrapUnitsShared
+// shares them. diffs and lower are called once for each k, in order; the
+// differences are read in place, and a metric's superiority scores take
+// one byte a unit, held until its group is resampled.
+func PairedBootstrapDifferencesShared(n int, diffs func(k int) *UnitDifferences, lower func(k int) bool, opts BootstrapOptions) (boot, sup []BootstrapResult, bootErrs, supErrs []error) {
+	res, errs := make([]BootstrapResult, 2*n), make([]error, 2*n)
+	cfg, cfgErr := opts.resolve()
+	g := bootGroups{cfg: cfg, res: res, errs: errs}
+	for k := range n {
+		u := diffs(k)
+		var lowerIsBetter bool
+		if lower != nil {
+			lowerIsBetter = lower(k)
+		}
+		switch {
+		case cfgErr != nil:
+			errs[k], errs[n+k] = cfgErr, cfgErr
+			continue
+		case len(u.d) == 0 || cfg.method != Percentile:
+			res[k], errs[k] = PairedBootstrapDifferences(u, opts)
+			if lower != nil {
+				res[n+k], errs[n+k] = PairedSuperiorityDifferences(u, lowerIsBetter, opts)
+			}
 			continue
 		}
-		if len(samples) > 0 && samples[0].n != s.n {
-			flush()
-		}
-		group, samples = append(group, k), append(samples, s)
-		if len(group) == bootstrapGroup {
-			flush()
+		g.add(k, u.bootSample())
+		if lower != nil {
+			g.add(n+k, u.superioritySample(lowerIsBetter))
 		}
 	}
-	flush()
-	return res, errs
+	g.flush()
+	if lower == nil {
+		return res[:n], nil, errs[:n], nil
+	}
+	return res[:n], res[n:], errs[:n], errs[n:]
+}
+
+// bootGroups resamples samples for a percentile interval in groups of up
+// to bootstrapGroup of the same number of units, each group from one set
+// of draws: res[k] and errs[k] get sample k's result, what cfg.run gives
+// it alone.
+type bootGroups struct {
+	cfg     bootstrapConfig
+	res     []BootstrapResult
+	errs    []error
+	group   []int
+	samples []*bootSample
+}
+
+// add adds sample k, and resamples the group when it is full; a constant
+// sample needs no draws and is done at once.
+func (g *bootGroups) add(k int, s *bootSample) {
+	if s.constant {
+		g.res[k], g.errs[k] = g.cfg.run(s)
+		return
+	}
+	if len(g.samples) > 0 && g.samples[0].n != s.n {
+		g.flush()
+	}
+	g.group, g.samples = append(g.group, k), append(g.samples, s)
+	if len(g.group) == bootstrapGroup {
+		g.flush()
+	}
+}
+
+// flush resamples the group.
+func (g *bootGroups) flush() {
+	switch len(g.group) {
+	case 0:
+	case 1:
+		g.res[g.group[0]], g.errs[g.group[0]] = g.cfg.run(g.samples[0])
+	default:
+		means, err := resampleShared(g.cfg, g.samples)
+		for i, k := range g.group {
+			if err != nil {
+				g.errs[k] = err
+				continue
+			}
+			g.res[k] = g.cfg.interval(g.samples[i], means[i])
+		}
+	}
+	clear(g.samples) // the samples go with their group
+	g.group, g.samples = g.group[:0], g.samples[:0]
 }
 
 // resampleShared is bootSample.resample for several samples of n units of
@@ -169,6 +229,13 @@ func resampleShared(c bootstrapConfig, ss []*bootSample) ([][]float64, error) {
 				}
 				starts[count] = len(idx)
 				for i, s := range ss {
+					if s.halves != nil {
+						blk := s.halves[lo:hi]
+						for r := range count {
+							sums[r*G+i] += sumHalvesAt(blk, idx[starts[r]:starts[r+1]])
+						}
+						continue
+					}
 					blk := s.values[lo:hi]
 					for r := range count {
 						at := idx[starts[r]:starts[r+1]]
@@ -231,6 +298,17 @@ func sumAtFull(blk *[bootBlockSize]float64, at []uint16) float64 {
 	return ((a0 + a1) + (a2 + a3)) + a4
 }
 
+// sumHalvesAt is sumAtFull's and sumAt's sum of the values blk holds
+// twice of (see bootSample.halves) at the indices at: the same, bit for
+// bit, every partial sum being exact.
+func sumHalvesAt(blk []uint8, at []uint16) float64 {
+	var total int
+	for _, i := range at {
+		total += int(blk[i])
+	}
+	return float64(total) / 2
+}
+
 // drawIndices appends to idx the c indices drawSum draws in a block of
 // size units (fewer than 2¹⁶), in order, from the same random words.
 func drawIndices(st *resampleStream, idx []uint16, c, size int) []uint16 {
@@ -279,9 +357,7 @@ func sumAt(blk []float64, at []uint16) float64 {
 func RandomizationUnitsShared(n int, units func(k int) PairedUnits, opts RandomizationOptions) ([]RandomizationResult, []error) {
 	res, errs := make([]RandomizationResult, n), make([]error, n)
 	B, bErr := opts.permutations()
-	var pending int // a metric waiting for a partner, or -1
-	var x []float64
-	pending = -1
+	f := flipPairs{opts: opts, B: B, res: res, errs: errs, pending: -1}
 	for k := range n {
 		u := units(k)
 		if bErr != nil {
@@ -297,29 +373,78 @@ func RandomizationUnitsShared(n int, units func(k int) PairedUnits, opts Randomi
 		if differencesAllZero(u.LeftSum, u.RightSum, d.sums) {
 			continue
 		}
-		switch {
-		case pending < 0:
-			pending, x = k, d.sums
-			continue
-		case len(x) != len(d.sums):
-			res[pending].PValue, errs[pending] = signFlipPValue(opts.Context, x, B, opts.Seed)
-			pending, x = k, d.sums
-			continue
-		}
-		counts, err := signFlipCountShared(opts, [][]float64{x, d.sums}, B)
-		for i, j := range []int{pending, k} {
-			if err != nil {
-				errs[j] = err
-				continue
-			}
-			res[j].PValue = float64(counts[i]+1) / float64(B+1)
-		}
-		pending, x = -1, nil
+		f.add(k, d.sums)
 	}
-	if pending >= 0 {
-		res[pending].PValue, errs[pending] = signFlipPValue(opts.Context, x, B, opts.Seed)
-	}
+	f.flush()
 	return res, errs
+}
+
+// RandomizationDifferencesShared is RandomizationDifferences(diffs(k),
+// opts) for every k < n: the results, and the errors, are the same, bit
+// for bit. Metrics of the same number of units share their sign flips in
+// pairs, as in RandomizationUnitsShared; the differences are read in
+// place. diffs is called once for each k, in order.
+func RandomizationDifferencesShared(n int, diffs func(k int) *UnitDifferences, opts RandomizationOptions) ([]RandomizationResult, []error) {
+	res, errs := make([]RandomizationResult, n), make([]error, n)
+	B, bErr := opts.permutations()
+	f := flipPairs{opts: opts, B: B, res: res, errs: errs, pending: -1}
+	for k := range n {
+		u := diffs(k)
+		if bErr != nil {
+			errs[k] = bErr
+			continue
+		}
+		if len(u.d) == 0 || u.zero {
+			res[k], errs[k] = RandomizationDifferences(u, opts)
+			continue
+		}
+		res[k] = RandomizationResult{Estimate: accurateSum(u.d) / float64(len(u.d)), Permutations: B, PValue: 1}
+		f.add(k, u.d)
+	}
+	f.flush()
+	return res, errs
+}
+
+// flipPairs tests metrics' unit sums by sign flips, two metrics of the
+// same units at a time: res[k].PValue and errs[k] get metric k's.
+type flipPairs struct {
+	opts    RandomizationOptions
+	B       int
+	res     []RandomizationResult
+	errs    []error
+	pending int // a metric waiting for a partner, or -1
+	x       []float64
+}
+
+// add tests metric k's unit sums x with the pending metric's, or holds
+// them until a partner comes.
+func (f *flipPairs) add(k int, x []float64) {
+	switch {
+	case f.pending < 0:
+		f.pending, f.x = k, x
+		return
+	case len(f.x) != len(x):
+		f.flush()
+		f.pending, f.x = k, x
+		return
+	}
+	counts, err := signFlipCountShared(f.opts, [][]float64{f.x, x}, f.B)
+	for i, j := range []int{f.pending, k} {
+		if err != nil {
+			f.errs[j] = err
+			continue
+		}
+		f.res[j].PValue = float64(counts[i]+1) / float64(f.B+1)
+	}
+	f.pending, f.x = -1, nil
+}
+
+// flush tests the pending metric alone.
+func (f *flipPairs) flush() {
+	if f.pending >= 0 {
+		f.res[f.pending].PValue, f.errs[f.pending] = signFlipPValue(f.opts.Context, f.x, f.B, f.opts.Seed)
+	}
+	f.pending, f.x = -1, nil
 }
 
 // signFlipCountShared is signFlipCount for two metrics' unit sums of the

@@ -31,12 +31,23 @@ type PairedSummary struct {
 // is in it, else at WideScale. Values of different lengths
 // return ErrLengths, NaN or ±Inf ErrNotFinite.
 func SummarizePairs(left, right []float64) (PairedSummary, error) {
-	if _, err := pairedDifferencesOf(left, right); err != nil {
-		return PairedSummary{}, err
+	if len(left) != len(right) {
+		return PairedSummary{}, fmt.Errorf("%w: left has %d values, right has %d", ErrLengths, len(left), len(right))
 	}
-	s := PairedSummary{N: int64(len(left))}
-	for i := range left {
-		l, r := left[i], right[i]
+	return summarize(left, right, len(left), 1)
+}
+
+// summarize is SummarizePairs of n values of left and right, the ith at
+// index i·stride of each, widened to float64; it reads them in place.
+func summarize[T float32 | float64](left, right []T, n, stride int) (PairedSummary, error) {
+	s := PairedSummary{N: int64(n)}
+	finite := true
+	for i := range n {
+		l, r := float64(left[i*stride]), float64(right[i*stride])
+		if math.IsNaN(l-r) || math.IsInf(l-r, 0) {
+			finite = false // NaN or ±Inf among them, or an overflow
+			break
+		}
 		switch {
 		case l > r:
 			s.Greater++
@@ -47,14 +58,34 @@ func SummarizePairs(left, right []float64) (PairedSummary, error) {
 			s.NonBinary++
 		}
 	}
-	if s.sumFixed(left, right) {
+	if !finite {
+		// The first NaN or ±Inf on the left, else on the right, else
+		// the first difference that overflows, as pairedDifferencesOf
+		// reports them.
+		for _, side := range [...]struct {
+			name string
+			x    []T
+		}{{"left", left}, {"right", right}} {
+			for i := range n {
+				if v := float64(side.x[i*stride]); math.IsNaN(v) || math.IsInf(v, 0) {
+					return PairedSummary{}, fmt.Errorf("%w: %s[%d] is %v", ErrNotFinite, side.name, i, v)
+				}
+			}
+		}
+		for i := range n {
+			if d := float64(left[i*stride]) - float64(right[i*stride]); math.IsInf(d, 0) {
+				return PairedSummary{}, fmt.Errorf("%w: left[%d] − right[%d] overflows to %v", ErrNotFinite, i, i, d)
+			}
+		}
+	}
+	if sumFixed(&s, left, right, n, stride) {
 		return s, nil
 	}
 	s.Scale = WideScale
 	s.SumLeft, s.SumRight, s.SumDiff, s.SumDiffSq = new(big.Int), new(big.Int), new(big.Int), new(big.Int)
 	d, sq := new(big.Int), new(big.Int)
-	for i := range left {
-		l, r := wideInt(left[i]), wideInt(right[i])
+	for i := range n {
+		l, r := wideInt(float64(left[i*stride])), wideInt(float64(right[i*stride]))
 		s.SumLeft.Add(s.SumLeft, l)
 		s.SumRight.Add(s.SumRight, r)
 		d.Sub(l, r)
@@ -66,12 +97,12 @@ func SummarizePairs(left, right []float64) (PairedSummary, error) {
 
 // sumFixed sums in Q64 and reports whether every value was in it. Σ d²
 // goes through big.Int in blocks: each D² needs up to 180 bits.
-func (s *PairedSummary) sumFixed(left, right []float64) bool {
+func sumFixed[T float32 | float64](s *PairedSummary, left, right []T, n, stride int) bool {
 	var sl, sr, sd int128
 	sq, dsq, db := new(big.Int), new(big.Int), new(big.Int)
-	for i := range left {
-		l, okl := toFixed(left[i])
-		r, okr := toFixed(right[i])
+	for i := range n {
+		l, okl := toFixed(float64(left[i*stride]))
+		r, okr := toFixed(float64(right[i*stride]))
 		if !okl || !okr {
 			return false
 		}
