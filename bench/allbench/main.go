@@ -391,10 +391,13 @@ func ratioFigure(id, work, peer, unit string, v, p []sample, target, targetMB fl
 }
 
 func (f *Figure) setMet() {
-	if f.Target == 0 {
+	if f.Target == 0 && f.Unit != "errors" {
 		return
 	}
 	met := f.Value <= f.Target
+	if f.Unit == "errors" {
+		met = f.Value == 0
+	}
 	if f.Unit == "x faster" {
 		met = f.Value >= f.Target
 	}
@@ -477,6 +480,7 @@ func (b *bench) cases() []benchCase {
 		{"stats", "stats paired-bootstrap, 1M-line CSV, B = 2000", true, statsCase},
 		{"predictions", "compare of predictions, 1M × 4 metrics", true, predictionsCase},
 		{"leaderboard400", "leaderboard of every run of 400 × 2,000 users", true, leaderboard400},
+		{"soak", "verdict serve under 8 clients looping log, compare and leaderboard", true, serveSoak},
 		{"growth", "log, compare and leaderboard from 100k to 10M units", false, growth},
 	}
 }
