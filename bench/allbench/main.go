@@ -106,6 +106,7 @@ func main() {
 	var b bench
 	var only, out, basePath string
 	var update bool
+	var plotDir, replot string
 	flag.StringVar(&b.verdict, "verdict", "", "verdict binary")
 	flag.StringVar(&b.dir, "dir", cmp.Or(os.Getenv("BENCH_DIR"), "/tmp/verdict-bench"), "data and database directory")
 	flag.StringVar(&b.shared, "shared", cmp.Or(os.Getenv("SHARED_BENCH"), "../shared/bench"), "the peers' scripts")
@@ -114,9 +115,25 @@ func main() {
 	flag.StringVar(&out, "out", "bench/results.json", "results file")
 	flag.StringVar(&basePath, "baseline", "bench/baseline.json", "baseline file")
 	flag.BoolVar(&update, "update-baseline", false, "write this run's figures into the baseline")
+	flag.StringVar(&plotDir, "plot", "", "draw the growth figures into this folder (growth-time.svg, growth-memory.svg)")
+	flag.StringVar(&replot, "replot", "", "only draw the growth figures of this results file into -plot's folder")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("allbench: ")
+	if replot != "" {
+		var r Results
+		data, err := os.ReadFile(replot)
+		if err == nil {
+			err = json.Unmarshal(data, &r)
+		}
+		if err == nil {
+			err = plotGrowth(r.Growth, cmp.Or(plotDir, "."))
+		}
+		if err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if b.verdict == "" {
 		log.Fatal("-verdict BIN is required")
 	}
@@ -172,6 +189,11 @@ func main() {
 	printTable(os.Stdout, res)
 	if err := writeJSON(out, res); err != nil {
 		log.Fatal(err)
+	}
+	if plotDir != "" && len(res.Growth) > 0 {
+		if err := plotGrowth(res.Growth, plotDir); err != nil {
+			log.Fatal(err)
+		}
 	}
 	if update {
 		base[res.Mode] = withoutFlags(res)
