@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5"
 
@@ -350,47 +352,68 @@ func pairPredictions(ctx context.Context, tx pgx.Tx, leftID, rightID int64, inte
 	}
 	k := lp.K()
 	p := &PredictionPairs{Left: left, Right: right, K: k}
+	// An inner merge join of the two primary keys yields the paired
+	// samples in order with no sort (see pairMetrics); the samples of one
+	// side only are its samples less the paired.
 	query := `
-		SELECT coalesce(l.sample_id, r.sample_id), l.label, l.scores, r.label, r.scores
-		FROM (SELECT * FROM ` + predictionsName(leftID) + ` WHERE evaluation_id = $1) l
-		FULL JOIN (SELECT * FROM ` + predictionsName(rightID) + ` WHERE evaluation_id = $2) r
-		ON r.sample_id = l.sample_id
-		ORDER BY 1`
+		SELECT l.sample_id, l.label, l.scores, r.label, r.scores
+		FROM ` + predictionsName(leftID) + ` l
+		JOIN ` + predictionsName(rightID) + ` r ON r.sample_id = l.sample_id
+		WHERE l.evaluation_id = $1 AND r.evaluation_id = $2
+		ORDER BY l.sample_id`
+	n := min(left.Units, right.Units, 1<<31)
+	p.SampleIDs, p.Labels = make([]string, 0, n), make([]int32, 0, n)
+	p.LeftScores, p.RightScores = make([]float64, 0, n*int64(k)), make([]float64, 0, n*int64(k))
 	err = func() error {
-		if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '256MB'; SET LOCAL max_parallel_workers_per_gather = 0`); err != nil {
+		if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '256MB'; SET LOCAL enable_hashjoin = off; SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off`); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, query, leftID, rightID)
+		rows, err := tx.Query(ctx, query, pgx.QueryResultFormats{pgx.BinaryFormatCode}, leftID, rightID)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		var id string
-		var ll, rl *int16
-		var ls, rs []float64
+		// Decoded in place, as pairMetrics decodes: the sample IDs into
+		// shared arenas, the scores straight into the slices.
+		var arena []byte
 		for rows.Next() {
-			if err := rows.Scan(&id, &ll, &ls, &rl, &rs); err != nil {
-				return err
+			raw := rows.RawValues()
+			if len(raw[1]) != 2 || len(raw[3]) != 2 {
+				return fmt.Errorf("sample %q: a label is not a smallint", raw[0])
 			}
-			switch {
-			case ll == nil:
-				p.RightOnly++
-				continue
-			case rl == nil:
-				p.LeftOnly++
-				continue
-			case *ll != *rl:
+			ll, rl := int16(binary.BigEndian.Uint16(raw[1])), int16(binary.BigEndian.Uint16(raw[3]))
+			if cap(arena)-len(arena) < len(raw[0]) {
+				arena = make([]byte, 0, max(1<<20, len(raw[0])))
+			}
+			start := len(arena)
+			arena = append(arena, raw[0]...)
+			id := unsafe.String(unsafe.SliceData(arena[start:]), len(raw[0]))
+			if ll != rl {
 				return fmt.Errorf("%w: sample %q is labelled %s in evaluation %d and %s in evaluation %d",
-					ErrNotComparable, id, lp.Classes[*ll], left.ID, lp.Classes[*rl], right.ID)
-			case len(ls) != k || len(rs) != k:
-				return fmt.Errorf("sample %q has %d and %d scores, not %d", id, len(ls), len(rs), k)
+					ErrNotComparable, id, lp.Classes[ll], left.ID, lp.Classes[rl], right.ID)
+			}
+			var ln, rn int
+			if p.LeftScores, ln, err = appendFloat8s(p.LeftScores, raw[2]); err != nil {
+				return fmt.Errorf("sample %q: %w", id, err)
+			}
+			if p.RightScores, rn, err = appendFloat8s(p.RightScores, raw[4]); err != nil {
+				return fmt.Errorf("sample %q: %w", id, err)
+			}
+			if ln != k || rn != k {
+				return fmt.Errorf("sample %q has %d and %d scores, not %d", id, ln, rn, k)
 			}
 			p.SampleIDs = append(p.SampleIDs, id)
-			p.Labels = append(p.Labels, int32(*ll))
-			p.LeftScores = append(p.LeftScores, ls...)
-			p.RightScores = append(p.RightScores, rs...)
+			p.Labels = append(p.Labels, int32(ll))
 		}
-		return rows.Err()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		paired := int64(len(p.SampleIDs))
+		p.LeftOnly, p.RightOnly = left.Units-paired, right.Units-paired
+		if p.LeftOnly < 0 || p.RightOnly < 0 {
+			return fmt.Errorf("%d samples paired, more than the evaluations' %d and %d", paired, left.Units, right.Units)
+		}
+		return nil
 	}()
 	if err != nil {
 		if errors.Is(err, ErrNotComparable) {
@@ -399,6 +422,32 @@ func pairPredictions(ctx context.Context, tx pgx.Tx, leftID, rightID int64, inte
 		return nil, fmt.Errorf("pair predictions of evaluations %d and %d: %w", leftID, rightID, err)
 	}
 	return p, nil
+}
+
+// appendFloat8s appends the elements of a one-dimensional double
+// precision[] without NULLs, in PostgreSQL's binary array format (see
+// float4At), to dst, and returns how many there were.
+func appendFloat8s(dst []float64, arr []byte) ([]float64, int, error) {
+	if len(arr) < 12 {
+		return dst, 0, fmt.Errorf("scores: a %d-byte array", len(arr))
+	}
+	switch dims := binary.BigEndian.Uint32(arr); {
+	case dims == 0:
+		return dst, 0, nil
+	case dims != 1 || len(arr) < 20 || binary.BigEndian.Uint32(arr[4:]) != 0:
+		return dst, 0, fmt.Errorf("scores: not a one-dimensional array without NULLs")
+	}
+	n := int(binary.BigEndian.Uint32(arr[12:]))
+	if len(arr) != 20+12*n {
+		return dst, 0, fmt.Errorf("scores: %d bytes for %d doubles", len(arr), n)
+	}
+	for at := 20; at < len(arr); at += 12 {
+		if binary.BigEndian.Uint32(arr[at:]) != 8 {
+			return dst, 0, fmt.Errorf("scores: an element is not an 8-byte double")
+		}
+		dst = append(dst, math.Float64frombits(binary.BigEndian.Uint64(arr[at+4:])))
+	}
+	return dst, n, nil
 }
 
 // predictionsName is the sanitized name of an evaluation's partition of
