@@ -58,7 +58,7 @@ func TestDifferencesEqualUnits(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 3))
 	const kinds = 6
-	for _, n := range []int{1, 2, 7, 300, 4096 + 77} {
+	for _, n := range []int{1, 2, 7, 300, 4096 + 77, 3*4096} {
 		var all []stats.PairedUnits
 		var diffs []*stats.UnitDifferences
 		// Twice each kind: more samples than one group shares draws.
@@ -87,6 +87,15 @@ func TestDifferencesEqualUnits(t *testing.T) {
 					require.Equal(t, want, got, "n %d, kind %d, %s, lower %v", n, kind, method, lower)
 				}
 			}
+			// One metric and its scores share their draws.
+			opts := stats.BootstrapOptions{Resamples: 200, Seed: 4, OneSided: 0.05}
+			boot, sup, bootErrs, supErrs := stats.PairedBootstrapDifferencesShared(1, func(int) *stats.UnitDifferences { return d }, func(int) bool { return kind%2 == 0 }, opts)
+			wantBoot, wantErr := stats.PairedBootstrapUnits(u, opts)
+			require.Equal(t, wantErr, bootErrs[0])
+			require.Equal(t, wantBoot, boot[0], "n %d, kind %d, alone", n, kind)
+			wantBoot, wantErr = stats.PairedSuperiorityUnits(u, kind%2 == 0, opts)
+			require.Equal(t, wantErr, supErrs[0])
+			require.Equal(t, wantBoot, sup[0], "n %d, kind %d, alone", n, kind)
 			ropts := stats.RandomizationOptions{Permutations: 300, Seed: 9}
 			want, wantErr := stats.RandomizationUnits(u, ropts)
 			got, err := stats.RandomizationDifferences(d, ropts)

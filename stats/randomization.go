@@ -150,28 +150,56 @@ func differencesAllZero(left, right, d []float64) bool {
 // |Σ s_u·x_u| ≥ |Σ x_u| (to within flipCountTol). The observed sum is
 // computed by the same blocked summation as the resampled ones, so the
 // identity vector ties it exactly.
+//
+// Replicates come in chunks of resampleChunkSize, each chunk from its own
+// stream, as resampleChunks runs them; a job runs flipJobChunks chunks
+// over every block, filling each block's table of signed sums once for
+// all of them. The context is checked, and a chunk-start hook called,
+// before each chunk, as resampleChunks does.
 func signFlipCount(ctx context.Context, x []float64, B int, seed uint64) (int, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	bounds := resampleBlocks(len(x), flipBlockSize)
 	nb := len(bounds) - 1
 	threshold := flipThreshold(x, bounds)
 	chunks := (B + resampleChunkSize - 1) / resampleChunkSize
+	jobs := (chunks + flipJobChunks - 1) / flipJobChunks
 	counts := make([]int, chunks)
-	err := resampleChunks(ctx, B, len(x), func() func(chunk, first, count int) {
-		sums := make([]float64, resampleChunkSize)
+	starting, _ := ctx.Value(chunkStartKey{}).(func())
+	err := resampleJobs(ctx, jobs, float64(len(x))*float64(B), func() func(job int) {
+		sums := make([]float64, flipJobChunks*resampleChunkSize)
+		streams := make([]resampleStream, flipJobChunks)
 		table := make([]float64, flipTableLen)
-		return func(chunk, first, count int) {
-			st := newResampleStream(seed, streamRandomization, chunk)
+		return func(job int) {
+			c0, c1 := job*flipJobChunks, min((job+1)*flipJobChunks, chunks)
+			for c := c0; c < c1; c++ {
+				if ctx.Err() != nil {
+					c1 = c // cancelled: the result is not used
+					break
+				}
+				if starting != nil {
+					starting()
+				}
+				streams[c-c0] = newResampleStream(seed, streamRandomization, c)
+			}
 			clear(sums)
 			for b := range nb {
 				size := bounds[b+1] - bounds[b]
 				fillFlipTable(table, x[bounds[b]:bounds[b+1]])
-				for r := range count {
-					sums[r] += flipBlockSum(&st, table, size, ^uint64(0))
+				for c := c0; c < c1; c++ {
+					st := &streams[c-c0]
+					row := sums[(c-c0)*resampleChunkSize:][:min(resampleChunkSize, B-c*resampleChunkSize)]
+					for r := range row {
+						row[r] += flipBlockSum(st, table, size, ^uint64(0))
+					}
 				}
 			}
-			for r := range count {
-				if math.Abs(sums[r]) >= threshold {
-					counts[chunk]++
+			for c := c0; c < c1; c++ {
+				for _, sum := range sums[(c-c0)*resampleChunkSize:][:min(resampleChunkSize, B-c*resampleChunkSize)] {
+					if math.Abs(sum) >= threshold {
+						counts[c]++
+					}
 				}
 			}
 		}

@@ -206,6 +206,7 @@ func resampleShared(c bootstrapConfig, ss []*bootSample) ([][]float64, error) {
 	}
 	bounds := bootBlocks(n, bootBlockSize)
 	nb := len(bounds) - 1
+	withScores := G == 2 && ss[0].values != nil && ss[1].halves != nil
 	err := resampleChunks(c.ctx, B, n*G, func() func(chunk, first, count int) {
 		counts := make([]int, resampleChunkSize*nb)
 		sums := make([]float64, resampleChunkSize*G)
@@ -218,6 +219,17 @@ func resampleShared(c bootstrapConfig, ss []*bootSample) ([][]float64, error) {
 			for b := range nb {
 				lo, hi := bounds[b], bounds[b+1]
 				full := hi-lo == bootBlockSize
+				if full && withScores {
+					// One metric and its scores: each draw is summed as
+					// it is drawn, in both.
+					blk, h := (*[bootBlockSize]float64)(ss[0].values[lo:hi]), (*[bootBlockSize]uint8)(ss[1].halves[lo:hi])
+					for r := range count {
+						sum, halves := drawSumHalvesFull(&st, blk, h, counts[r*nb+b])
+						sums[r*G] += sum
+						sums[r*G+1] += float64(halves) / 2
+					}
+					continue
+				}
 				idx = idx[:0]
 				for r := range count {
 					starts[r] = len(idx)
@@ -232,7 +244,12 @@ func resampleShared(c bootstrapConfig, ss []*bootSample) ([][]float64, error) {
 					if s.halves != nil {
 						blk := s.halves[lo:hi]
 						for r := range count {
-							sums[r*G+i] += sumHalvesAt(blk, idx[starts[r]:starts[r+1]])
+							at := idx[starts[r]:starts[r+1]]
+							if full {
+								sums[r*G+i] += sumHalvesAtFull((*[bootBlockSize]uint8)(blk), at)
+							} else {
+								sums[r*G+i] += sumHalvesAt(blk, at)
+							}
 						}
 						continue
 					}
@@ -298,13 +315,66 @@ func sumAtFull(blk *[bootBlockSize]float64, at []uint16) float64 {
 	return ((a0 + a1) + (a2 + a3)) + a4
 }
 
-// sumHalvesAt is sumAtFull's and sumAt's sum of the values blk holds
+// drawSumHalvesFull is drawSumFull on a full block of values and, from the
+// same draws, the sum of the halves h (see bootSample.halves) at them: the
+// values' sum is drawSumFull's, bit for bit, and the halves' is
+// sumHalvesAtFull's of the indices drawIndicesFull draws.
+func drawSumHalvesFull(st *resampleStream, blk *[bootBlockSize]float64, h *[bootBlockSize]uint8, c int) (float64, uint) {
+	state := st.state
+	var a0, a1, a2, a3, a4 float64
+	var w0, w1 uint
+	k := 0
+	for ; k+5 <= c; k += 5 {
+		state += splitMixGamma
+		r := splitMix64(state)
+		i0, i1, i2 := r&bootBlockMask, r>>bootBlockBits&bootBlockMask, r>>(2*bootBlockBits)&bootBlockMask
+		i3, i4 := r>>(3*bootBlockBits)&bootBlockMask, r>>(4*bootBlockBits)&bootBlockMask
+		a0 += blk[i0]
+		a1 += blk[i1]
+		a2 += blk[i2]
+		a3 += blk[i3]
+		a4 += blk[i4]
+		w0 += uint(h[i0]) + uint(h[i1]) + uint(h[i2])
+		w1 += uint(h[i3]) + uint(h[i4])
+	}
+	if k < c {
+		state += splitMixGamma
+		r := splitMix64(state)
+		for ; k < c; k++ {
+			i := r & bootBlockMask
+			a0 += blk[i]
+			w0 += uint(h[i])
+			r >>= bootBlockBits
+		}
+	}
+	st.state = state
+	return ((a0 + a1) + (a2 + a3)) + a4, w0 + w1
+}
+
+// sumHalvesAtFull is sumAtFull's sum of the values a full block holds
 // twice of (see bootSample.halves) at the indices at: the same, bit for
 // bit, every partial sum being exact.
+func sumHalvesAtFull(blk *[bootBlockSize]uint8, at []uint16) float64 {
+	var a0, a1, a2, a3 uint
+	k := 0
+	for ; k+4 <= len(at); k += 4 {
+		g := at[k : k+4 : k+4]
+		a0 += uint(blk[g[0]&bootBlockMask])
+		a1 += uint(blk[g[1]&bootBlockMask])
+		a2 += uint(blk[g[2]&bootBlockMask])
+		a3 += uint(blk[g[3]&bootBlockMask])
+	}
+	for _, i := range at[k:] {
+		a0 += uint(blk[i&bootBlockMask])
+	}
+	return float64((a0+a1)+(a2+a3)) / 2
+}
+
+// sumHalvesAt is sumHalvesAtFull for the first block, sumAt's.
 func sumHalvesAt(blk []uint8, at []uint16) float64 {
-	var total int
+	var total uint
 	for _, i := range at {
-		total += int(blk[i])
+		total += uint(blk[i])
 	}
 	return float64(total) / 2
 }
