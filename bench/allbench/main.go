@@ -448,17 +448,23 @@ func (b *bench) scores(n, m, seed int) (string, error) {
 	})
 }
 
-// logged logs the CSV as run of experiment unless the run has an
-// evaluation already, and returns the experiment.
-func (b *bench) logged(exp, run, csv string, extra ...string) error {
-	out, err := b.output(b.verdict, "runs", "-e", exp, "--format", "json")
+// logged logs a file (file: the arguments that name it) as run of
+// experiment, unless the run has an evaluation already.
+func (b *bench) logged(exp, run string, file ...string) error {
+	out, err := b.output(b.verdict, "runs", "-e", exp, "--format", "json", "--limit", "0")
 	if err == nil && strings.Contains(out, `"run": "`+run+`"`) {
 		return nil
 	}
 	log.Printf("  logging %s/%s", exp, run)
-	_, err = b.output(b.verdict, append([]string{"log", "-e", exp, "-r", run, "-s", "test", csv}, extra...)...)
+	_, err = b.output(b.verdict, append([]string{"log", "-e", exp, "-r", run, "-s", "test"}, file...)...)
 	return err
 }
+
+// sides are the two runs a comparison benchmark logs, with their seeds.
+var sides = []struct {
+	run  string
+	seed int
+}{{"a", 0}, {"b", 1}}
 
 // predictions writes n binary predictions, 1 % positives, of a model
 // whose scores see a latent signal through noise of its own (seed).
@@ -557,12 +563,12 @@ func evaluateCase(b *bench) ([]Figure, []Growth, error) {
 func compareCase(b *bench) ([]Figure, []Growth, error) {
 	const n = 1_000_000
 	exp := "bench-all-compare"
-	for side, seed := range map[string]int{"a": 0, "b": 1} {
-		csv, err := b.scores(n, 10, seed)
+	for _, side := range sides {
+		csv, err := b.scores(n, 10, side.seed)
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := b.logged(exp, side, csv); err != nil {
+		if err := b.logged(exp, side.run, csv); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -620,16 +626,12 @@ func statsCase(b *bench) ([]Figure, []Growth, error) {
 func predictionsCase(b *bench) ([]Figure, []Growth, error) {
 	const n = 1_000_000
 	exp := "bench-all-predictions"
-	for side, seed := range map[string]uint64{"a": 1, "b": 2} {
-		csv, err := b.predictions(n, seed)
+	for _, side := range sides {
+		csv, err := b.predictions(n, uint64(side.seed+1))
 		if err != nil {
 			return nil, nil, err
 		}
-		out, err := b.output(b.verdict, "runs", "-e", exp, "--format", "json")
-		if err == nil && strings.Contains(out, `"run": "`+side+`"`) {
-			continue
-		}
-		if _, err := b.output(b.verdict, "log", "-e", exp, "-r", side, "-s", "test", "--predictions", csv); err != nil {
+		if err := b.logged(exp, side.run, "--predictions", csv); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -688,15 +690,15 @@ func growth(b *bench) ([]Figure, []Growth, error) {
 			rounds = 3
 		}
 		var logs []sample
-		for side, seed := range map[string]int{"a": 0, "b": 1} {
-			csv, err := b.scores(n, 2, seed)
+		for _, side := range sides {
+			csv, err := b.scores(n, 2, side.seed)
 			if err != nil {
 				return nil, nil, err
 			}
-			if err := b.logged(exp, side, csv); err != nil {
+			if err := b.logged(exp, side.run, csv); err != nil {
 				return nil, nil, err
 			}
-			if side == "a" {
+			if side.run == "a" {
 				stamp := time.Now().UnixNano()
 				s, err := b.interleave(rounds, func(r int) []string {
 					return []string{b.verdict, "log", "-e", exp + "-log", "-r", fmt.Sprintf("r%d-%d", stamp, r), "-s", "test", csv}
