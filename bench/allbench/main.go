@@ -140,7 +140,10 @@ func main() {
 	if err := os.MkdirAll(b.dir, 0o755); err != nil {
 		log.Fatal(err)
 	}
-	b.env = os.Environ()
+	if abs, err := filepath.Abs(b.shared); err == nil {
+		b.shared = abs
+	}
+	b.env = append(os.Environ(), "SHARED_BENCH="+b.shared)
 	if os.Getenv("VERDICT_DATABASE_URL") == "" {
 		b.env = append(b.env, "VERDICT_HOME="+filepath.Join(b.dir, "home"))
 	}
@@ -531,7 +534,30 @@ func ingest(b *bench) ([]Figure, []Growth, error) {
 		return nil, nil, err
 	}
 	work := fmt.Sprintf("log %s units × 10 metrics, CSV", units(n))
-	return []Figure{ratioFigure("ingest_csv", work, "psql \\copy into the indexed table", "x peer", out[1], out[0], 0.8, 200, "bench/ingest")}, nil, nil
+	figs := []Figure{ratioFigure("ingest_csv", work, "psql \\copy into the indexed table", "x peer", out[1], out[0], 0.8, 200, "bench/ingest")}
+	// The floor: the server's share alone (bench/serverfloor), the rows
+	// loaded from a binary file the server reads, indexed and committed,
+	// in rounds with the same peer.
+	id, err := b.output("psql", "-qtA", b.url, "-c", "SELECT max(e.id) FROM evaluations e JOIN runs r ON r.id = e.run_id JOIN experiments x ON x.id = r.experiment_id WHERE x.name = 'bench-all-ingest'")
+	if err != nil {
+		return nil, nil, err
+	}
+	floor, err := b.output("bench/serverfloor", b.url, strings.TrimSpace(id), fmt.Sprint(b.rounds), csv)
+	if err != nil {
+		log.Printf("  no floor: %v", err)
+		return figs, nil, nil
+	}
+	var peer, server []sample
+	for _, line := range strings.Split(strings.TrimSpace(floor), "\n") {
+		var base, load, indexed float64
+		if _, err := fmt.Sscan(line, &base, &load, &indexed); err == nil {
+			peer, server = append(peer, sample{secs: base}), append(server, sample{secs: indexed})
+		}
+	}
+	if len(server) > 0 {
+		figs = append(figs, ratioFigure("ingest_floor", work+": the server's share alone (floor)", "psql \\copy into the indexed table", "x peer", server, peer, 0, 0, "bench/ingest"))
+	}
+	return figs, nil, nil
 }
 
 func evaluateCase(b *bench) ([]Figure, []Growth, error) {
