@@ -18,6 +18,11 @@ type pairedInput struct {
 	// them in the database.
 	pairs  *store.Pairs
 	pushed *pushed
+	// oneRow, when set instead, is the units of one row each reduced in
+	// Go to their exact summary (compareOneRow), with leftOnly and
+	// rightOnly the units of one side only.
+	oneRow              *stats.PairedSummary
+	leftOnly, rightOnly int64
 	// poisson selects the Poisson bootstrap and hashed sign flips.
 	poisson bool
 	labels  map[string]int16 // DeLong only
@@ -83,22 +88,17 @@ func compareMetric(ctx context.Context, c *Comparison, in pairedInput, method Me
 	}
 	if pd := in.pushed; pd != nil {
 		r.N, r.BaselineOnly, r.CandidateOnly = int(pd.s.N), pd.s.LeftOnly, pd.s.RightOnly
-		if err := measure(ctx, r, stats.PairedUnits{}, pd, nil, nil, method, opts, in.poisson, nil); err != nil {
-			return nil, err
+		return compareReduced(ctx, r, pd, in, method, opts)
+	}
+	if s := in.oneRow; s != nil {
+		r.N, r.BaselineOnly, r.CandidateOnly = int(s.N), in.leftOnly, in.rightOnly
+		if in.kfold {
+			r.K = foldsPerRepetition(in.protocol, r.N)
 		}
-		sum := pd.summary()
-		hint(r, method, sum.Variance)
-		attainable(r, method, opts.resamples())
-		if err := effects(ctx, r, nil, sum.Variance, opts, nil); err != nil {
-			return nil, err
-		}
-		shape := shapeOfSummary(sum, method, in.folds)
-		shape.metric = in.metric
-		warn(r, shape)
-		return r, nil
+		return compareReduced(ctx, r, summarized{*s}, in, method, opts)
 	}
 	p := in.pairs
-	n := len(p.SampleIDs)
+	n := p.Units()
 	if n == 0 {
 		return nil, fmt.Errorf("%w: the evaluations share no unit", ErrNothingShared)
 	}
@@ -145,6 +145,25 @@ func compareMetric(ctx context.Context, c *Comparison, in pairedInput, method Me
 	if err := effects(ctx, r, &units, variance, opts, in.shared); err != nil {
 		return nil, err
 	}
+	shape.metric = in.metric
+	warn(r, shape)
+	return r, nil
+}
+
+// compareReduced is compareMetric for units of one row reduced to red,
+// the units themselves not held: what the method reads beyond red's
+// summary comes from in.poisson's replicates or from in.shared.
+func compareReduced(ctx context.Context, r *MetricResult, red reducer, in pairedInput, method Method, opts Options) (*MetricResult, error) {
+	if err := measure(ctx, r, stats.PairedUnits{}, red, nil, nil, method, opts, in.poisson, in.shared); err != nil {
+		return nil, err
+	}
+	sum := red.summary()
+	hint(r, method, sum.Variance)
+	attainable(r, method, opts.resamples())
+	if err := effects(ctx, r, nil, sum.Variance, opts, in.shared); err != nil {
+		return nil, err
+	}
+	shape := shapeOfSummary(sum, method, in.folds)
 	shape.metric = in.metric
 	warn(r, shape)
 	return r, nil
@@ -363,9 +382,10 @@ func measure(ctx context.Context, r *MetricResult, u stats.PairedUnits, red redu
 // effects sets r's effect sizes: d_z, the mean difference over the
 // standard deviation of the per-unit differences that variance gives, and
 // the probability of superiority from the counts, with its interval from
-// the multinomial bootstrap draws the comparison made. u is the units
-// paired in Go, nil for units reduced in the database (no interval then). DeLong
-// compares AUCs, of no unit: it gets neither.
+// the multinomial bootstrap draws the comparison made: shared's, else
+// those of a bootstrap of u, the units paired in Go; with neither (units
+// reduced in the database) there is no interval. DeLong compares AUCs, of
+// no unit: it gets neither.
 func effects(ctx context.Context, r *MetricResult, u *stats.PairedUnits, variance func() (float64, error), opts Options, shared *resampled) error {
 	r.EffectSizeDz, r.ProbSuperiority, r.ProbSuperiorityLow, r.ProbSuperiorityHigh = nil, nil, nil, nil
 	if r.DeLong != nil || r.N == 0 {
@@ -377,9 +397,6 @@ func effects(ctx context.Context, r *MetricResult, u *stats.PairedUnits, varianc
 	}
 	ps := (float64(r.CandidateBetter) + float64(r.Same)/2) / float64(r.N)
 	r.ProbSuperiority = &ps
-	if u == nil {
-		return nil
-	}
 	// The interval comes from the multinomial bootstrap's draws. The
 	// Poisson bootstrap's are drawn in the database on a distributed one,
 	// which sums no unit's score: it gets none, on one server too, so that
@@ -389,11 +406,14 @@ func effects(ctx context.Context, r *MetricResult, u *stats.PairedUnits, varianc
 	}
 	var b stats.BootstrapResult
 	var err error
-	if shared != nil && shared.sup != nil {
+	switch {
+	case shared != nil && shared.sup != nil:
 		b, err = *shared.sup, shared.supErr // drawn with the difference's bootstrap
-	} else {
+	case u != nil:
 		b, err = stats.PairedSuperiorityUnits(*u, r.Direction.Lower(), stats.BootstrapOptions{
 			Confidence: opts.confidence(), Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx})
+	default:
+		return nil
 	}
 	if err != nil {
 		return err

@@ -88,18 +88,7 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 		}
 		for first := 0; first < len(metrics); first += batch {
 			ms := metrics[first:min(first+batch, len(metrics))]
-			input := func(m string) pairedInput {
-				return pairedInput{
-					metric: m,
-					dir:    DirectionOf(m, base.LowerIsBetter, cand.LowerIsBetter),
-					nTrain: base.Protocol.NTrain, nTest: base.Protocol.NTest,
-					folds:    isKFold(base) && isKFold(cand) || base.Protocol.Name == "5x2" && cand.Protocol.Name == "5x2",
-					kfold:    isKFold(base) && isKFold(cand),
-					protocol: base.Protocol,
-					poisson:  opts.Resampling == Poisson,
-					labels:   labels,
-				}
-			}
+			input := inputs(base, cand, opts, labels)
 			var err error
 			if distributed {
 				err = pairDistributed(ctx, tx, c, base, cand, ms, input, method, opts)
@@ -118,14 +107,37 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 	return c, warnSeeds(ctx, st, c)
 }
 
+// inputs returns a metric's pairedInput for a comparison of base and cand,
+// without its units.
+func inputs(base, cand *store.Evaluation, opts Options, labels map[string]int16) func(m string) pairedInput {
+	return func(m string) pairedInput {
+		return pairedInput{
+			metric: m,
+			dir:    DirectionOf(m, base.LowerIsBetter, cand.LowerIsBetter),
+			nTrain: base.Protocol.NTrain, nTest: base.Protocol.NTest,
+			folds:    isKFold(base) && isKFold(cand) || base.Protocol.Name == "5x2" && cand.Protocol.Name == "5x2",
+			kfold:    isKFold(base) && isKFold(cand),
+			protocol: base.Protocol,
+			poisson:  opts.Resampling == Poisson,
+			labels:   labels,
+		}
+	}
+}
+
 // pairOneServer compares the metrics ms of one batch on one server: one
-// join pairs them, and they share their multinomial resampling where the
-// method allows. It appends each metric's result to c.Metrics, in the
+// join pairs them, with the sample IDs only where the method reads them,
+// and they share their multinomial resampling where the method allows.
+// Units of one row compared by a method of fromDifferences go to
+// compareOneRow. It appends each metric's result to c.Metrics, in the
 // order of ms.
 func pairOneServer(ctx context.Context, tx *store.Tx, c *Comparison, base, cand *store.Evaluation, ms []string, input func(string) pairedInput, method Method, opts Options) error {
-	pairs, err := tx.PairMetrics(ctx, base.ID, cand.ID, ms, opts.AllowDifferentTargets)
+	pairs, err := tx.PairMetrics(ctx, base.ID, cand.ID, ms, store.PairOptions{
+		Intersect: opts.AllowDifferentTargets, SampleIDs: needsSampleIDs(method, opts)})
 	if err != nil {
 		return err
+	}
+	if pairs.OneRow() && pairs.Units() > 0 && fromDifferences(method, opts) {
+		return compareOneRow(ctx, c, pairs, ms, input, method, opts)
 	}
 	shared := shareResampling(ctx, pairs, method, opts, func(k int) bool { return input(ms[k]).dir.Lower() })
 	// The metrics' own work (exact sums, counts, tests that do

@@ -58,7 +58,7 @@ func TestDifferencesEqualUnits(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 3))
 	const kinds = 6
-	for _, n := range []int{1, 2, 7, 300, 4096 + 77, 3*4096} {
+	for _, n := range []int{1, 2, 7, 300, 4096 + 77, 3 * 4096} {
 		var all []stats.PairedUnits
 		var diffs []*stats.UnitDifferences
 		// Twice each kind: more samples than one group shares draws.

@@ -14,7 +14,9 @@ import (
 // Pairs are two evaluations' values of one metric, aligned by unit (sample
 // ID) in sample ID order. With several rows per unit (draws), each unit
 // carries its row sum and row count, so that resampling can treat the unit
-// as the independent observation.
+// as the independent observation. SampleIDs, LeftRows and RightRows are
+// nil when the pairing did not ask for sample IDs and every unit has one
+// row on both sides (PairOptions).
 type Pairs struct {
 	Left, Right *Evaluation
 	Metric      string
@@ -27,6 +29,9 @@ type Pairs struct {
 	// they are not paired.
 	LeftOnly, RightOnly int64
 }
+
+// Units is the number of paired units.
+func (p *Pairs) Units() int { return len(p.LeftSum) }
 
 // Draws reports whether any paired unit has more than one row on a side.
 func (p *Pairs) Draws() bool {
@@ -73,33 +78,77 @@ func (t *Tx) RecordComparison(ctx context.Context, r ComparisonRecord) (int64, e
 }
 
 func pair(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metric string, intersect bool) (*Pairs, error) {
-	mp, err := pairMetrics(ctx, tx, leftID, rightID, []string{metric}, intersect)
+	mp, err := pairMetrics(ctx, tx, leftID, rightID, []string{metric}, PairOptions{Intersect: intersect, SampleIDs: true})
 	if err != nil {
 		return nil, err
 	}
 	return mp.Pairs(0), nil
 }
 
+// PairOptions say what a pairing of several metrics (PairMetrics) returns
+// beside each unit's sums.
+type PairOptions struct {
+	// Intersect pairs evaluations of different evaluation sets on the
+	// units they share, where they are otherwise refused with
+	// ErrNotComparable.
+	Intersect bool
+	// SampleIDs returns each unit's sample ID, and its row counts even
+	// when every unit has one row. Without it, units of one row on both
+	// sides come as their values only, 8 bytes a unit and metric instead
+	// of about 40: the join still merges them in sample ID order, and
+	// ships no ID. With draws, the IDs and row counts come either way.
+	SampleIDs bool
+}
+
 // MetricPairs are several metrics' per-unit sums of two evaluations, from
 // one join (PairMetrics). Pairs(k) gives metric k's as a Pairs.
 //
 // When every unit has one row on both sides, a sum is one stored value, a
-// float32, and is kept as one: 8 bytes a unit and metric instead of 16.
+// float32, and is kept as one: 8 bytes a unit and metric instead of 16,
+// the two sides' interleaved (Values32).
 type MetricPairs struct {
 	Metrics []string
 	shared  Pairs // all but the metric and the sums
-	// left32 and right32 hold the sums of units of one row, left64 and
-	// right64 the others; one pair of them is nil.
-	left32, right32 [][]float32
+	units   int
+	// values32 holds, for units of one row, each metric's values as
+	// float32 pairs, the left's then the right's, unit by unit; left64
+	// and right64 hold the sums otherwise. One of them is nil.
+	values32        [][]float32
 	left64, right64 [][]float64
 }
 
 // Units is the number of paired units.
-func (m *MetricPairs) Units() int { return len(m.shared.SampleIDs) }
+func (m *MetricPairs) Units() int { return m.units }
+
+// Unpaired counts the units found in one evaluation only, as Pairs'
+// LeftOnly and RightOnly do.
+func (m *MetricPairs) Unpaired() (leftOnly, rightOnly int64) {
+	return m.shared.LeftOnly, m.shared.RightOnly
+}
 
 // Rows are each paired unit's rows on either side, shared by every metric;
-// the caller must not modify them.
+// the caller must not modify them. They are nil when every unit has one
+// row and the pairing asked for no sample IDs.
 func (m *MetricPairs) Rows() (left, right []int32) { return m.shared.LeftRows, m.shared.RightRows }
+
+// OneRow reports whether every paired unit has one row on both sides, so
+// that Values32 holds the values.
+func (m *MetricPairs) OneRow() bool { return m.values32 != nil }
+
+// Values32 returns metric k's values of units of one row as stored: unit
+// u's left value at 2u and its right value at 2u + 1. They are the
+// caller's to change (a later Pairs(k) widens the changed values) or to
+// take over, with Release(k). It returns nil with draws (OneRow false),
+// and panics after Release(k).
+func (m *MetricPairs) Values32(k int) []float32 {
+	if m.values32 == nil {
+		return nil
+	}
+	if m.values32[k] == nil {
+		panic("store: values of a released metric")
+	}
+	return m.values32[k]
+}
 
 // Pairs returns metric k's pairs. Its sample IDs and row counts are
 // shared with the other metrics' and must not be modified. Its sums are
@@ -109,8 +158,8 @@ func (m *MetricPairs) Rows() (left, right []int32) { return m.shared.LeftRows, m
 func (m *MetricPairs) Pairs(k int) *Pairs {
 	p := m.shared
 	p.Metric = m.Metrics[k]
-	if m.left32 != nil {
-		p.LeftSum, p.RightSum = widen(m.left32[k]), widen(m.right32[k])
+	if m.values32 != nil {
+		p.LeftSum, p.RightSum = widen(m.Values32(k))
 		return &p
 	}
 	if m.left64[k] == nil {
@@ -122,33 +171,31 @@ func (m *MetricPairs) Pairs(k int) *Pairs {
 
 // Release lets metric k's sums go.
 func (m *MetricPairs) Release(k int) {
-	if m.left32 != nil {
-		m.left32[k], m.right32[k] = nil, nil
+	if m.values32 != nil {
+		m.values32[k] = nil
 	} else {
 		m.left64[k], m.right64[k] = nil, nil
 	}
 }
 
-func widen(x []float32) []float64 {
-	if x == nil {
-		panic("store: pairs of a released metric")
+// widen returns the left and right values of interleaved pairs as float64.
+func widen(x []float32) (left, right []float64) {
+	left, right = make([]float64, len(x)/2), make([]float64, len(x)/2)
+	for i := range left {
+		left[i], right[i] = float64(x[2*i]), float64(x[2*i+1])
 	}
-	out := make([]float64, len(x))
-	for i, v := range x {
-		out[i] = float64(v)
-	}
-	return out
+	return left, right
 }
 
 // PairMetrics is Pair for several metrics at once: one join of the two
-// evaluations returns every metric's per-unit sums. They take 8 bytes a
-// unit and metric (16 with draws): callers with many metrics of many units
-// pair them in batches.
-func (t *Tx) PairMetrics(ctx context.Context, leftID, rightID int64, metrics []string, intersect bool) (*MetricPairs, error) {
-	return pairMetrics(ctx, t.tx, leftID, rightID, metrics, intersect)
+// evaluations returns every metric's per-unit sums, with the sample IDs
+// if opts asks for them. The sums take 8 bytes a unit and metric (16 with
+// draws): callers with many metrics of many units pair them in batches.
+func (t *Tx) PairMetrics(ctx context.Context, leftID, rightID int64, metrics []string, opts PairOptions) (*MetricPairs, error) {
+	return pairMetrics(ctx, t.tx, leftID, rightID, metrics, opts)
 }
 
-func pairMetrics(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metrics []string, intersect bool) (*MetricPairs, error) {
+func pairMetrics(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metrics []string, opts PairOptions) (*MetricPairs, error) {
 	if len(metrics) == 0 {
 		return nil, fmt.Errorf("pair evaluations %d and %d: no metric", leftID, rightID)
 	}
@@ -156,7 +203,7 @@ func pairMetrics(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metrics 
 	var left, right *Evaluation
 	for k, m := range metrics {
 		var err error
-		if left, right, li[k], ri[k], err = pairable(ctx, tx, leftID, rightID, m, intersect); err != nil {
+		if left, right, li[k], ri[k], err = pairable(ctx, tx, leftID, rightID, m, opts.Intersect); err != nil {
 			return nil, err
 		}
 	}
@@ -167,14 +214,18 @@ func pairMetrics(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metrics 
 	mp := &MetricPairs{Metrics: metrics}
 	p := &mp.shared
 	p.Left, p.Right = left, right
-	p.SampleIDs, p.LeftRows, p.RightRows = make([]string, 0, n), make([]int32, 0, n), make([]int32, 0, n)
 	// Without draws on either side every paired unit has one row, and
-	// its sum is one stored float32.
+	// its sum is one stored float32. With draws the IDs name a unit whose
+	// rows differ between the sides.
 	compact := left.ScoredRows == left.Units && right.ScoredRows == right.Units
+	ids := opts.SampleIDs || !compact
+	if ids {
+		p.SampleIDs, p.LeftRows, p.RightRows = make([]string, 0, n), make([]int32, 0, n), make([]int32, 0, n)
+	}
 	if compact {
-		mp.left32, mp.right32 = make([][]float32, M), make([][]float32, M)
+		mp.values32 = make([][]float32, M)
 		for k := range M {
-			mp.left32[k], mp.right32[k] = make([]float32, 0, n), make([]float32, 0, n)
+			mp.values32[k] = make([]float32, 0, 2*n)
 		}
 	} else {
 		mp.left64, mp.right64 = make([][]float64, M), make([][]float64, M)
@@ -205,13 +256,29 @@ func pairMetrics(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metrics 
 			}
 			return strings.Join(out, ", ")
 		}
+		// Each row is the unit's sample ID (if asked for), its row count
+		// on either side (unless one row is certain), then the metrics'
+		// values on the left and on the right.
+		id, counts := "", true
+		if ids {
+			id = "l.sample_id, "
+		}
 		// Without draws, each unit is one row and its value one real.
 		query := `
-			SELECT l.sample_id, 1::int8, 1::int8, ` + cols(li, "l", "%[1]s.vals[%[2]d]") + `, ` + cols(ri, "r", "%[1]s.vals[%[2]d]") + `
+			SELECT ` + id + `1::int8, 1::int8, ` + cols(li, "l", "%[1]s.vals[%[2]d]") + `, ` + cols(ri, "r", "%[1]s.vals[%[2]d]") + `
 			FROM ` + partitionName(leftID) + ` l
 			JOIN ` + partitionName(rightID) + ` r ON r.sample_id = l.sample_id
 			WHERE l.evaluation_id = $1 AND r.evaluation_id = $2
 			ORDER BY l.sample_id`
+		if !ids {
+			counts = false
+			query = `
+				SELECT ` + cols(li, "l", "%[1]s.vals[%[2]d]") + `, ` + cols(ri, "r", "%[1]s.vals[%[2]d]") + `
+				FROM ` + partitionName(leftID) + ` l
+				JOIN ` + partitionName(rightID) + ` r ON r.sample_id = l.sample_id
+				WHERE l.evaluation_id = $1 AND r.evaluation_id = $2
+				ORDER BY l.sample_id`
+		}
 		if !compact {
 			query = `
 				WITH l AS (
@@ -230,8 +297,13 @@ func pairMetrics(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metrics 
 		if leftID == rightID {
 			// An evaluation against itself (a leaderboard's own interval,
 			// a sanity check): read its range once.
+			id = ""
+			if ids {
+				id = "sample_id, "
+			}
+			counts = true
 			query = `
-				SELECT sample_id, count(*), count(*), ` + cols(li, "", "sum(%[1]svals[%[2]d]::double precision)") + `, ` + cols(ri, "", "sum(%[1]svals[%[2]d]::double precision)") + `
+				SELECT ` + id + `count(*), count(*), ` + cols(li, "", "sum(%[1]svals[%[2]d]::double precision)") + `, ` + cols(ri, "", "sum(%[1]svals[%[2]d]::double precision)") + `
 				FROM ` + partitionName(leftID) + ` WHERE evaluation_id = $1 AND $2::bigint = $1
 				GROUP BY sample_id
 				ORDER BY sample_id`
@@ -240,8 +312,9 @@ func pairMetrics(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metrics 
 		// arrays are cheaper to ship whole than element by element.
 		arrays := compact && leftID != rightID && 4*M >= min(len(left.Metrics), len(right.Metrics))
 		if arrays {
+			counts = false
 			query = `
-				SELECT l.sample_id, l.vals, r.vals
+				SELECT ` + id + `l.vals, r.vals
 				FROM ` + partitionName(leftID) + ` l
 				JOIN ` + partitionName(rightID) + ` r ON r.sample_id = l.sample_id
 				WHERE l.evaluation_id = $1 AND r.evaluation_id = $2
@@ -256,57 +329,76 @@ func pairMetrics(ctx context.Context, tx pgx.Tx, leftID, rightID int64, metrics 
 		// arenas, numbers straight into the slices, so that a million
 		// pairs cost no allocation each.
 		var arena []byte
+		// unit names the unit being read, for errors.
+		unit := func(raw [][]byte) string {
+			if ids {
+				return fmt.Sprintf("unit %q", raw[0])
+			}
+			return fmt.Sprintf("unit %d in sample ID order", mp.units+1)
+		}
 		for rows.Next() {
 			raw := rows.RawValues()
-			if cap(arena)-len(arena) < len(raw[0]) {
-				arena = make([]byte, 0, max(1<<20, len(raw[0])))
-			}
-			start := len(arena)
-			arena = append(arena, raw[0]...)
-			p.SampleIDs = append(p.SampleIDs, unsafe.String(unsafe.SliceData(arena[start:]), len(raw[0])))
-			if arrays {
-				p.LeftRows, p.RightRows = append(p.LeftRows, 1), append(p.RightRows, 1)
-				for k := range M {
-					l, err := float4At(raw[1], li[k])
-					if err != nil {
-						return err
-					}
-					r, err := float4At(raw[2], ri[k])
-					if err != nil {
-						return err
-					}
-					mp.left32[k], mp.right32[k] = append(mp.left32[k], l), append(mp.right32[k], r)
+			if ids {
+				if cap(arena)-len(arena) < len(raw[0]) {
+					arena = make([]byte, 0, max(1<<20, len(raw[0])))
 				}
+				start := len(arena)
+				arena = append(arena, raw[0]...)
+				p.SampleIDs = append(p.SampleIDs, unsafe.String(unsafe.SliceData(arena[start:]), len(raw[0])))
+				raw = raw[1:]
+			}
+			if arrays {
+				if ids {
+					p.LeftRows, p.RightRows = append(p.LeftRows, 1), append(p.RightRows, 1)
+				}
+				for k := range M {
+					l, err := float4At(raw[0], li[k])
+					if err != nil {
+						return err
+					}
+					r, err := float4At(raw[1], ri[k])
+					if err != nil {
+						return err
+					}
+					mp.values32[k] = append(mp.values32[k], l, r)
+				}
+				mp.units++
 				continue
 			}
-			ln, rn := int32(binary.BigEndian.Uint64(raw[1])), int32(binary.BigEndian.Uint64(raw[2]))
-			p.LeftRows, p.RightRows = append(p.LeftRows, ln), append(p.RightRows, rn)
+			ln, rn := int32(1), int32(1)
+			if counts {
+				ln, rn = int32(binary.BigEndian.Uint64(raw[0])), int32(binary.BigEndian.Uint64(raw[1]))
+				raw = raw[2:]
+			}
+			if ids {
+				p.LeftRows, p.RightRows = append(p.LeftRows, ln), append(p.RightRows, rn)
+			}
 			for k := range M {
 				if compact && leftID != rightID {
-					l, r := raw[3+k], raw[3+M+k]
+					l, r := raw[k], raw[M+k]
 					if len(l) != 4 || len(r) != 4 {
-						return fmt.Errorf("unit %q: metric %s is not a 4-byte real", raw[0], metrics[k])
+						return fmt.Errorf("%s: metric %s is not a 4-byte real", unit(rows.RawValues()), metrics[k])
 					}
-					mp.left32[k] = append(mp.left32[k], math.Float32frombits(binary.BigEndian.Uint32(l)))
-					mp.right32[k] = append(mp.right32[k], math.Float32frombits(binary.BigEndian.Uint32(r)))
+					mp.values32[k] = append(mp.values32[k], math.Float32frombits(binary.BigEndian.Uint32(l)), math.Float32frombits(binary.BigEndian.Uint32(r)))
 					continue
 				}
-				l := math.Float64frombits(binary.BigEndian.Uint64(raw[3+k]))
-				r := math.Float64frombits(binary.BigEndian.Uint64(raw[3+M+k]))
+				l := math.Float64frombits(binary.BigEndian.Uint64(raw[k]))
+				r := math.Float64frombits(binary.BigEndian.Uint64(raw[M+k]))
 				if compact {
 					if ln != 1 || rn != 1 {
-						return fmt.Errorf("unit %q has %d and %d rows, where the evaluations' counts say one", raw[0], ln, rn)
+						return fmt.Errorf("%s has %d and %d rows, where the evaluations' counts say one", unit(rows.RawValues()), ln, rn)
 					}
-					mp.left32[k], mp.right32[k] = append(mp.left32[k], float32(l)), append(mp.right32[k], float32(r))
+					mp.values32[k] = append(mp.values32[k], float32(l), float32(r))
 				} else {
 					mp.left64[k], mp.right64[k] = append(mp.left64[k], l), append(mp.right64[k], r)
 				}
 			}
+			mp.units++
 		}
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		paired := int64(len(p.SampleIDs))
+		paired := int64(mp.units)
 		if leftID != rightID {
 			p.LeftOnly, p.RightOnly = left.Units-paired, right.Units-paired
 		}

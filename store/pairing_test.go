@@ -130,13 +130,19 @@ func TestPairMetricsEqualsPair(t *testing.T) {
 
 	for _, pair := range [][2]int64{{a.ID, b.ID}, {b.ID, a.ID}, {a.ID, c.ID}, {a.ID, a.ID}} {
 		metrics := []string{"z", "x", "y"}
-		var mp *store.MetricPairs
+		var mp, bare *store.MetricPairs
 		units := 0
 		require.NoError(t, s.InTx(ctx, func(tx *store.Tx) error {
 			var err error
-			mp, err = tx.PairMetrics(ctx, pair[0], pair[1], metrics, false)
+			if mp, err = tx.PairMetrics(ctx, pair[0], pair[1], metrics, store.PairOptions{SampleIDs: true}); err != nil {
+				return err
+			}
+			bare, err = tx.PairMetrics(ctx, pair[0], pair[1], metrics, store.PairOptions{})
 			return err
 		}))
+		draws := pair[1] == c.ID
+		require.Equal(t, !draws, mp.OneRow())
+		require.Equal(t, !draws, bare.OneRow())
 		for k, m := range metrics {
 			alone, err := s.Pair(ctx, pair[0], pair[1], m, false)
 			require.NoError(t, err)
@@ -144,9 +150,38 @@ func TestPairMetricsEqualsPair(t *testing.T) {
 			got.Left, got.Right, alone.Left, alone.Right = nil, nil, nil, nil
 			require.Equal(t, alone, got, "evaluations %v, metric %s", pair, m)
 			units = len(got.SampleIDs)
+			require.Equal(t, units, got.Units())
+			if !draws {
+				// Without sample IDs, units of one row come as their values
+				// only, in the same order.
+				values := bare.Values32(k)
+				require.Len(t, values, 2*units)
+				for u := range units {
+					require.Equal(t, alone.LeftSum[u], float64(values[2*u]), "evaluations %v, metric %s, unit %d", pair, m, u)
+					require.Equal(t, alone.RightSum[u], float64(values[2*u+1]), "evaluations %v, metric %s, unit %d", pair, m, u)
+				}
+				want := *alone
+				want.SampleIDs, want.LeftRows, want.RightRows = nil, nil, nil
+				b := bare.Pairs(k)
+				b.Left, b.Right = nil, nil
+				require.Equal(t, &want, b, "evaluations %v, metric %s without sample IDs", pair, m)
+			} else {
+				// With draws the IDs and rows come either way.
+				b := bare.Pairs(k)
+				b.Left, b.Right = nil, nil
+				require.Equal(t, alone, b, "evaluations %v, metric %s", pair, m)
+			}
 			mp.Release(k)
+			bare.Release(k)
+			require.Panics(t, func() { mp.Pairs(k) })
 		}
 		require.Equal(t, units, mp.Units())
+		require.Equal(t, units, bare.Units())
+		if !draws {
+			left, right := bare.Rows()
+			require.Nil(t, left)
+			require.Nil(t, right)
+		}
 	}
 }
 
