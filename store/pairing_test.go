@@ -114,8 +114,8 @@ func TestPairMetricsEqualsPair(t *testing.T) {
 	s, _ := setup(t)
 	ev := newEval("e", "a")
 	ev.TargetFingerprint = strings.Repeat("a", 64)
-	// Five metrics each: three paired at once read the arrays, one alone
-	// its sums.
+	// Five metrics each: four paired at once read the arrays, three or
+	// one their elements.
 	a, err := s.LogEvaluation(ctx, ev, &memRows{metrics: []string{"x", "y", "z", "v", "w"},
 		ids: []string{"u1", "u2", "u3", "u5"}, vals: [][]float64{{1, 0.5, 0.1, 0, 0}, {0, 0.25, 0.2, 0, 0}, {1, 1, 0.3, 0, 0}, {0.125, 0.375, 0.4, 0, 0}}})
 	require.NoError(t, err)
@@ -128,8 +128,18 @@ func TestPairMetricsEqualsPair(t *testing.T) {
 		ids: []string{"u2", "u2", "u3", "u5"}, draws: []int64{1, 2, 1, 1}, vals: [][]float64{{1, 0.5, 0}, {0, 0.25, 1}, {1, 1, 1}, {0, 0, 0}}})
 	require.NoError(t, err)
 
-	for _, pair := range [][2]int64{{a.ID, b.ID}, {b.ID, a.ID}, {a.ID, c.ID}, {a.ID, a.ID}} {
-		metrics := []string{"z", "x", "y"}
+	for _, tt := range []struct {
+		pair    [2]int64
+		metrics []string
+	}{
+		{[2]int64{a.ID, b.ID}, []string{"z", "x", "y"}},
+		{[2]int64{a.ID, b.ID}, []string{"z", "x", "w", "y"}},
+		{[2]int64{b.ID, a.ID}, []string{"z", "x", "y"}},
+		{[2]int64{b.ID, a.ID}, []string{"v", "z", "x", "y"}},
+		{[2]int64{a.ID, c.ID}, []string{"z", "x", "y"}},
+		{[2]int64{a.ID, a.ID}, []string{"z", "x", "y"}},
+	} {
+		pair, metrics := tt.pair, tt.metrics
 		var mp, bare *store.MetricPairs
 		units := 0
 		require.NoError(t, s.InTx(ctx, func(tx *store.Tx) error {
