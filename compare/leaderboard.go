@@ -169,6 +169,9 @@ type Leaderboard struct {
 	shown   []store.RunMean
 }
 
+// bigRow is the most units of a leaderboard row computed beside others.
+const bigRow = 1_000_000
+
 // batchValues is the most values a leaderboard reads in one query.
 const batchValues = 1_000_000
 
@@ -370,8 +373,22 @@ func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMea
 		}
 	}
 	refCol := slices.Index(shown, ref)
+	if !draws && refCol >= 0 && (batch || sharedFits(means)) {
+		rows, err := leaderboardRowsShared(ctx, st, means, refCol, metric, cols, opts)
+		for k, i := range shown {
+			rows[k].Rank = i + 1
+		}
+		return rows, cols, err
+	}
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
+	// A row of many units resamples on every core by itself, and holds
+	// its units meanwhile: such rows take their turn, so that memory
+	// stays that of one.
+	limit := runtime.GOMAXPROCS(0)
+	if slices.ContainsFunc(means, func(m store.RunMean) bool { return m.Units > bigRow }) {
+		limit = 1
+	}
+	g.SetLimit(limit)
 	for k, i := range shown {
 		g.Go(func() error {
 			var row LeaderboardRow
@@ -387,6 +404,158 @@ func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMea
 		})
 	}
 	return rows, cols, g.Wait()
+}
+
+// sharedBytes bounds the bytes of samples a leaderboard resamples
+// together: a mean and a difference of 10,000,000 units a run, and the
+// reference's mean.
+const sharedBytes = 3 * 8 * 10_000_000
+
+// sharedFits reports whether the means and differences of the runs of
+// means, paired with a reference, fit in sharedBytes.
+func sharedFits(means []store.RunMean) bool {
+	var units int64
+	for _, m := range means {
+		units = max(units, m.Units)
+	}
+	return int64(2*len(means)-1)*8*units <= sharedBytes
+}
+
+// leaderboardRowsShared computes the rows of runs of one row per unit,
+// means[refCol] the reference: every run's mean and every other run's
+// difference from the reference are resampled together
+// (stats.PairedBootstrapDifferencesShared, then the sign flips of the
+// differences), from the draws each would draw alone, drawn once; the
+// numbers are leaderboardStats', bit for bit. cols holds the values when
+// one query read them; otherwise each run is paired with the reference,
+// in turn, and its values are held as the samples they make, 8 bytes a
+// unit each.
+func leaderboardRowsShared(ctx context.Context, st *store.Store, means []store.RunMean, refCol int, metric string, cols [][]float64, opts Options) ([]LeaderboardRow, error) {
+	m := len(means)
+	rows := make([]LeaderboardRow, m)
+	for k, e := range means {
+		rows[k] = LeaderboardRow{Run: e.Run, EvaluationID: e.EvaluationID, Units: e.Units, LoggedAt: e.CreatedAt, SameGroup: k == refCol}
+	}
+	meanOf, diffOf := make([]*stats.UnitDifferences, m), make([]*stats.UnitDifferences, m)
+	errs := make([]error, m)
+	// samples makes a run's mean sample from its values v (the values
+	// minus nothing) and, unless ref is nil, its difference sample from
+	// the reference's values ref, in place of pairs.
+	sample := func(v func(i int) float32, n int) (*stats.UnitDifferences, error) {
+		p := make([]float32, 2*n)
+		for i := range n {
+			p[2*i] = v(i)
+		}
+		return stats.DifferencesOfPairs32(p)
+	}
+	if cols != nil {
+		for k, c := range cols {
+			if meanOf[k], errs[k] = sample(func(i int) float32 { return float32(c[i]) }, len(c)); errs[k] != nil || k == refCol {
+				continue
+			}
+			r := cols[refCol]
+			p := make([]float32, 2*len(c))
+			for i := range c {
+				p[2*i], p[2*i+1] = float32(r[i]), float32(c[i])
+			}
+			equalizeWithinStorage32(p)
+			diffOf[k], errs[k] = stats.DifferencesOfPairs32(p)
+		}
+	} else {
+		ref := means[refCol]
+		pair := func(id int64) (*store.MetricPairs, error) {
+			var mp *store.MetricPairs
+			err := st.InTx(ctx, func(tx *store.Tx) error {
+				var err error
+				mp, err = tx.PairMetrics(ctx, ref.EvaluationID, id, []string{metric}, store.PairOptions{})
+				return err
+			})
+			if err == nil && !mp.OneRow() {
+				err = fmt.Errorf("evaluations %d and %d have several rows per unit", ref.EvaluationID, id)
+			}
+			return mp, err
+		}
+		for k, e := range means {
+			if k == refCol {
+				continue
+			}
+			mp, err := pair(e.EvaluationID)
+			if err != nil {
+				return nil, err
+			}
+			v := mp.Values32(0)
+			mp.Release(0)
+			// The reference's mean takes all its units: from the first
+			// pairing that has them all.
+			if leftOnly, _ := mp.Unpaired(); meanOf[refCol] == nil && leftOnly == 0 {
+				meanOf[refCol], errs[refCol] = sample(func(i int) float32 { return v[2*i] }, len(v)/2)
+			}
+			if meanOf[k], errs[k] = sample(func(i int) float32 { return v[2*i+1] }, len(v)/2); errs[k] != nil {
+				continue
+			}
+			equalizeWithinStorage32(v)
+			diffOf[k], errs[k] = stats.DifferencesOfPairs32(v)
+		}
+		if meanOf[refCol] == nil && errs[refCol] == nil {
+			mp, err := pair(ref.EvaluationID)
+			if err != nil {
+				return nil, err
+			}
+			v := mp.Values32(0)
+			mp.Release(0)
+			meanOf[refCol], errs[refCol] = sample(func(i int) float32 { return v[2*i] }, len(v)/2)
+		}
+	}
+	// The means, then the differences, each where its run has one.
+	var samples []*stats.UnitDifferences
+	var owner []int // the row of each sample, negative for a difference
+	for k := range m {
+		if errs[k] == nil {
+			samples, owner = append(samples, meanOf[k]), append(owner, k)
+		}
+	}
+	var diffs []*stats.UnitDifferences
+	var diffRows []int
+	for k := range m {
+		if errs[k] == nil && diffOf[k] != nil {
+			samples, owner = append(samples, diffOf[k]), append(owner, -1-k)
+			diffs, diffRows = append(diffs, diffOf[k]), append(diffRows, k)
+		}
+	}
+	bopts := stats.BootstrapOptions{Confidence: opts.confidence(), Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx}
+	boots, _, bootErrs, _ := stats.PairedBootstrapDifferencesShared(len(samples), func(i int) *stats.UnitDifferences { return samples[i] }, nil, bopts)
+	for i, k := range owner {
+		row := max(k, -1-k)
+		switch {
+		case errs[row] != nil:
+		case bootErrs[i] != nil:
+			errs[row] = bootErrs[i]
+		case k >= 0:
+			b := boots[i]
+			rows[row].Mean = stats.Interval{Estimate: b.Estimate, Low: b.Low, High: b.High, Confidence: b.Confidence}
+		default:
+			b := boots[i]
+			rows[row].Difference = &stats.Interval{Estimate: b.Estimate, Low: b.Low, High: b.High, Confidence: b.Confidence}
+		}
+	}
+	samples, meanOf = nil, nil
+	perms, permErrs := stats.RandomizationDifferencesShared(len(diffs), func(i int) *stats.UnitDifferences { return diffs[i] },
+		stats.RandomizationOptions{Permutations: opts.resamples(), Seed: opts.Seed, Context: ctx})
+	for i, k := range diffRows {
+		switch {
+		case errs[k] != nil:
+		case permErrs[i] != nil:
+			errs[k] = permErrs[i]
+		default:
+			rows[k].PValue = &perms[i].PValue
+		}
+	}
+	for k, err := range errs {
+		if err != nil {
+			return rows, fmt.Errorf("%s: %w", means[k].Run, err)
+		}
+	}
+	return rows, nil
 }
 
 // leaderboardEntry computes a run's row: its mean with a bootstrap interval
@@ -406,8 +575,12 @@ func leaderboardEntry(ctx context.Context, st *store.Store, ref, e *store.RunMea
 		refIndex = ref.MetricIndex
 	}
 	p, ok := (*store.Pairs)(nil), false
-	if read != nil && e.Rows == e.Units && (ref == nil || ref.Rows == ref.Units) {
+	oneRow := e.Rows == e.Units && (ref == nil || ref.Rows == ref.Units)
+	if read != nil && oneRow {
 		p, ok = read.Pair(refID, e.EvaluationID, refIndex, e.MetricIndex)
+	}
+	if !ok && oneRow {
+		return leaderboardEntry32(ctx, st, ref, e, refID, metric, opts)
 	}
 	if !ok {
 		var err error
@@ -429,6 +602,61 @@ func leaderboardEntry(ctx context.Context, st *store.Store, ref, e *store.RunMea
 		u.LeftSum = nil
 	}
 	return leaderboardStats(ctx, e, u, ref != nil && refID == e.EvaluationID, opts)
+}
+
+// leaderboardEntry32 is leaderboardEntry for units of one row on both
+// sides, held as the float32 pairs they are stored as, 8 bytes a unit:
+// the run's mean from its values widened, then the difference from the
+// pairs' differences, taken in their place. The numbers are
+// leaderboardStats', bit for bit.
+func leaderboardEntry32(ctx context.Context, st *store.Store, ref, e *store.RunMean, refID int64, metric string, opts Options) (LeaderboardRow, error) {
+	var mp *store.MetricPairs
+	err := st.InTx(ctx, func(tx *store.Tx) error {
+		var err error
+		mp, err = tx.PairMetrics(ctx, refID, e.EvaluationID, []string{metric}, store.PairOptions{})
+		return err
+	})
+	if err != nil {
+		return LeaderboardRow{}, err
+	}
+	if !mp.OneRow() {
+		return LeaderboardRow{}, fmt.Errorf("%s: evaluations %d and %d have several rows per unit", e.Run, refID, e.EvaluationID)
+	}
+	values := mp.Values32(0)
+	mp.Release(0)
+	row := LeaderboardRow{Run: e.Run, EvaluationID: e.EvaluationID, Units: e.Units, LoggedAt: e.CreatedAt}
+	bopts := stats.BootstrapOptions{Confidence: opts.confidence(), Resamples: opts.resamples(), Seed: opts.Seed, Context: ctx}
+	own := make([]float64, len(values)/2)
+	for i := range own {
+		own[i] = float64(values[2*i+1])
+	}
+	boot, err := stats.Bootstrap(own, bopts)
+	if err != nil {
+		return row, fmt.Errorf("%s: %w", e.Run, err)
+	}
+	own = nil
+	row.Mean = stats.Interval{Estimate: boot.Estimate, Low: boot.Low, High: boot.High, Confidence: boot.Confidence}
+	isRef := ref != nil && refID == e.EvaluationID
+	if isRef || ref == nil {
+		row.SameGroup = isRef
+		return row, nil
+	}
+	equalizeWithinStorage32(values)
+	d, err := stats.DifferencesOfPairs32(values)
+	if err != nil {
+		return row, fmt.Errorf("%s: %w", e.Run, err)
+	}
+	diff, err := stats.PairedBootstrapDifferences(d, bopts)
+	if err != nil {
+		return row, fmt.Errorf("%s: %w", e.Run, err)
+	}
+	perm, err := stats.RandomizationDifferences(d, stats.RandomizationOptions{Permutations: diff.Resamples, Seed: opts.Seed, Context: ctx})
+	if err != nil {
+		return row, fmt.Errorf("%s: %w", e.Run, err)
+	}
+	iv := stats.Interval{Estimate: diff.Estimate, Low: diff.Low, High: diff.High, Confidence: diff.Confidence}
+	row.Difference, row.PValue = &iv, &perm.PValue
+	return row, nil
 }
 
 // leaderboardStats is a run's row from its per-unit sums (u.RightSum) and
