@@ -45,6 +45,12 @@ func TestRedactNeverPrintsPassword(t *testing.T) {
 			want:    "postgres://ann:xxxxx@[::1]:5432,[fe80::1%25eth0]/verdict",
 		},
 		{
+			name:    "a question mark in a password parameter is the password's",
+			in:      "postgres://ann@h/verdict?password=s3?cr?et&sslmode=disable",
+			secrets: []string{"s3", "cr?et"},
+			want:    "postgres://ann@h/verdict?password=xxxxx&sslmode=disable",
+		},
+		{
 			name:    "no user name",
 			in:      "postgres://:s3cret@h/verdict",
 			secrets: []string{"s3cret"},

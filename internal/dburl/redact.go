@@ -124,6 +124,11 @@ func maskParams(s string) string {
 		}
 		key, _, hasValue := strings.Cut(s[:end], "=")
 		if hasValue && isPasswordKey(decodeLenient(key)) {
+			// The value runs to the next '&': net/url, and so pgx,
+			// splits a query on '&' alone, and a '?' is the value's.
+			if end = strings.IndexByte(s, '&'); end < 0 {
+				end = len(s)
+			}
 			b.WriteString(key + "=" + mask)
 			s = s[end:]
 		}
