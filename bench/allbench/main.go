@@ -63,6 +63,9 @@ type Figure struct {
 	// Seconds are verdict's and the peer's median seconds.
 	Seconds     float64 `json:"seconds"`
 	PeerSeconds float64 `json:"peer_seconds,omitempty"`
+	// Costs are the three functions with the most CPU time in a profile
+	// of one more run of verdict's command (-profile), with their share.
+	Costs []string `json:"costs,omitempty"`
 }
 
 // Growth is one command's time and memory at one size.
@@ -97,7 +100,7 @@ type Baseline map[string]Results
 
 type bench struct {
 	verdict, dir, shared, url string
-	quick                     bool
+	quick, profile            bool
 	rounds                    int
 	env                       []string
 }
@@ -111,6 +114,7 @@ func main() {
 	flag.StringVar(&b.dir, "dir", cmp.Or(os.Getenv("BENCH_DIR"), "/tmp/verdict-bench"), "data and database directory")
 	flag.StringVar(&b.shared, "shared", cmp.Or(os.Getenv("SHARED_BENCH"), "../shared/bench"), "the peers' scripts")
 	flag.BoolVar(&b.quick, "quick", false, "smaller data and fewer rounds: under 5 minutes")
+	flag.BoolVar(&b.profile, "profile", false, "profile one more run of each verdict command and name its three largest costs")
 	flag.StringVar(&only, "only", "", "comma-separated figure IDs to run (default: all)")
 	flag.StringVar(&out, "out", "bench/results.json", "results file")
 	flag.StringVar(&basePath, "baseline", "bench/baseline.json", "baseline file")
@@ -432,6 +436,40 @@ func (f *Figure) setMet() {
 	f.Met = &met
 }
 
+// costs runs a verdict command once more under a CPU profile, when
+// -profile asks for it, and returns the three functions with the most
+// time in it (flat), with their share of the samples.
+func (b *bench) costs(args []string) []string {
+	if !b.profile {
+		return nil
+	}
+	prof := filepath.Join(b.dir, "cpu.prof")
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = append(slices.Clone(b.env), "VERDICT_CPUPROFILE="+prof)
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			log.Printf("  profile: %v", err)
+			return nil
+		}
+	}
+	out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=3", args[0], prof).Output()
+	if err != nil {
+		log.Printf("  profile: %v", err)
+		return nil
+	}
+	var costs []string
+	for _, line := range strings.Split(string(out), "\n") {
+		// flat flat% sum% cum cum% name
+		if f := strings.Fields(line); len(f) >= 6 && strings.HasSuffix(f[1], "%") && strings.HasSuffix(f[4], "%") {
+			costs = append(costs, fmt.Sprintf("%s %s", strings.Join(f[5:], " "), f[1]))
+		}
+	}
+	log.Printf("  costs: %s", strings.Join(costs, "; "))
+	return costs
+}
+
 // ensure runs make to create path unless it exists.
 func ensure(path string, make func() error) error {
 	if _, err := os.Stat(path); err == nil {
@@ -535,6 +573,7 @@ func ingest(b *bench) ([]Figure, []Growth, error) {
 	}
 	work := fmt.Sprintf("log %s units × 10 metrics, CSV", units(n))
 	figs := []Figure{ratioFigure("ingest_csv", work, "psql \\copy into the indexed table", "x peer", out[1], out[0], 0.8, 200, "bench/ingest")}
+	figs[0].Costs = b.costs([]string{b.verdict, "log", "-e", "bench-all-ingest", "-r", fmt.Sprintf("profile-%d", stamp), "-s", "test", csv})
 	// The floor: the server's share alone (bench/serverfloor), the rows
 	// loaded from a binary file the server reads, indexed and committed,
 	// in rounds with the same peer.
@@ -583,7 +622,9 @@ func evaluateCase(b *bench) ([]Figure, []Growth, error) {
 		return nil, nil, err
 	}
 	work := fmt.Sprintf("evaluate %s users × top-100, 28 metrics", units(n))
-	return []Figure{ratioFigure("evaluate", work, "NumPy vectorised (numpy_rank_metrics.py)", "x faster", out[1], out[0], 12, 500, "bench/evaluate")}, nil, nil
+	f := ratioFigure("evaluate", work, "NumPy vectorised (numpy_rank_metrics.py)", "x faster", out[1], out[0], 12, 500, "bench/evaluate")
+	f.Costs = b.costs(args)
+	return []Figure{f}, nil, nil
 }
 
 func compareCase(b *bench) ([]Figure, []Growth, error) {
@@ -611,10 +652,12 @@ func compareCase(b *bench) ([]Figure, []Growth, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return []Figure{
+	figs := []Figure{
 		timeFigure("compare_1m", "compare 1M units, one metric", out[0], 2.0, 0, "bench/compare"),
 		ratioFigure("compare_1m_ten", "compare 1M units, ten metrics", "one metric", "x peer", out[1], out[0], 2.5, 0, "bench/compare"),
-	}, nil, nil
+	}
+	figs[0].Costs, figs[1].Costs = b.costs(cmd("ndcg@10")(0)), b.costs(cmd()(0))
+	return figs, nil, nil
 }
 
 func statsCase(b *bench) ([]Figure, []Growth, error) {
@@ -646,7 +689,9 @@ func statsCase(b *bench) ([]Figure, []Growth, error) {
 		return nil, nil, err
 	}
 	work := fmt.Sprintf("stats paired-bootstrap, %s-line CSV, B = 2000", units(n))
-	return []Figure{ratioFigure("stats_bootstrap", work, "scipy.stats.bootstrap, reading the CSV", "x faster", out[1], out[0], 40, 0, "bench/stats")}, nil, nil
+	f := ratioFigure("stats_bootstrap", work, "scipy.stats.bootstrap, reading the CSV", "x faster", out[1], out[0], 40, 0, "bench/stats")
+	f.Costs = b.costs([]string{b.verdict, "stats", "paired-bootstrap", "--input", path, "--resamples", "2000", "--format", "json"})
+	return []Figure{f}, nil, nil
 }
 
 func predictionsCase(b *bench) ([]Figure, []Growth, error) {
@@ -661,14 +706,17 @@ func predictionsCase(b *bench) ([]Figure, []Growth, error) {
 			return nil, nil, err
 		}
 	}
-	out, err := b.interleave(b.rounds, func(r int) []string {
+	cmd := func(r int) []string {
 		return []string{b.verdict, "compare", "-e", exp, "--seed", fmt.Sprint(r), "--format", "json", "--no-record",
 			"--metric", "roc_auc", "--metric", "average_precision", "--metric", "log_loss", "--metric", "brier", "a", "b"}
-	})
+	}
+	out, err := b.interleave(b.rounds, cmd)
 	if err != nil {
 		return nil, nil, err
 	}
-	return []Figure{timeFigure("compare_predictions", "compare of predictions, 1M × 4 metrics (1 % positives)", out[0], 6, 0, "bench/classify")}, nil, nil
+	f := timeFigure("compare_predictions", "compare of predictions, 1M × 4 metrics (1 % positives)", out[0], 6, 0, "bench/classify")
+	f.Costs = b.costs(cmd(0))
+	return []Figure{f}, nil, nil
 }
 
 func leaderboard400(b *bench) ([]Figure, []Growth, error) {
@@ -694,13 +742,16 @@ func leaderboard400(b *bench) ([]Figure, []Growth, error) {
 			}
 		}
 	}
-	res, err := b.interleave(b.rounds, func(r int) []string {
+	cmd := func(r int) []string {
 		return []string{b.verdict, "leaderboard", "-e", exp, "-m", "ndcg@10", "--limit", "0", "--seed", fmt.Sprint(r), "--format", "json"}
-	})
+	}
+	res, err := b.interleave(b.rounds, cmd)
 	if err != nil {
 		return nil, nil, err
 	}
-	return []Figure{timeFigure("leaderboard_400", "leaderboard of every run of 400 × 2,000 users", res[0], 1, 0, "bench/reports")}, nil, nil
+	f := timeFigure("leaderboard_400", "leaderboard of every run of 400 × 2,000 users", res[0], 1, 0, "bench/reports")
+	f.Costs = b.costs(cmd(0))
+	return []Figure{f}, nil, nil
 }
 
 // growth measures log, compare and leaderboard of two runs at 100k, 1M
@@ -757,6 +808,9 @@ func growth(b *bench) ([]Figure, []Growth, error) {
 				timeFigure("log_10m", "log 10M units", logs, 0, 0, "bench/ingest"),
 				timeFigure("compare_10m", "compare 10M units, one metric", res[0], 20, 250, "bench/compare"),
 				timeFigure("leaderboard_10m", "leaderboard, 10M units × 2 runs", res[1], 15, 400, "bench/reports"))
+			last := len(figs) - 1
+			figs[last-1].Costs = b.costs([]string{b.verdict, "compare", "-e", exp, "--metric", "ndcg@10", "--format", "json", "--no-record", "a", "b"})
+			figs[last].Costs = b.costs([]string{b.verdict, "leaderboard", "-e", exp, "-m", "ndcg@10", "--format", "json"})
 		}
 	}
 	return figs, out, nil
