@@ -269,6 +269,11 @@ func printTable(w io.Writer, r Results) {
 		}
 		tw.Flush()
 	}
+	for _, f := range r.Figures {
+		if len(f.Costs) > 0 {
+			fmt.Fprintf(w, "costs of %s: %s\n", f.ID, strings.Join(f.Costs, "; "))
+		}
+	}
 	for _, f := range r.Flagged {
 		fmt.Fprintf(w, "WORSE: %s is %s, baseline %s: run %s\n", f.ID, num(f.Value), num(f.Baseline), f.Bench)
 	}
