@@ -13,7 +13,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/pprof"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -21,6 +20,7 @@ import (
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/evaluate"
 	"github.com/verdict-ml/verdict/internal/flagorder"
+	"github.com/verdict-ml/verdict/internal/profiling"
 	"github.com/verdict-ml/verdict/internal/progress"
 	"github.com/verdict-ml/verdict/request/cliflag"
 	"github.com/verdict-ml/verdict/scores"
@@ -36,46 +36,11 @@ const (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	stopProfile := profile(os.Getenv("VERDICT_CPUPROFILE"), os.Getenv("VERDICT_MEMPROFILE"))
+	stopProfile := profiling.Start(os.Stderr)
 	code := run(ctx, os.Args, os.Stdout, progress.NoSIGPIPE(os.Stderr))
 	stopProfile()
 	stop()
 	os.Exit(code)
-}
-
-// profile starts a CPU profile written to cpu and arranges a heap profile
-// written to mem, either unset to skip it, for bench/all and whoever asks
-// where the time of one command goes (go tool pprof reads both). The
-// returned function ends them.
-func profile(cpu, mem string) func() {
-	var f *os.File
-	if cpu != "" {
-		var err error
-		if f, err = os.Create(cpu); err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "verdict: VERDICT_CPUPROFILE:", err)
-			f = nil
-		}
-	}
-	return func() {
-		if f != nil {
-			pprof.StopCPUProfile()
-			f.Close()
-		}
-		if mem == "" {
-			return
-		}
-		m, err := os.Create(mem)
-		if err == nil {
-			err = pprof.Lookup("allocs").WriteTo(m, 0)
-			m.Close()
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "verdict: VERDICT_MEMPROFILE:", err)
-		}
-	}
 }
 
 // run executes one command line and returns its exit code.
