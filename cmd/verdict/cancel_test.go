@@ -55,7 +55,7 @@ func TestResamplesBoundedAndCompareStopsOnSIGTERM(t *testing.T) {
 		SELECT EXISTS (
 			SELECT FROM pg_stat_activity
 			WHERE datname = current_database() AND application_name = 'verdict'
-			  AND state = 'idle in transaction' AND query LIKE '%FULL JOIN%')`)
+			  AND state = 'idle in transaction' AND query LIKE '%ON r.sample_id = l.sample_id%')`)
 	paired, err := cpuTime(cmd.Process.Pid)
 	require.NoError(t, err)
 	await(t, exited, "the compare is resampling", func() bool {

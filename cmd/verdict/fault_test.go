@@ -161,7 +161,7 @@ func TestServerKilledMidLogAndMidCompare(t *testing.T) {
 		SELECT EXISTS (
 			SELECT FROM pg_stat_activity
 			WHERE datname = current_database() AND application_name = 'verdict'
-			  AND xact_start IS NOT NULL AND query LIKE '%FULL JOIN%')`)
+			  AND xact_start IS NOT NULL AND query LIKE '%ON r.sample_id = l.sample_id%')`)
 	kill()
 	err = awaitExit(t, exited, "a compare whose server died")
 	require.Equal(t, exitError, exitCode(t, err), "a compare whose server died does not succeed: %s", stderr.String())
