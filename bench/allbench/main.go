@@ -30,8 +30,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 )
@@ -203,7 +203,7 @@ func main() {
 		}
 	}
 	if update {
-		base[res.Mode] = withoutFlags(res)
+		base[res.Mode] = merged(base[res.Mode], withoutFlags(res))
 		if err := writeJSON(basePath, base); err != nil {
 			log.Fatal(err)
 		}
@@ -215,6 +215,24 @@ func main() {
 }
 
 func withoutFlags(r Results) Results { r.Flagged = nil; return r }
+
+// merged is the baseline old with the figures of r in place of theirs
+// (by ID), and r's growth in place of old's when r measured it: a run of
+// some benchmarks (-only) updates theirs alone.
+func merged(old, r Results) Results {
+	out := r
+	out.Figures = nil
+	for _, f := range old.Figures {
+		if !slices.ContainsFunc(r.Figures, func(g Figure) bool { return g.ID == f.ID }) {
+			out.Figures = append(out.Figures, f)
+		}
+	}
+	out.Figures = append(out.Figures, r.Figures...)
+	if len(r.Growth) == 0 {
+		out.Growth = old.Growth
+	}
+	return out
+}
 
 // compareWith flags the figures of r worse than base's by more than 15 %
 // beyond the spread of both.
@@ -302,9 +320,12 @@ func writeJSON(path string, v any) error {
 type sample struct{ secs, mb float64 }
 
 // time runs a command with stdout discarded and returns its wall time and
-// peak RSS; a failure returns its stderr.
+// peak RSS; a failure returns its stderr. The peak comes from
+// /usr/bin/time, a small process: the kernel counts in a child's peak the
+// memory of the process it was forked from, before its exec.
 func (b *bench) time(name string, args ...string) (sample, error) {
-	cmd := exec.Command(name, args...)
+	rss := filepath.Join(b.dir, "rss")
+	cmd := exec.Command("/usr/bin/time", append([]string{"-f", "%M", "-o", rss, name}, args...)...)
 	cmd.Env = b.env
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
@@ -317,11 +338,14 @@ func (b *bench) time(name string, args ...string) (sample, error) {
 			return sample{}, fmt.Errorf("%s %s: %v: %s", filepath.Base(name), strings.Join(args, " "), err, lastLines(stderr.String()))
 		}
 	}
-	var mb float64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		mb = float64(ru.Maxrss) / 1024
+	var kb float64
+	if data, err := os.ReadFile(rss); err == nil {
+		lines := strings.Fields(string(data))
+		if len(lines) > 0 {
+			kb, _ = strconv.ParseFloat(lines[len(lines)-1], 64)
+		}
 	}
-	return sample{secs, mb}, nil
+	return sample{secs, kb / 1024}, nil
 }
 
 // output runs a command and returns its stdout.
