@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -40,7 +42,7 @@ func plotGrowth(growth []Growth, dir string) error {
 		p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 		p.X.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 1e5, Label: "100k"}, {Value: 3e5, Label: "300k"},
 			{Value: 1e6, Label: "1M"}, {Value: 3e6, Label: "3M"}, {Value: 1e7, Label: "10M"}})
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = plot.TickerFunc(oneTwoFive)
 		p.Legend.Top, p.Legend.Left = true, true
 		for i, w := range works {
 			var xy plotter.XYs
@@ -64,4 +66,18 @@ func plotGrowth(growth []Growth, dir string) error {
 		}
 	}
 	return nil
+}
+
+// oneTwoFive labels a log axis at 1, 2 and 5 times each power of ten in
+// [lo, hi]: 0.1, 0.2, 0.5, 1, 2, 5, 10, ...
+func oneTwoFive(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for p := math.Pow(10, math.Floor(math.Log10(lo))); p <= hi; p *= 10 {
+		for _, m := range []float64{1, 2, 5} {
+			if v := m * p; v >= lo && v <= hi {
+				ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 3, 64)})
+			}
+		}
+	}
+	return ticks
 }
