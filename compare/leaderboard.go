@@ -438,9 +438,8 @@ func leaderboardRowsShared(ctx context.Context, st *store.Store, means []store.R
 	}
 	meanOf, diffOf := make([]*stats.UnitDifferences, m), make([]*stats.UnitDifferences, m)
 	errs := make([]error, m)
-	// samples makes a run's mean sample from its values v (the values
-	// minus nothing) and, unless ref is nil, its difference sample from
-	// the reference's values ref, in place of pairs.
+	// sample makes a run's mean sample from its n values v: the
+	// differences of the values and nothing.
 	sample := func(v func(i int) float32, n int) (*stats.UnitDifferences, error) {
 		p := make([]float32, 2*n)
 		for i := range n {
@@ -449,6 +448,8 @@ func leaderboardRowsShared(ctx context.Context, st *store.Store, means []store.R
 		return stats.DifferencesOfPairs32(p)
 	}
 	if cols != nil {
+		// The columns are stored reals widened: float32 gives them back
+		// exactly.
 		for k, c := range cols {
 			if meanOf[k], errs[k] = sample(func(i int) float32 { return float32(c[i]) }, len(c)); errs[k] != nil || k == refCol {
 				continue
@@ -538,7 +539,6 @@ func leaderboardRowsShared(ctx context.Context, st *store.Store, means []store.R
 			rows[row].Difference = &stats.Interval{Estimate: b.Estimate, Low: b.Low, High: b.High, Confidence: b.Confidence}
 		}
 	}
-	samples, meanOf = nil, nil
 	perms, permErrs := stats.RandomizationDifferencesShared(len(diffs), func(i int) *stats.UnitDifferences { return diffs[i] },
 		stats.RandomizationOptions{Permutations: opts.resamples(), Seed: opts.Seed, Context: ctx})
 	for i, k := range diffRows {
@@ -634,7 +634,6 @@ func leaderboardEntry32(ctx context.Context, st *store.Store, ref, e *store.RunM
 	if err != nil {
 		return row, fmt.Errorf("%s: %w", e.Run, err)
 	}
-	own = nil
 	row.Mean = stats.Interval{Estimate: boot.Estimate, Low: boot.Low, High: boot.High, Confidence: boot.Confidence}
 	isRef := ref != nil && refID == e.EvaluationID
 	if isRef || ref == nil {

@@ -173,11 +173,13 @@ func comparePredictionMetric(ctx context.Context, c *Comparison, p *store.Predic
 		Direction: DirectionOf(metric, c.BaselineEval.LowerIsBetter, c.CandidateEval.LowerIsBetter),
 	}
 	r.LowerIsBetter = r.Direction.Lower()
+	// sharedPredictionBootstraps ran every bootstrap the methods read.
 	boot := func(metric string) (classify.BootstrapResult, error) {
-		if b, ok := boots[metric]; ok {
-			return b.res, b.err
+		b, ok := boots[metric]
+		if !ok {
+			panic("compare: no bootstrap of " + metric + " was run")
 		}
-		return classify.PairedBootstrapOf(metric, p.Labels, p.LeftScores, p.RightScores, p.K, predictionBootstrap(ctx, info, opts))
+		return b.res, b.err
 	}
 	bootLabel := methodStratified
 	if opts.Unstratified {

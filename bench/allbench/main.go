@@ -275,7 +275,11 @@ func printTable(w io.Writer, r Results) {
 				target += " (missed)"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s–%s\t%.0f MB\t%s\t\n", f.Work, cmp.Or(f.Peer, "-"), num(f.Value), f.Unit, num(f.Low), num(f.High), f.PeakMB, target)
+		peak := "-" // a figure whose verdict process is not timed (the floor)
+		if f.PeakMB > 0 {
+			peak = fmt.Sprintf("%.0f MB", f.PeakMB)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s–%s\t%s\t%s\t\n", f.Work, cmp.Or(f.Peer, "-"), num(f.Value), f.Unit, num(f.Low), num(f.High), peak, target)
 	}
 	tw.Flush()
 	if len(r.Growth) > 0 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -143,7 +144,7 @@ func serveSoak(b *bench) ([]Figure, []Growth, error) {
 	for _, t := range timings {
 		if t.err != nil {
 			errs++
-			firstErr = cmpErr(firstErr, t.err)
+			firstErr = cmp.Or(firstErr, t.err)
 		}
 	}
 	if firstErr != nil {
@@ -177,13 +178,6 @@ func serveSoak(b *bench) ([]Figure, []Growth, error) {
 	figs = append(figs, f)
 	log.Printf("  server RSS: peak %.0f MB, %.0f MB after %s idle; %d errors of %d requests", peakMB, idleMB, idle, errs, len(timings))
 	return figs, nil, nil
-}
-
-func cmpErr(first, err error) error {
-	if first != nil {
-		return first
-	}
-	return err
 }
 
 // token creates a writer token and returns its secret and its ID.
