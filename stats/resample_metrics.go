@@ -19,8 +19,19 @@ import (
 
 // bootstrapGroup is how many metrics share the bootstrap's draws at once:
 // ten metrics' differences (80 bytes a unit) are what the group holds beside
-// its draws.
+// its draws. Samples of few units group by more, up to groupBytes of
+// values (see groupLimit).
 const bootstrapGroup = 10
+
+// groupBytes is the most a group of more than bootstrapGroup samples holds
+// in values: 320 samples of 2,000 units, so that a leaderboard of hundreds
+// of runs draws its indices a few times rather than once every ten runs.
+const groupBytes = 5 << 20
+
+// groupLimit returns how many samples of n units a group takes.
+func groupLimit(n int) int {
+	return max(bootstrapGroup, groupBytes/(8*max(n, 1)))
+}
 
 // flipGroup is how many metrics share the sign flips at once: two, whose
 // tables are interleaved entry by entry, so that one lookup reads both
@@ -73,8 +84,8 @@ func resampleJobs(ctx context.Context, jobs int, work float64, newWorker func() 
 // PairedBootstrapUnitsShared is PairedBootstrapUnits(units(k), opts) for
 // every k < n: the results, and the errors, are the same, bit for bit.
 // Metrics whose units have one row each, resampled for a percentile
-// interval, share their draws, ten at a time; the others are resampled
-// on their own. units is called once for each k, in order, and only the
+// interval, share their draws, ten at a time (more when they have few
+// units); the others are resampled on their own. units is called once for each k, in order, and only the
 // differences of the metrics being resampled are kept, so memory does not
 // grow with n. The metrics should pair the same units in the same order,
 // as the metrics of one comparison do; the results are each metric's own
@@ -165,7 +176,7 @@ func (g *bootGroups) add(k int, s *bootSample) {
 		g.flush()
 	}
 	g.group, g.samples = append(g.group, k), append(g.samples, s)
-	if len(g.group) == bootstrapGroup {
+	if len(g.group) >= groupLimit(s.n) {
 		g.flush()
 	}
 }
