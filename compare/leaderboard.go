@@ -172,8 +172,10 @@ type Leaderboard struct {
 // bigRow is the most units of a leaderboard row computed beside others.
 const bigRow = 1_000_000
 
-// batchValues is the most values a leaderboard reads in one query.
-const batchValues = 1_000_000
+// batchValues is the most values a leaderboard reads as columns, in
+// queries of a million values (store.RunMeansColumns): 32 MB of columns,
+// and the samples resampled from them, 8 bytes a value each.
+const batchValues = 4_000_000
 
 // ErrNoEvaluations is returned when an experiment (or its evaluation set)
 // has no evaluation, or none with the metric; the message names the
@@ -340,9 +342,9 @@ func NewLeaderboard(ctx context.Context, st *store.Store, q LeaderboardQuery) (*
 }
 
 // leaderboardRows computes the rows of ranked[shown] against ranked[ref],
-// and returns the values it read in one query, by run (nil when it paired
-// instead). Without draws, and up to batchValues values, one query reads
-// every shown evaluation's values; otherwise each run is paired with the
+// and returns the values it read, by run (nil when it paired
+// instead). Without draws, and up to batchValues values, every shown
+// evaluation's values are read at once; otherwise each run is paired with the
 // reference, which keeps memory flat. The statistics run in parallel, one
 // row per core.
 func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMean, shown []int, ref int, metric string, opts Options, read *store.ValueColumns) ([]LeaderboardRow, [][]float64, error) {

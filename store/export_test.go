@@ -13,6 +13,11 @@ var (
 	SignedRanksQuery = signedRanksQuery
 )
 
+// RunMeansColumnsBy is RunMeansColumns in queries of up to perQuery values.
+func (s *Store) RunMeansColumnsBy(ctx context.Context, ms []RunMean, perQuery int64) ([]string, [][]float64, error) {
+	return s.runMeansColumnsBy(ctx, ms, perQuery)
+}
+
 // NoJIT is Tx.noJIT.
 func (t *Tx) NoJIT(ctx context.Context) error { return t.noJIT(ctx) }
 

@@ -36,42 +36,71 @@ func (s *Store) UnitMatrix(ctx context.Context, evals []*Evaluation, metric stri
 // RunMeansColumns reads the metric of the evaluations behind ms, which have
 // one row per unit (no draws) and the same units: cols[j][u] is evaluation
 // j's value for units[u], units in sample ID order (as Pair orders them).
-// Evaluations whose units differ return ErrNotComparable.
+// Evaluations whose units differ return ErrNotComparable. A query reads
+// evaluations of up to columnsQueryValues values together.
 func (s *Store) RunMeansColumns(ctx context.Context, ms []RunMean) (units []string, cols [][]float64, err error) {
-	branches := make([]string, len(ms))
-	args := make([]any, len(ms))
-	for j, m := range ms {
+	return s.runMeansColumnsBy(ctx, ms, columnsQueryValues)
+}
+
+// runMeansColumnsBy is RunMeansColumns in queries of up to perQuery values
+// (or one evaluation).
+func (s *Store) runMeansColumnsBy(ctx context.Context, ms []RunMean, perQuery int64) (units []string, cols [][]float64, err error) {
+	for _, m := range ms {
 		if m.Rows != m.Units {
 			return nil, nil, fmt.Errorf("evaluation %d has several rows per unit: pair it instead", m.EvaluationID)
 		}
+	}
+	cols = make([][]float64, len(ms))
+	for lo := 0; lo < len(ms); {
+		hi, values := lo+1, ms[lo].Units
+		for hi < len(ms) && values+ms[hi].Units <= perQuery {
+			values += ms[hi].Units
+			hi++
+		}
+		if units, err = s.runMeansColumns(ctx, ms, lo, hi, units, cols); err != nil {
+			return nil, nil, err
+		}
+		lo = hi
+	}
+	return units, cols, nil
+}
+
+// columnsQueryValues is the most values RunMeansColumns reads in one query,
+// unless one evaluation has more.
+const columnsQueryValues = 1_000_000
+
+// runMeansColumns reads cols[lo:hi] of RunMeansColumns, the units of ms[0]
+// from ms[0]'s query; it returns the units.
+func (s *Store) runMeansColumns(ctx context.Context, ms []RunMean, lo, hi int, units []string, cols [][]float64) ([]string, error) {
+	branches := make([]string, 0, hi-lo)
+	args := make([]any, 0, hi-lo)
+	cells := make([][]cell, hi-lo)
+	for j := lo; j < hi; j++ {
+		m := ms[j]
 		// One branch per evaluation, each on its partition by name (see
 		// Pair), unsorted: sorting is cheaper here than in the server.
-		branches[j] = fmt.Sprintf(`SELECT %d::int AS ord, sample_id, vals[$%d]::double precision FROM %s`, j, j+1, partitionName(m.EvaluationID))
-		args[j] = m.MetricIndex
+		branches = append(branches, fmt.Sprintf(`SELECT %d::int AS ord, sample_id, vals[$%d]::double precision FROM %s`, j-lo, j-lo+1, partitionName(m.EvaluationID)))
+		args = append(args, m.MetricIndex)
+		cells[j-lo] = make([]cell, 0, m.Units)
 	}
 	rows, err := s.pool.Query(ctx, strings.Join(branches, "\nUNION ALL "), args...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read evaluations: %w", err)
+		return nil, fmt.Errorf("read evaluations: %w", err)
 	}
 	defer rows.Close()
-	type cell struct {
-		id string
-		v  float64
-	}
-	cells := make([][]cell, len(ms))
 	for rows.Next() {
 		var j int32
 		var c cell
 		if err := rows.Scan(&j, &c.id, &c.v); err != nil {
-			return nil, nil, fmt.Errorf("read evaluations: %w", err)
+			return nil, fmt.Errorf("read evaluations: %w", err)
 		}
 		cells[j] = append(cells[j], c)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("read evaluations: %w", err)
+		return nil, fmt.Errorf("read evaluations: %w", err)
 	}
-	cols = make([][]float64, len(ms))
-	for j, cs := range cells {
+	for k, cs := range cells {
+		j := lo + k
 		slices.SortFunc(cs, func(a, b cell) int { return strings.Compare(a.id, b.id) })
 		if j == 0 {
 			units = make([]string, len(cs))
@@ -80,17 +109,23 @@ func (s *Store) RunMeansColumns(ctx context.Context, ms []RunMean) (units []stri
 			}
 		}
 		if len(cs) != len(units) {
-			return nil, nil, fmt.Errorf("%w: evaluation %d has %d units, evaluation %d has %d", ErrNotComparable, ms[0].EvaluationID, len(units), ms[j].EvaluationID, len(cs))
+			return nil, fmt.Errorf("%w: evaluation %d has %d units, evaluation %d has %d", ErrNotComparable, ms[0].EvaluationID, len(units), ms[j].EvaluationID, len(cs))
 		}
 		cols[j] = make([]float64, len(cs))
 		for u, c := range cs {
 			if c.id != units[u] {
-				return nil, nil, fmt.Errorf("%w: evaluations %d and %d score different units (%q, %q)", ErrNotComparable, ms[0].EvaluationID, ms[j].EvaluationID, units[u], c.id)
+				return nil, fmt.Errorf("%w: evaluations %d and %d score different units (%q, %q)", ErrNotComparable, ms[0].EvaluationID, ms[j].EvaluationID, units[u], c.id)
 			}
 			cols[j][u] = c.v
 		}
 	}
-	return units, cols, nil
+	return units, nil
+}
+
+// cell is a unit's value as runMeansColumns reads it.
+type cell struct {
+	id string
+	v  float64
 }
 
 // unitMatrix reads value idx[i] (1-based) of evaluations ids[i] for the

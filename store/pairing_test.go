@@ -96,12 +96,25 @@ func TestLatestMeansAndColumns(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"u1", "u2", "u3"}, units)
 	require.Equal(t, [][]float64{{1, 0.5, 0}, {0, 1, 0.5}}, cols, "recall@10 of b's newest, then of a")
+	// One query an evaluation reads the same columns.
+	byOne, colsByOne, err := s.RunMeansColumnsBy(ctx, ms, 1)
+	require.NoError(t, err)
+	require.Equal(t, units, byOne)
+	require.Equal(t, cols, colsByOne)
 
 	log("c", []string{"u1", "u2", "u4"}, [][]float64{{0, 0}, {0, 0}, {0, 0}})
 	ms, err = s.LatestMeans(ctx, "lb", "", "ndcg@10")
 	require.NoError(t, err)
 	_, _, err = s.RunMeansColumns(ctx, ms)
 	require.ErrorIs(t, err, store.ErrNotComparable)
+	// c, the newest and first, has u4 where the others have u3, whichever
+	// query reads them: three queries of one evaluation, or two of up to
+	// five values.
+	for _, perQuery := range []int64{1, 5} {
+		_, _, err = s.RunMeansColumnsBy(ctx, ms, perQuery)
+		require.ErrorIs(t, err, store.ErrNotComparable, "%d values a query", perQuery)
+		require.ErrorContains(t, err, `"u4", "u3"`)
+	}
 }
 
 // TestPairMetricsEqualsPair pairs several metrics in one join, the arrays
