@@ -584,6 +584,7 @@ func (b *bench) cases() []benchCase {
 		{"leaderboard400", "leaderboard of every run of 400 × 2,000 users", true, leaderboard400},
 		{"soak", "verdict serve under 8 clients looping log, compare and leaderboard", true, serveSoak},
 		{"growth", "log, compare and leaderboard from 100k to 10M units", false, growth},
+		{"floors", "what compare and leaderboard cannot do without: the server's query and the resampling, each alone", false, floors},
 	}
 }
 
