@@ -138,7 +138,7 @@ func TestEnsureColdStart(t *testing.T) {
 		"unix_socket_permissions": "0700",
 		"server_encoding":         "UTF8",
 		"lc_collate":              "C",
-		"shared_buffers":          "256MB",
+		"shared_buffers":          sharedBuffers(physicalMemory()),
 		"max_wal_size":            "4GB",
 		"wal_level":               "minimal",
 		"fsync":                   "on",
@@ -518,5 +518,27 @@ func TestConfigTextQuotesSocketDir(t *testing.T) {
 	}
 	for _, tt := range tests {
 		require.Contains(t, configText(tt.dir), "\n"+tt.want+"\n", tt.dir)
+	}
+}
+
+// TestSharedBuffers checks the cluster's shared_buffers against a quarter
+// of the machine's memory, worked by hand: rounded down to 128MB, at least
+// 256MB, at most 4GB, shown in GB when whole, as PostgreSQL shows it.
+func TestSharedBuffers(t *testing.T) {
+	t.Parallel()
+	const gb = 1 << 30
+	for mem, want := range map[uint64]string{
+		0:            "256MB", // unknown
+		512 << 20:    "256MB",
+		2 * gb:       "512MB",
+		3 * gb:       "768MB",
+		5 * gb:       "1280MB",
+		4*gb + 1:     "1GB",
+		8 * gb:       "2GB",
+		24 * gb:      "4GB",
+		1 << 40:      "4GB",
+		6*gb + 12345: "1536MB",
+	} {
+		require.Equal(t, want, sharedBuffers(mem), "%d bytes", mem)
 	}
 }

@@ -61,12 +61,14 @@
 //
 // # Settings
 //
-// The settings favour bulk ingest without giving up durability: 256MB of
-// shared_buffers, max_wal_size 4GB, checkpoints every 30 minutes, and
+// The settings favour bulk ingest and pairing without giving up durability:
+// a quarter of the machine's memory for shared_buffers (256MB to 4GB),
+// max_wal_size 4GB, checkpoints every 30 minutes, and
 // wal_level = minimal, which lets COPY into a table created in the same
 // transaction skip the WAL. fsync, synchronous_commit and full_page_writes stay
 // on. They are written into postgresql.conf at initdb time, so a server started
-// by hand with pg_ctl behaves the same.
+// by hand with pg_ctl behaves the same; a cluster created before keeps its own
+// (ALTER SYSTEM SET shared_buffers, and a restart, changes it).
 //
 // # What it does not do
 //
