@@ -43,6 +43,9 @@ type LeaderboardQuery struct {
 	// trained with several seeds) instead of its runs, with two-level
 	// bootstrap intervals; Baseline then names a group.
 	ByGroup bool
+	// Rows, when set, keeps the rows computed and gives back those
+	// computed before (RowCache); without Ranks and Columns only.
+	Rows *RowCache
 }
 
 // LeaderboardRow is one run: its mean with a bootstrap interval and its
@@ -173,9 +176,9 @@ type Leaderboard struct {
 const bigRow = 1_000_000
 
 // batchValues is the most values a leaderboard reads as columns, in
-// queries of a million values (store.RunMeansColumns): 32 MB of columns,
+// queries of a million values (store.RunMeansColumns): 64 MB of columns,
 // and the samples resampled from them, 8 bytes a value each.
-const batchValues = 4_000_000
+const batchValues = 8_000_000
 
 // ErrNoEvaluations is returned when an experiment (or its evaluation set)
 // has no evaluation, or none with the metric; the message names the
@@ -268,7 +271,11 @@ func NewLeaderboard(ctx context.Context, st *store.Store, q LeaderboardQuery) (*
 	var rows []LeaderboardRow
 	var cols [][]float64
 	if ref >= 0 {
-		if rows, cols, err = leaderboardRows(ctx, st, ranked, shown, ref, q.Metric, q.Options, q.Columns); err != nil {
+		var cache *RowCache
+		if !q.Ranks && q.Columns == nil {
+			cache = q.Rows
+		}
+		if rows, cols, err = leaderboardRows(ctx, st, ranked, shown, ref, q.Metric, q.Options, q.Columns, cache); err != nil {
 			return nil, err
 		}
 	}
@@ -342,12 +349,13 @@ func NewLeaderboard(ctx context.Context, st *store.Store, q LeaderboardQuery) (*
 }
 
 // leaderboardRows computes the rows of ranked[shown] against ranked[ref],
-// and returns the values it read, by run (nil when it paired
-// instead). Without draws, and up to batchValues values, every shown
-// evaluation's values are read at once; otherwise each run is paired with the
-// reference, which keeps memory flat. The statistics run in parallel, one
-// row per core.
-func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMean, shown []int, ref int, metric string, opts Options, read *store.ValueColumns) ([]LeaderboardRow, [][]float64, error) {
+// and returns the values it read, by run (nil when it paired instead, or
+// took rows from cache). Without draws, and up to batchValues values,
+// every shown evaluation's values are read at once; otherwise each run is
+// paired with the reference, which keeps memory flat. The statistics run
+// in parallel, one row per core. With cache, and without draws, the rows
+// cache holds are taken from it (leaderboardRowsCached).
+func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMean, shown []int, ref int, metric string, opts Options, read *store.ValueColumns, cache *RowCache) ([]LeaderboardRow, [][]float64, error) {
 	rows := make([]LeaderboardRow, len(shown))
 	means := make([]store.RunMean, len(shown))
 	draws, total := false, int64(0)
@@ -358,6 +366,11 @@ func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMea
 	}
 	if slices.ContainsFunc(means, func(m store.RunMean) bool { return m.Predictions }) {
 		rows, err := predictionRows(ctx, st, ranked, shown, ref, metric, opts)
+		return rows, nil, err
+	}
+	refCol := slices.Index(shown, ref)
+	if cache != nil && !draws && refCol >= 0 {
+		rows, err := leaderboardRowsCached(ctx, st, ranked, shown, ref, metric, opts, cache)
 		return rows, nil, err
 	}
 	batch := !draws && total <= batchValues
@@ -374,9 +387,8 @@ func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMea
 			return nil, nil, err
 		}
 	}
-	refCol := slices.Index(shown, ref)
 	if !draws && refCol >= 0 && (batch || sharedFits(means)) {
-		rows, err := leaderboardRowsShared(ctx, st, means, refCol, metric, cols, opts)
+		rows, err := leaderboardRowsShared(ctx, st, means, refCol, metric, cols, opts, nil)
 		for k, i := range shown {
 			rows[k].Rank = i + 1
 		}
@@ -431,14 +443,17 @@ func sharedFits(means []store.RunMean) bool {
 // numbers are leaderboardStats', bit for bit. cols holds the values when
 // one query read them; otherwise each run is paired with the reference,
 // in turn, and its values are held as the samples they make, 8 bytes a
-// unit each.
-func leaderboardRowsShared(ctx context.Context, st *store.Store, means []store.RunMean, refCol int, metric string, cols [][]float64, opts Options) ([]LeaderboardRow, error) {
+// unit each. A run whose haveMean is set (haveMean may be nil) has its
+// mean from the caller: its row's Mean is left zero.
+func leaderboardRowsShared(ctx context.Context, st *store.Store, means []store.RunMean, refCol int, metric string, cols [][]float64, opts Options, haveMean []bool) ([]LeaderboardRow, error) {
 	m := len(means)
 	rows := make([]LeaderboardRow, m)
 	for k, e := range means {
 		rows[k] = LeaderboardRow{Run: e.Run, EvaluationID: e.EvaluationID, Units: e.Units, LoggedAt: e.CreatedAt, SameGroup: k == refCol}
 	}
 	meanOf, diffOf := make([]*stats.UnitDifferences, m), make([]*stats.UnitDifferences, m)
+	// has reports whether the caller has run k's mean already.
+	has := func(k int) bool { return haveMean != nil && haveMean[k] }
 	errs := make([]error, m)
 	// sample makes a run's mean sample from its n values v: the
 	// differences of the values and nothing.
@@ -453,7 +468,12 @@ func leaderboardRowsShared(ctx context.Context, st *store.Store, means []store.R
 		// The columns are stored reals widened: float32 gives them back
 		// exactly.
 		for k, c := range cols {
-			if meanOf[k], errs[k] = sample(func(i int) float32 { return float32(c[i]) }, len(c)); errs[k] != nil || k == refCol {
+			if !has(k) {
+				if meanOf[k], errs[k] = sample(func(i int) float32 { return float32(c[i]) }, len(c)); errs[k] != nil {
+					continue
+				}
+			}
+			if k == refCol {
 				continue
 			}
 			r := cols[refCol]
@@ -490,16 +510,18 @@ func leaderboardRowsShared(ctx context.Context, st *store.Store, means []store.R
 			mp.Release(0)
 			// The reference's mean takes all its units: from the first
 			// pairing that has them all.
-			if leftOnly, _ := mp.Unpaired(); meanOf[refCol] == nil && leftOnly == 0 {
+			if leftOnly, _ := mp.Unpaired(); meanOf[refCol] == nil && !has(refCol) && leftOnly == 0 {
 				meanOf[refCol], errs[refCol] = sample(func(i int) float32 { return v[2*i] }, len(v)/2)
 			}
-			if meanOf[k], errs[k] = sample(func(i int) float32 { return v[2*i+1] }, len(v)/2); errs[k] != nil {
-				continue
+			if !has(k) {
+				if meanOf[k], errs[k] = sample(func(i int) float32 { return v[2*i+1] }, len(v)/2); errs[k] != nil {
+					continue
+				}
 			}
 			equalizeWithinStorage32(v)
 			diffOf[k], errs[k] = stats.DifferencesOfPairs32(v)
 		}
-		if meanOf[refCol] == nil && errs[refCol] == nil {
+		if meanOf[refCol] == nil && errs[refCol] == nil && !has(refCol) {
 			mp, err := pair(ref.EvaluationID)
 			if err != nil {
 				return nil, err
@@ -513,7 +535,7 @@ func leaderboardRowsShared(ctx context.Context, st *store.Store, means []store.R
 	var samples []*stats.UnitDifferences
 	var owner []int // the row of each sample, negative for a difference
 	for k := range m {
-		if errs[k] == nil {
+		if errs[k] == nil && meanOf[k] != nil {
 			samples, owner = append(samples, meanOf[k]), append(owner, k)
 		}
 	}
