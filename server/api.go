@@ -91,7 +91,10 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request, c *caller) 
 	body, err := s.answers.get(cacheKey("leaderboard", r.URL.Query(), version), bytesOf(func(buf *bytes.Buffer) error {
 		// Computed for whoever asks first, and kept for the others: it
 		// must not stop when that request goes away.
-		lb, err := compare.NewLeaderboard(context.WithoutCancel(r.Context()), s.store, req.Query())
+		q := req.Query()
+		q.Rows = s.rows
+		defer s.boards.lock(q.Experiment)()
+		lb, err := compare.NewLeaderboard(context.WithoutCancel(r.Context()), s.store, q)
 		if err != nil {
 			return err
 		}

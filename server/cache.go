@@ -18,11 +18,12 @@ import (
 // bytes. The key holds the experiment's version (its newest evaluation), so
 // a new evaluation makes a new key. Concurrent requests for the same key
 // compute it once. It holds a bounded number of answers (bytes of at most
-// maxAnswerBytes each, or values such as an experiment's summary), the
-// least recently used going first.
+// maxAnswerBytes each, maxKeptBytes in all, or values such as an
+// experiment's summary), the least recently used going first.
 type answers struct {
 	mu      sync.Mutex
 	max     int // answers kept
+	bytes   int // of the answers kept as bytes
 	byKey   map[string]*list.Element
 	lru     *list.List
 	flights singleflight.Group
@@ -31,10 +32,21 @@ type answers struct {
 type answer struct {
 	key   string
 	value any
+	size  int // bytes, for an answer of bytes
 }
 
-// maxAnswerBytes bounds an answer kept as bytes.
-const maxAnswerBytes = 4 << 20
+// leaderboardRows is how many leaderboard rows the server keeps
+// (compare.RowCache), about 15 MB: every row of 100 leaderboards of 500
+// runs.
+const leaderboardRows = 50_000
+
+// maxAnswerBytes bounds an answer kept as bytes, and maxKeptBytes all of
+// them: the leaderboards of a growing experiment, polled, are a new answer
+// for every run logged, each larger than the last.
+const (
+	maxAnswerBytes = 4 << 20
+	maxKeptBytes   = 32 << 20
+)
 
 func newAnswers(max int) *answers {
 	return &answers{max: max, byKey: map[string]*list.Element{}, lru: list.New()}
@@ -78,12 +90,18 @@ func (a *answers) get(key string, compute func() (any, error)) (any, error) {
 		if b, ok := v.([]byte); ok && len(b) > maxAnswerBytes {
 			return v, nil
 		}
+		size := 0
+		if b, ok := v.([]byte); ok {
+			size = len(b)
+		}
 		a.mu.Lock()
 		if _, ok := a.byKey[key]; !ok {
-			a.byKey[key] = a.lru.PushFront(&answer{key: key, value: v})
-			for a.lru.Len() > a.max {
+			a.byKey[key] = a.lru.PushFront(&answer{key: key, value: v, size: size})
+			a.bytes += size
+			for a.lru.Len() > a.max || a.bytes > maxKeptBytes && a.lru.Len() > 1 {
 				old := a.lru.Remove(a.lru.Back()).(*answer)
 				delete(a.byKey, old.key)
+				a.bytes -= old.size
 			}
 		}
 		a.mu.Unlock()
@@ -99,7 +117,8 @@ func bytesOf(compute func(*bytes.Buffer) error) func() (any, error) {
 		if err := compute(&buf); err != nil {
 			return nil, err
 		}
-		return buf.Bytes(), nil
+		// Kept at its length: a buffer grows to twice what it holds.
+		return bytes.Clone(buf.Bytes()), nil
 	}
 }
 
@@ -177,4 +196,43 @@ func (r replay) answer(request string) ([]byte, error) {
 			msg: "the Idempotency-Key was sent before with other parameters; nothing is recorded: use a new key for a new request"}
 	}
 	return r.body, nil
+}
+
+// boardLocks lets one leaderboard of an experiment be computed at a time.
+// The next, asked for once a run was logged, then finds the first's rows
+// in the row cache and resamples only its new runs' rows, rather than
+// every row beside it; and memory holds one computation's samples, not one
+// per client polling the experiment.
+type boardLocks struct {
+	mu    sync.Mutex
+	locks map[string]*boardLock
+}
+
+type boardLock struct {
+	sync.Mutex
+	users int // holders and waiters
+}
+
+// lock locks experiment's leaderboards and returns the unlock.
+func (b *boardLocks) lock(experiment string) (unlock func()) {
+	b.mu.Lock()
+	if b.locks == nil {
+		b.locks = map[string]*boardLock{}
+	}
+	l := b.locks[experiment]
+	if l == nil {
+		l = &boardLock{}
+		b.locks[experiment] = l
+	}
+	l.users++
+	b.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		b.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(b.locks, experiment)
+		}
+		b.mu.Unlock()
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -110,4 +111,63 @@ func TestRecordedCompareReplaysWithTheSameKey(t *testing.T) {
 	require.Equal(t, "conflict", code)
 	require.Contains(t, msg, "Idempotency-Key was sent before with other parameters")
 	require.Equal(t, 4, history())
+}
+
+// TestAnswersKeepAtMostMaxKeptBytes fills the leaderboard answers with
+// answers of 3 MB, as polling a growing experiment of thousands of runs
+// makes them: the bytes kept stay within maxKeptBytes, the newest are the
+// ones kept, and an answer evicted is computed again when asked for.
+func TestAnswersKeepAtMostMaxKeptBytes(t *testing.T) {
+	t.Parallel()
+	a := newAnswers(256)
+	computed := 0
+	get := func(k int) []byte {
+		v, err := a.get(fmt.Sprint(k), func() (any, error) {
+			computed++
+			return make([]byte, 3<<20), nil
+		})
+		require.NoError(t, err)
+		return v.([]byte)
+	}
+	for k := range 40 {
+		require.Len(t, get(k), 3<<20)
+		require.LessOrEqual(t, a.bytes, maxKeptBytes, "after %d answers", k+1)
+	}
+	require.Equal(t, 40, computed)
+	kept := maxKeptBytes / (3 << 20) // 10
+	require.Equal(t, kept, a.lru.Len())
+	get(39)
+	require.Equal(t, 40, computed, "the newest is kept")
+	get(0)
+	require.Equal(t, 41, computed, "the oldest was let go")
+}
+
+// TestBoardLocksOneAtATime: leaderboards of one experiment are computed
+// one at a time, those of another beside them, and a lock no one holds
+// or waits for is let go.
+func TestBoardLocksOneAtATime(t *testing.T) {
+	t.Parallel()
+	var b boardLocks
+	var mu sync.Mutex
+	inside := map[string]int{}
+	most := map[string]int{}
+	var wg sync.WaitGroup
+	for i := range 40 {
+		exp := []string{"e", "f"}[i%2]
+		wg.Go(func() {
+			unlock := b.lock(exp)
+			mu.Lock()
+			inside[exp]++
+			most[exp] = max(most[exp], inside[exp])
+			mu.Unlock()
+			time.Sleep(2 * time.Millisecond) // long enough for the others to arrive
+			mu.Lock()
+			inside[exp]--
+			mu.Unlock()
+			unlock()
+		})
+	}
+	wg.Wait()
+	require.Equal(t, map[string]int{"e": 1, "f": 1}, most)
+	require.Empty(t, b.locks)
 }

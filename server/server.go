@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/request"
 	"github.com/verdict-ml/verdict/store"
 	"github.com/verdict-ml/verdict/store/localpg"
@@ -141,9 +142,11 @@ type Server struct {
 	cfg      Config
 	routes   []route
 	mux      *http.ServeMux
-	handler  http.Handler // mux, behind the checks every request goes through
-	answers  *answers     // leaderboards, as JSON
-	reports  *answers     // experiments' summaries, for their pages
+	handler  http.Handler      // mux, behind the checks every request goes through
+	answers  *answers          // leaderboards, as JSON
+	rows     *compare.RowCache // leaderboards' rows
+	boards   boardLocks
+	reports  *answers // experiments' summaries, for their pages
 	replays  *replays
 	uploads  *spool
 	throttle *throttle // of failed authentications, by client address
@@ -156,7 +159,8 @@ type Server struct {
 // cannot make its folder in Config.SpoolDir, or if it cannot listen on
 // Config.MetricsAddr. Close removes that folder and closes that address.
 func New(st *store.Store, cfg Config) (*Server, error) {
-	s := &Server{store: st, cfg: cfg.withDefaults(), mux: http.NewServeMux(), answers: newAnswers(256), reports: newAnswers(16), replays: newReplays()}
+	s := &Server{store: st, cfg: cfg.withDefaults(), mux: http.NewServeMux(), answers: newAnswers(256), reports: newAnswers(16), replays: newReplays(),
+		rows: compare.NewRowCache(leaderboardRows)}
 	s.throttle = newThrottle(s.cfg.FailedAuthEvery, s.cfg.FailedAuthBurst, throttledAddresses)
 	if s.cfg.Metrics {
 		s.metrics = newMetrics()
