@@ -147,7 +147,18 @@ func floors(b *bench) ([]Figure, []Growth, error) {
 		}
 	}
 	r400 := timed(leaderboard(lbMeans, lbDiffs))
-	log("resampling: 1M one metric %.2f s, ten %.2f s; 10M %.2f s; leaderboard 10M × 2 %.2f s, 400 runs %.2f s", r1, r10, r10m, rLb10m, r400)
+	lbMeans, lbDiffs = nil, nil
+	// A new reference in the soak's leaderboard, once the soak's clients
+	// have logged 3,300 runs: every difference resampled anew, the means
+	// kept.
+	var soakDiffs []*stats.UnitDifferences
+	for k := range soakRuns - 1 {
+		soakDiffs = append(soakDiffs, one(2000, uint64(5000+k)))
+	}
+	rSoak := timed(leaderboard(nil, soakDiffs))
+	soakDiffs = nil
+	log("resampling: 1M one metric %.2f s, ten %.2f s; 10M %.2f s; leaderboard 10M × 2 %.2f s, 400 runs %.2f s; a new reference among %d runs %.2f s",
+		r1, r10, r10m, rLb10m, r400, soakRuns, rSoak)
 
 	floor := func(id, work string, parts ...float64) Figure {
 		var v float64
@@ -163,11 +174,15 @@ func floors(b *bench) ([]Figure, []Growth, error) {
 		floor("floor_leaderboard_10m", fmt.Sprintf("floor of leaderboard 10M × 2: query %.2f s + resampling %.2f s", sqlSecs[2], rLb10m), sqlSecs[2], rLb10m),
 		floor("floor_leaderboard_400", fmt.Sprintf("floor of leaderboard of 400 runs: query %.2f s + resampling %.2f s", sqlSecs[3], r400), sqlSecs[3], r400),
 	}
+	figs = append(figs, floor("floor_soak_new_reference", fmt.Sprintf("floor of a new reference in a leaderboard of %d runs × 2,000 users: resampling %.2f s", soakRuns, rSoak), rSoak))
 	ratio := figs[1].Value / figs[0].Value
 	figs = append(figs, Figure{ID: "floor_compare_1m_ten_ratio", Work: "floor of ten metrics over one", Peer: "floor", Unit: "x peer",
 		Value: ratio, Low: ratio, High: ratio, Rounds: []float64{ratio}, Seconds: figs[1].Value, PeerSeconds: figs[0].Value, Bench: "bench/all --only floors"})
 	return figs, nil, nil
 }
+
+// soakRuns is about how many runs the soak's clients log in 150 s.
+const soakRuns = 3300
 
 // differences returns n differences of float32 pairs drawn from seed: a
 // run's values against zeros when mean is set (a leaderboard's mean),
