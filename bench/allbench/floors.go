@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/verdict-ml/verdict/classify"
 	"github.com/verdict-ml/verdict/stats"
 )
 
@@ -81,8 +82,12 @@ func floors(b *bench) ([]Figure, []Growth, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(cmpIDs) != 2 || len(bigIDs) != 2 || len(lbIDs) < 400 {
-		return nil, nil, fmt.Errorf("floors needs the compare, growth and leaderboard400 cases' data: found %d, %d and %d evaluations", len(cmpIDs), len(bigIDs), len(lbIDs))
+	predIDs, err := ids("bench-all-predictions")
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(cmpIDs) != 2 || len(bigIDs) != 2 || len(lbIDs) < 400 || len(predIDs) != 2 {
+		return nil, nil, fmt.Errorf("floors needs the compare, growth, leaderboard400 and predictions cases' data: found %d, %d, %d and %d evaluations", len(cmpIDs), len(bigIDs), len(lbIDs), len(predIDs))
 	}
 	var branches []string
 	for j, id := range lbIDs[:400] {
@@ -90,14 +95,15 @@ func floors(b *bench) ([]Figure, []Growth, error) {
 	}
 	log := func(format string, args ...any) { fmt.Printf("allbench:   "+format+"\n", args...) }
 	var sqlSecs []float64
-	for _, q := range []string{pairQuery(cmpIDs[0], cmpIDs[1], 1), pairQuery(cmpIDs[0], cmpIDs[1], 10), pairQuery(bigIDs[0], bigIDs[1], 1), strings.Join(branches, " UNION ALL ")} {
+	predQuery := fmt.Sprintf("SELECT l.label, l.scores, r.label, r.scores FROM verdict_units.predictions_%d l JOIN verdict_units.predictions_%d r ON r.sample_id = l.sample_id ORDER BY l.sample_id", predIDs[0], predIDs[1])
+	for _, q := range []string{pairQuery(cmpIDs[0], cmpIDs[1], 1), pairQuery(cmpIDs[0], cmpIDs[1], 10), pairQuery(bigIDs[0], bigIDs[1], 1), strings.Join(branches, " UNION ALL "), predQuery} {
 		v, err := serverSecs(q)
 		if err != nil {
 			return nil, nil, err
 		}
 		sqlSecs = append(sqlSecs, v)
 	}
-	log("the server's query: 1M one metric %.2f s, ten %.2f s; 10M %.2f s; 400 runs' columns %.2f s", sqlSecs[0], sqlSecs[1], sqlSecs[2], sqlSecs[3])
+	log("the server's query: 1M one metric %.2f s, ten %.2f s; 10M %.2f s; 400 runs' columns %.2f s; 1M predictions %.2f s", sqlSecs[0], sqlSecs[1], sqlSecs[2], sqlSecs[3], sqlSecs[4])
 
 	// The resampling of each command, alone: what compare and leaderboard
 	// run on the pairs they hold.
@@ -157,8 +163,25 @@ func floors(b *bench) ([]Figure, []Growth, error) {
 	}
 	rSoak := timed(leaderboard(nil, soakDiffs))
 	soakDiffs = nil
-	log("resampling: 1M one metric %.2f s, ten %.2f s; 10M %.2f s; leaderboard 10M × 2 %.2f s, 400 runs %.2f s; a new reference among %d runs %.2f s",
-		r1, r10, r10m, rLb10m, r400, soakRuns, rSoak)
+	// The bootstraps of a compare of predictions: four metrics of a
+	// million binary predictions, 1 % positives.
+	rng := rand.New(rand.NewPCG(7, 11))
+	labels := make([]int32, 1_000_000)
+	left, right := make([]float64, len(labels)), make([]float64, len(labels))
+	for i := range labels {
+		if rng.IntN(100) == 0 {
+			labels[i] = 1
+		}
+		left[i] = min(1, max(0, 0.05+0.3*float64(labels[i])+0.1*rng.NormFloat64()))
+		right[i] = min(1, max(0, 0.05+0.32*float64(labels[i])+0.1*rng.NormFloat64()))
+	}
+	rPred := timed(func() {
+		classify.PairedBootstrapsOf([]string{"roc_auc", "average_precision", "log_loss", "brier"}, labels, left, right, 1,
+			classify.BootstrapOptions{Options: classify.Options{Threshold: 0.5}, BootstrapOptions: bopts})
+	})
+	labels, left, right = nil, nil, nil
+	log("resampling: 1M one metric %.2f s, ten %.2f s; 10M %.2f s; leaderboard 10M × 2 %.2f s, 400 runs %.2f s; a new reference among %d runs %.2f s; predictions' bootstraps %.2f s",
+		r1, r10, r10m, rLb10m, r400, soakRuns, rSoak, rPred)
 
 	floor := func(id, work string, parts ...float64) Figure {
 		var v float64
@@ -174,6 +197,7 @@ func floors(b *bench) ([]Figure, []Growth, error) {
 		floor("floor_leaderboard_10m", fmt.Sprintf("floor of leaderboard 10M × 2: query %.2f s + resampling %.2f s", sqlSecs[2], rLb10m), sqlSecs[2], rLb10m),
 		floor("floor_leaderboard_400", fmt.Sprintf("floor of leaderboard of 400 runs: query %.2f s + resampling %.2f s", sqlSecs[3], r400), sqlSecs[3], r400),
 	}
+	figs = append(figs, floor("floor_compare_predictions", fmt.Sprintf("floor of compare of predictions, 1M × 4 metrics: query %.2f s + bootstraps %.2f s", sqlSecs[4], rPred), sqlSecs[4], rPred))
 	figs = append(figs, floor("floor_soak_new_reference", fmt.Sprintf("floor of a new reference in a leaderboard of %d runs × 2,000 users: resampling %.2f s", soakRuns, rSoak), rSoak))
 	ratio := figs[1].Value / figs[0].Value
 	figs = append(figs, Figure{ID: "floor_compare_1m_ten_ratio", Work: "floor of ten metrics over one", Peer: "floor", Unit: "x peer",
