@@ -177,8 +177,26 @@ const bigRow = 1_000_000
 
 // batchValues is the most values a leaderboard reads as columns, in
 // queries of a million values (store.RunMeansColumns): 64 MB of columns,
-// and the samples resampled from them, 8 bytes a value each.
-const batchValues = 8_000_000
+// and the samples resampled from them, 8 bytes a value each. Runs of more
+// than batchRunUnits units are read so only up to a million values in
+// all: a query reads their sample IDs too, about 40 bytes a value, where
+// pairing each with the reference reads 8.
+const (
+	batchValues   = 8_000_000
+	batchRunUnits = 100_000
+)
+
+// batchable reports whether the values of runs of one row a unit, means,
+// are read as columns (store.RunMeansColumns) rather than paired with the
+// reference run by run.
+func batchable(means []store.RunMean) bool {
+	var total, most int64
+	for _, m := range means {
+		total += m.Rows
+		most = max(most, m.Units)
+	}
+	return total <= 1_000_000 || total <= batchValues && most <= batchRunUnits
+}
 
 // ErrNoEvaluations is returned when an experiment (or its evaluation set)
 // has no evaluation, or none with the metric; the message names the
@@ -350,19 +368,19 @@ func NewLeaderboard(ctx context.Context, st *store.Store, q LeaderboardQuery) (*
 
 // leaderboardRows computes the rows of ranked[shown] against ranked[ref],
 // and returns the values it read, by run (nil when it paired instead, or
-// took rows from cache). Without draws, and up to batchValues values,
-// every shown evaluation's values are read at once; otherwise each run is
-// paired with the reference, which keeps memory flat. The statistics run
+// took rows from cache). Without draws, and up to batchValues values
+// (batchable), every shown evaluation's values are read at once;
+// otherwise each run is paired with the reference, which keeps memory
+// flat. The statistics run
 // in parallel, one row per core. With cache, and without draws, the rows
 // cache holds are taken from it (leaderboardRowsCached).
 func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMean, shown []int, ref int, metric string, opts Options, read *store.ValueColumns, cache *RowCache) ([]LeaderboardRow, [][]float64, error) {
 	rows := make([]LeaderboardRow, len(shown))
 	means := make([]store.RunMean, len(shown))
-	draws, total := false, int64(0)
+	draws := false
 	for k, i := range shown {
 		means[k] = ranked[i]
 		draws = draws || ranked[i].Rows != ranked[i].Units
-		total += ranked[i].Rows
 	}
 	if slices.ContainsFunc(means, func(m store.RunMean) bool { return m.Predictions }) {
 		rows, err := predictionRows(ctx, st, ranked, shown, ref, metric, opts)
@@ -373,7 +391,7 @@ func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMea
 		rows, err := leaderboardRowsCached(ctx, st, ranked, shown, ref, metric, opts, cache)
 		return rows, nil, err
 	}
-	batch := !draws && total <= batchValues
+	batch := !draws && batchable(means)
 	var cols [][]float64
 	if batch {
 		ok, err := false, error(nil)

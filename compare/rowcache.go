@@ -92,14 +92,12 @@ func leaderboardRowsCached(ctx context.Context, st *store.Store, ranked []store.
 	means := make([]store.RunMean, len(need))
 	haveMean := make([]bool, len(need))
 	mean := make([]stats.Interval, len(need))
-	var total int64
 	for j, i := range need {
 		means[j] = ranked[i]
-		total += ranked[i].Rows
 		mean[j], haveMean[j] = cache.means.Get(keyOf(&ranked[i], nil, opts))
 	}
 	var cols [][]float64
-	if total <= batchValues {
+	if batchable(means) {
 		var err error
 		if _, cols, err = st.RunMeansColumns(ctx, means); err != nil {
 			return nil, err
