@@ -371,9 +371,9 @@ func NewLeaderboard(ctx context.Context, st *store.Store, q LeaderboardQuery) (*
 // took rows from cache). Without draws, and up to batchValues values
 // (batchable), every shown evaluation's values are read at once;
 // otherwise each run is paired with the reference, which keeps memory
-// flat. The statistics run
-// in parallel, one row per core. With cache, and without draws, the rows
-// cache holds are taken from it (leaderboardRowsCached).
+// flat. The statistics run in parallel, one row per core. With cache, and
+// without draws, the rows cache holds are taken from it
+// (leaderboardRowsCached).
 func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMean, shown []int, ref int, metric string, opts Options, read *store.ValueColumns, cache *RowCache) ([]LeaderboardRow, [][]float64, error) {
 	rows := make([]LeaderboardRow, len(shown))
 	means := make([]store.RunMean, len(shown))

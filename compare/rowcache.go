@@ -24,8 +24,7 @@ type RowCache struct {
 	means *lru.Cache[rowKey, stats.Interval] // keyed with no reference
 }
 
-// NewRowCache returns a RowCache of up to size rows and as many means (a
-// row takes about 300 bytes, a mean 150).
+// NewRowCache returns a RowCache of up to size rows and as many means.
 func NewRowCache(size int) *RowCache {
 	rows, err := lru.New[rowKey, LeaderboardRow](max(size, 1))
 	if err != nil {

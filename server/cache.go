@@ -35,8 +35,8 @@ type answer struct {
 	size  int // bytes, for an answer of bytes
 }
 
-// leaderboardRows is how many leaderboard rows the server keeps
-// (compare.RowCache), about 15 MB: every row of 100 leaderboards of 500
+// leaderboardRows is how many leaderboard rows, and as many means, the
+// server keeps (compare.RowCache): every row of 100 leaderboards of 500
 // runs.
 const leaderboardRows = 50_000
 
@@ -87,12 +87,11 @@ func (a *answers) get(key string, compute func() (any, error)) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if b, ok := v.([]byte); ok && len(b) > maxAnswerBytes {
-			return v, nil
-		}
 		size := 0
 		if b, ok := v.([]byte); ok {
-			size = len(b)
+			if size = len(b); size > maxAnswerBytes {
+				return v, nil
+			}
 		}
 		a.mu.Lock()
 		if _, ok := a.byKey[key]; !ok {

@@ -24,7 +24,7 @@ import (
 const bootstrapGroup = 10
 
 // groupBytes is the most a group of more than bootstrapGroup samples holds
-// in values: 320 samples of 2,000 units, so that a leaderboard of hundreds
+// in values: 327 samples of 2,000 units, so that a leaderboard of hundreds
 // of runs draws its indices a few times rather than once every ten runs.
 const groupBytes = 5 << 20
 
@@ -85,9 +85,9 @@ func resampleJobs(ctx context.Context, jobs int, work float64, newWorker func() 
 // every k < n: the results, and the errors, are the same, bit for bit.
 // Metrics whose units have one row each, resampled for a percentile
 // interval, share their draws, ten at a time (more when they have few
-// units); the others are resampled on their own. units is called once for each k, in order, and only the
-// differences of the metrics being resampled are kept, so memory does not
-// grow with n. The metrics should pair the same units in the same order,
+// units); the others are resampled on their own. units is called once for
+// each k, in order, and only the differences of the metrics being
+// resampled are kept, so memory does not grow with n. The metrics should pair the same units in the same order,
 // as the metrics of one comparison do; the results are each metric's own
 // either way.
 func PairedBootstrapUnitsShared(n int, units func(k int) PairedUnits, opts BootstrapOptions) ([]BootstrapResult, []error) {
