@@ -70,22 +70,15 @@ func floors(b *bench) ([]Figure, []Growth, error) {
 		return fmt.Sprintf("SELECT %s FROM %s l JOIN %s r ON r.sample_id = l.sample_id WHERE l.evaluation_id = %d AND r.evaluation_id = %d ORDER BY l.sample_id",
 			strings.Join(cols, ", "), part(l), part(r), l, r)
 	}
-	cmpIDs, err := ids("bench-all-compare")
-	if err != nil {
-		return nil, nil, err
+	found := map[string][]int64{}
+	for _, exp := range []string{"bench-all-compare", "bench-all-growth-10000000", "bench-all-leaderboard400", "bench-all-predictions"} {
+		v, err := ids(exp)
+		if err != nil {
+			return nil, nil, err
+		}
+		found[exp] = v
 	}
-	bigIDs, err := ids("bench-all-growth-10000000")
-	if err != nil {
-		return nil, nil, err
-	}
-	lbIDs, err := ids("bench-all-leaderboard400")
-	if err != nil {
-		return nil, nil, err
-	}
-	predIDs, err := ids("bench-all-predictions")
-	if err != nil {
-		return nil, nil, err
-	}
+	cmpIDs, bigIDs, lbIDs, predIDs := found["bench-all-compare"], found["bench-all-growth-10000000"], found["bench-all-leaderboard400"], found["bench-all-predictions"]
 	if len(cmpIDs) != 2 || len(bigIDs) != 2 || len(lbIDs) < 400 || len(predIDs) != 2 {
 		return nil, nil, fmt.Errorf("floors needs the compare, growth, leaderboard400 and predictions cases' data: found %d, %d, %d and %d evaluations", len(cmpIDs), len(bigIDs), len(lbIDs), len(predIDs))
 	}
