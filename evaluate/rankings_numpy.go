@@ -83,10 +83,6 @@ type NumPyRankings struct {
 // RankingOptions.BatchSize is not set.
 const maxBatchValues = defaultRankingBatch * 1024
 
-// maxColumnText is the number of column indices whose decimal text is kept
-// for the fingerprint; the text of larger ones is made each time.
-const maxColumnText = 1 << 20
-
 // OpenNumPyRankings opens the NumPy rankings: items and targets are
 // required, scores and sampleIDs may be empty. It reads every header and the
 // targets' format and shape, and checks that the arrays agree in shape.
@@ -714,9 +710,6 @@ type csrReader struct {
 	colBuf []int64
 	nzBuf  []bool
 
-	texts []string // decimal text of columns, filled on first use
-	found []string // a row's relevant columns as text
-
 	mu sync.Mutex // guards fp
 	fp *fingerprint.Set
 }
@@ -805,12 +798,7 @@ func (t *csrReader) fill(tr *targetRows) {
 		}
 		tr.ends = append(tr.ends, len(tr.cols))
 		if len(tr.cols) > start {
-			found := t.found[:0]
-			for _, c := range tr.cols[start:] {
-				found = append(found, t.columnText(c))
-			}
-			t.fp.AddTargets([]byte(tr.ids[i]), found)
-			t.found = found
+			t.fp.AddTargetIndices(tr.ids[i], tr.cols[start:])
 		}
 	}
 	t.row += int64(n)
@@ -831,25 +819,6 @@ func (t *csrReader) finish() error {
 		}
 	}
 	return io.EOF
-}
-
-// columnText is the decimal text of a column, the item's ID in the
-// fingerprint.
-func (t *csrReader) columnText(c int32) string {
-	if int(c) >= len(t.texts) {
-		if int64(c) >= min(t.cols, maxColumnText) {
-			return strconv.Itoa(int(c))
-		}
-		// Grown as columns are used, not by the matrix's shape.
-		n := min(max(2*len(t.texts), int(c)+1, 1<<12), int(min(t.cols, maxColumnText)))
-		t.texts = append(t.texts, make([]string, n-len(t.texts))...)
-	}
-	s := t.texts[c]
-	if s == "" {
-		s = strconv.Itoa(int(c))
-		t.texts[c] = s
-	}
-	return s
 }
 
 // readIDs reads the sample IDs of the next n rows.

@@ -18,6 +18,7 @@ import (
 	"hash"
 	"math/bits"
 	"slices"
+	"strconv"
 )
 
 // Kinds of fingerprint, as recorded with an evaluation set.
@@ -35,6 +36,7 @@ type Set struct {
 	n    uint64
 	h    hash.Hash
 	buf  []byte
+	keys []uint64 // AddTargetIndices' sort keys
 }
 
 // NewSamples returns an empty samples fingerprint: one element per sample ID.
@@ -84,6 +86,56 @@ func (s *Set) AddTargets(id []byte, items []string) {
 	}
 	s.h.Write(s.buf)
 	s.end()
+}
+
+// AddTargetIndices adds one sample ID with its relevant items given as
+// item indices, each at least 0, whose IDs are their decimal text: the
+// element AddTargets adds for that text, computed without making strings.
+// The items may come in any order and with repeats.
+func (s *Set) AddTargetIndices(id string, items []int32) {
+	// Sort by text: a key puts each index's digits at the top of ten
+	// (scaled) and breaks ties by length, so "1" < "10" < "100" < "11".
+	keys := s.keys[:0]
+	sorted := true
+	for _, it := range items {
+		d := decimalDigits(uint32(it))
+		k := uint64(it)*pow10[maxDigits-d]<<4 | uint64(d)
+		if len(keys) > 0 && k <= keys[len(keys)-1] {
+			sorted = false
+		}
+		keys = append(keys, k)
+	}
+	if !sorted {
+		slices.Sort(keys)
+		keys = slices.Compact(keys)
+	}
+	s.keys = keys
+	s.begin("verdict/targets/v1\x00")
+	s.buf = binary.LittleEndian.AppendUint32(s.buf[:0], uint32(len(id)))
+	s.buf = append(s.buf, id...)
+	s.buf = binary.LittleEndian.AppendUint32(s.buf, uint32(len(keys)))
+	for _, k := range keys {
+		d := int(k & 0xf)
+		s.buf = binary.LittleEndian.AppendUint32(s.buf, uint32(d))
+		s.buf = strconv.AppendUint(s.buf, (k>>4)/pow10[maxDigits-d], 10)
+	}
+	s.h.Write(s.buf)
+	s.end()
+}
+
+// maxDigits is the most decimal digits of an int32 at least 0.
+const maxDigits = 10
+
+// pow10[i] is 10 to the i.
+var pow10 = [maxDigits + 1]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10}
+
+// decimalDigits is the number of decimal digits of v: 1 for 0.
+func decimalDigits(v uint32) int {
+	d := 1
+	for d < maxDigits && uint64(v) >= pow10[d] {
+		d++
+	}
+	return d
 }
 
 // AddLabel adds one sample ID with its class label, the class's name.

@@ -2,6 +2,8 @@ package fingerprint_test
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -74,4 +76,44 @@ func TestLabelsCoverLabelsAndClasses(t *testing.T) {
 	tg := fingerprint.NewTargets()
 	tg.AddTargets([]byte("s1"), []string{"1"})
 	require.NotEqual(t, sum(nil, [2]string{"s1", "1"}), tg.Sum())
+}
+
+// TestTargetIndicesAreTheirText checks AddTargetIndices against AddTargets
+// of the indices' decimal text, one row at a time, on rows where numeric and
+// text order differ: across every digit count, the largest int32, repeats,
+// and rows in any order.
+func TestTargetIndicesAreTheirText(t *testing.T) {
+	t.Parallel()
+	edges := []int32{0, 1, 9, 10, 11, 19, 99, 100, 101, 999, 1000, 99999, 100000, 999999999, 1000000000, 2147483647}
+	rows := [][]int32{{}, {0}, edges, {100, 10, 1}, {1, 10, 100, 2, 20}, {7, 7, 7}, {2147483647, 0, 2147483647}}
+	rng := rand.New(rand.NewPCG(29, 1))
+	for range 2000 {
+		row := make([]int32, rng.IntN(12))
+		for j := range row {
+			if rng.IntN(4) == 0 {
+				row[j] = edges[rng.IntN(len(edges))]
+			} else {
+				row[j] = int32(rng.IntN(1 << rng.IntN(32)))
+			}
+		}
+		rows = append(rows, row)
+	}
+	byIndex, byText := fingerprint.NewTargets(), fingerprint.NewTargets()
+	for i, row := range rows {
+		id := fmt.Sprintf("user %d", i)
+		one, want := fingerprint.NewTargets(), fingerprint.NewTargets()
+		texts := func() []string { // new each time: AddTargets sorts them in place
+			s := make([]string, len(row))
+			for j, it := range row {
+				s[j] = strconv.Itoa(int(it))
+			}
+			return s
+		}
+		one.AddTargetIndices(id, row)
+		want.AddTargets([]byte(id), texts())
+		require.Equal(t, want.Sum(), one.Sum(), "row %d: %v", i, row)
+		byIndex.AddTargetIndices(id, row)
+		byText.AddTargets([]byte(id), texts())
+	}
+	require.Equal(t, byText.Sum(), byIndex.Sum(), "one set of every row")
 }
