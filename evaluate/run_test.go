@@ -1,6 +1,7 @@
 package evaluate_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -122,6 +123,23 @@ func TestRunOnBatch(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, int64(610), res.Rows)
 			require.Equal(t, []int{64, 64, 64, 64, 64, 64, 64, 64, 64, 34}, counts)
+			if !perUser {
+				return
+			}
+			// The batches' storage is reused once the rows are written:
+			// the per-user values equal those of one batch of every row.
+			whole, err := evaluate.OpenTableRankings(preds, tgts, evaluate.RankingOptions{BatchSize: 1000})
+			require.NoError(t, err)
+			defer whole.Close()
+			want := filepath.Join(t.TempDir(), "per-user.csv")
+			_, err = evaluate.Run(context.Background(), whole, evaluate.RunOptions{Metrics: opts.Metrics, Workers: 1, PerUser: want})
+			require.NoError(t, err)
+			got, err := os.ReadFile(opts.PerUser)
+			require.NoError(t, err)
+			expect, err := os.ReadFile(want)
+			require.NoError(t, err)
+			require.Equal(t, string(expect), string(got))
+			require.Equal(t, 611, bytes.Count(got, []byte("\n")), "a header and 610 users")
 		})
 	}
 }

@@ -34,6 +34,12 @@ type Scoring struct {
 	cancel context.CancelFunc
 	order  chan chan scored
 	done   chan struct{}
+	// free takes back the batches and values the cursor has passed, for
+	// the workers to reuse, when nothing else keeps them (no debug rows,
+	// no whole-set metrics): an evaluation allocates a few batches, not
+	// one per batch of rows.
+	free    chan scored
+	recycle bool
 
 	mu        sync.Mutex
 	summaries []*Summary
@@ -97,10 +103,15 @@ func (e *Evaluator) start(ctx context.Context, src Rankings, workers int, cfg sc
 		order: make(chan chan scored, 2*workers),
 		done:  make(chan struct{}),
 		seed:  maphash.MakeSeed(),
+		free:  make(chan scored, 2*workers+2),
+		// The whole-set metrics and the debug rows may keep a batch;
+		// nothing keeps one otherwise after the cursor passes it.
+		recycle: len(cfg.wholeSet) == 0 && cfg.debug == nil,
 	}
 	type job struct {
-		b   *Batch
-		out chan scored
+		b    *Batch
+		vals []float64 // storage to reuse, or nil
+		out  chan scored
 	}
 	jobs := make(chan job, workers)
 	var wg sync.WaitGroup
@@ -109,7 +120,7 @@ func (e *Evaluator) start(ctx context.Context, src Rankings, workers int, cfg sc
 		s.summaries = append(s.summaries, sum)
 		wg.Go(func() {
 			for j := range jobs {
-				vals, err := e.Score(j.b, nil)
+				vals, err := e.Score(j.b, j.vals)
 				if err == nil {
 					sum.Add(j.b, vals)
 				}
@@ -133,7 +144,12 @@ func (e *Evaluator) start(ctx context.Context, src Rankings, workers int, cfg sc
 				return
 			}
 			out := make(chan scored, 1)
-			j := job{b: copyBatch(b, allItems || keptItems && len(b.kept) > 0), out: out}
+			var reuse scored
+			select {
+			case reuse = <-s.free:
+			default:
+			}
+			j := job{b: copyBatch(reuse.b, b, allItems || keptItems && len(b.kept) > 0), vals: reuse.vals, out: out}
 			select {
 			case s.order <- out:
 			case <-ctx.Done():
@@ -151,15 +167,17 @@ func (e *Evaluator) start(ctx context.Context, src Rankings, workers int, cfg sc
 
 // copyBatch copies what a reader may overwrite on its next call: the
 // predicted items too when items is true, and the targets kept for debug
-// rows.
-func copyBatch(b *Batch, items bool) *Batch {
-	c := &Batch{
-		SampleIDs: append([]string(nil), b.SampleIDs...),
-		First:     b.First,
-		Width:     b.Width,
-		Hits:      append([]bool(nil), b.Hits...),
-		Relevant:  append([]int32(nil), b.Relevant...),
+// rows. It copies into dst's storage when dst is not nil, where only the
+// slices it sets here may have any.
+func copyBatch(dst, b *Batch, items bool) *Batch {
+	c := &Batch{}
+	if dst != nil {
+		c.SampleIDs, c.Hits, c.Relevant = dst.SampleIDs[:0], dst.Hits[:0], dst.Relevant[:0]
 	}
+	c.SampleIDs = append(c.SampleIDs, b.SampleIDs...)
+	c.First, c.Width = b.First, b.Width
+	c.Hits = append(c.Hits, b.Hits...)
+	c.Relevant = append(c.Relevant, b.Relevant...)
 	if items {
 		c.copyItems(b)
 	}
@@ -198,6 +216,12 @@ func (s *Scoring) nextBatch() bool {
 	}
 	if s.cfg.debug != nil {
 		s.cfg.debug.add(res.b, res.vals)
+	}
+	if s.recycle && s.cur.b != nil {
+		select {
+		case s.free <- s.cur:
+		default:
+		}
 	}
 	s.cur, s.r = res, -1
 	if s.OnBatch != nil {
@@ -269,7 +293,8 @@ func (s *Scoring) Draw() int64 { return s.draw }
 // Row is the current row's 0-based position in the input.
 func (s *Scoring) Row() int64 { return s.cur.b.First + int64(s.r) }
 
-// Values are the current row's values, one per key.
+// Values are the current row's values, one per key, valid until the next
+// call of Next: their storage is reused.
 func (s *Scoring) Values() []float64 {
 	nk := len(s.e.Keys())
 	return s.cur.vals[s.r*nk : (s.r+1)*nk]

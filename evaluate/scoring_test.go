@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -65,6 +66,10 @@ func TestScoringKeepsInputOrder(t *testing.T) {
 	require.NoError(t, err)
 	s := ev.Start(context.Background(), src, 3)
 	defer s.Close()
+	// A consumer slower than the workers: were a batch's storage reused
+	// before the cursor passed it, its rows would show a later batch's
+	// values.
+	s.OnBatch = func(int) { time.Sleep(2 * time.Millisecond) }
 	var rows []int64
 	draws := map[string]int64{}
 	for s.Next() {
