@@ -116,39 +116,95 @@ func weightOf(h int64, b int) (w int64, flip bool) {
 	return weightOfHash(u), u&1 == 1
 }
 
+// splitShift splits a difference d in Q64 (|d| < 2²⁵·2⁶⁴) into d>>40, of
+// magnitude at most 2⁴⁹, and its low 40 bits, so that splitBlock units'
+// weighted parts (each weight at most 20 < 2⁵) sum in int64 exactly.
+const (
+	splitShift = 40
+	splitBlock = 256
+)
+
+// replicateFixed sums the replicates of differences in Q64. For each
+// replicate it hashes the seed once (pghash.Seed) and each unit with the
+// final mix alone, draws the weight without a branch but in its rare tail,
+// and sums splitBlock units' weighted parts in int64 before adding them
+// to the replicate's 128-bit sums: the same sums as the definition,
+// exactly (TestHashedReplicatesAddUpOverShards checks them against the
+// wide path, term by term).
 func replicateFixed(ctx context.Context, r *Replicates, hashes, rows []int64, d []int128) error {
-	B := len(r.Weights)
-	return resampleChunks(ctx, B, len(d), func() func(chunk, first, count int) {
+	B, n := len(r.Weights), len(d)
+	keys := make([]uint32, n)
+	dh, dl := make([]int64, n), make([]int64, n)
+	var total int128
+	oneRow := true
+	for u, v := range d {
+		keys[u] = pghash.Int8Fold(hashes[u])
+		dh[u] = v.hi<<(64-splitShift) | int64(v.lo>>splitShift)
+		dl[u] = int64(v.lo & (1<<splitShift - 1))
+		total = total.add(v)
+		oneRow = oneRow && rows[u] == 1
+	}
+	t0, t1, t2, t3 := poissonThresholds[0], poissonThresholds[1], poissonThresholds[2], poissonThresholds[3]
+	return resampleChunks(ctx, B, n, func() func(chunk, first, count int) {
+		seeds := make([]pghash.Seeded, resampleChunkSize)
+		sums := make([]int128, resampleChunkSize)
+		flipped := make([]int128, resampleChunkSize)
+		weights := make([]int64, resampleChunkSize)
 		return func(_, first, count int) {
-			sums := make([]int128, count)
-			flips := make([]int128, count)
-			weights := make([]int64, count)
-			for lo := 0; lo < len(d); lo += replicateBlock {
-				hi := min(lo+replicateBlock, len(d))
+			for k := range count {
+				seeds[k] = pghash.Seed(uint64(int64(first + k)))
+				sums[k], flipped[k], weights[k] = int128{}, int128{}, 0
+			}
+			for lo := 0; lo < n; lo += splitBlock {
+				hi := min(lo+splitBlock, n)
+				ks, hs, ls, rs := keys[lo:hi], dh[lo:hi], dl[lo:hi], rows[lo:hi]
 				for k := range count {
-					b := first + k
-					var s, f int128
-					var w int64
-					for u := lo; u < hi; u++ {
-						wu, flip := weightOf(hashes[u], b)
-						w += wu * rows[u]
-						if wu != 0 {
-							s = s.add(d[u].mulSmall(wu))
-						}
-						if flip {
-							f = f.add(d[u].neg())
+					seed := seeds[k]
+					var w, wh, wl, fh, fl int64
+					for u, key := range ks {
+						x := seed.Hash(key)
+						var wu int64
+						if x >= t3 {
+							wu = weightOfHash(x) // 3 or more: 1.9 %
 						} else {
-							f = f.add(d[u])
+							wu = b2i(x >= t0) + b2i(x >= t1) + b2i(x >= t2)
 						}
+						if oneRow {
+							w += wu
+						} else {
+							w += wu * rs[u]
+						}
+						wh += wu * hs[u]
+						wl += wu * ls[u]
+						m := -int64(x & 1) // all ones where the sign flips
+						fh += hs[u] & m
+						fl += ls[u] & m
 					}
-					sums[k], flips[k], weights[k] = sums[k].add(s), flips[k].add(f), weights[k]+w
+					weights[k] += w
+					sums[k] = sums[k].add(joinSplit(wh, wl))
+					flipped[k] = flipped[k].add(joinSplit(fh, fl))
 				}
 			}
 			for k := range count {
-				r.Weights[first+k], r.Sums[first+k], r.Flips[first+k] = weights[k], sums[k].big(), flips[k].big()
+				// Σ s·d = Σ d − 2·Σ of the flipped d.
+				f := flipped[k].add(flipped[k]).neg().add(total)
+				r.Weights[first+k], r.Sums[first+k], r.Flips[first+k] = weights[k], sums[k].big(), f.big()
 			}
 		}
 	})
+}
+
+// b2i is 1 for true and 0 for false.
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// joinSplit is hi·2⁴⁰ + lo as an int128.
+func joinSplit(hi, lo int64) int128 {
+	return int128{hi >> (64 - splitShift), uint64(hi) << splitShift}.add(int128{lo >> 63, uint64(lo)})
 }
 
 func replicateWide(ctx context.Context, r *Replicates, hashes, rows []int64, d []*big.Int) error {

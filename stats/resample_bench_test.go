@@ -1,6 +1,7 @@
 package stats_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -107,4 +108,32 @@ func BenchmarkSharedResampling(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkHashedReplicates draws the Poisson bootstrap's and the
+// sign-flip test's replicates together, B = 2000, as a compare with
+// --resampling poisson does; BenchmarkPairedBootstrap and
+// BenchmarkRandomization are the multinomial path's two passes.
+func BenchmarkHashedReplicates(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		left, right := benchPairs(n)
+		ids := make([]string, n)
+		for i := range ids {
+			ids[i] = fmt.Sprintf("user-%08d", i)
+			// As the database stores them (real): exact in Q64.
+			left[i], right[i] = float64(float32(left[i])), float64(float32(right[i]))
+		}
+		u := stats.PairedUnits{LeftSum: left, RightSum: right}
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				r, err := stats.HashedReplicates(context.Background(), ids, u, 2000, 7)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if r.Scale != stats.FixedScale {
+					b.Fatalf("scale %d", r.Scale)
+				}
+			}
+		})
+	}
 }

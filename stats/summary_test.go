@@ -150,6 +150,7 @@ func TestHashedReplicatesAddUpOverShards(t *testing.T) {
 	require.Equal(t, uint(WideScale), wide.Scale)
 	for b := range B {
 		require.Zero(t, new(big.Int).Lsh(whole.Sums[b], WideScale-FixedScale).Cmp(wide.Sums[b]))
+		require.Zero(t, new(big.Int).Lsh(whole.Flips[b], WideScale-FixedScale).Cmp(wide.Flips[b]))
 	}
 	r1, err := whole.PoissonBootstrap(0.95)
 	require.NoError(t, err)
@@ -158,6 +159,63 @@ func TestHashedReplicatesAddUpOverShards(t *testing.T) {
 	p := whole.FlipPValue()
 	require.Greater(t, p, 0.0)
 	require.LessOrEqual(t, p, 1.0)
+}
+
+// The replicates are their definition, term by term in big integers: each
+// unit's PoissonWeight and FlipSign of its own sample ID, times its exact
+// difference at scale 2⁶⁴ and its rows. The units reach the edges of Q64
+// (differences near ±2²⁵, the least value 2⁻⁶⁴), come several rows to a
+// unit, and fill blocks of units and chunks of replicates partly.
+func TestHashedReplicatesAreTheirDefinition(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(30, 2))
+	const n, B = 700, 70
+	ids := make([]string, n)
+	left, right := make([]float64, n), make([]float64, n)
+	rows := make([]int32, n)
+	edge := FixedLimit - 0x1p-20
+	for i := range n {
+		ids[i] = "user " + big.NewInt(int64(i*7919)).String()
+		rows[i] = int32(1 + rng.IntN(3))
+		switch i % 5 {
+		case 0:
+			left[i], right[i] = edge, -edge
+		case 1:
+			left[i], right[i] = -edge, edge
+		case 2:
+			left[i], right[i] = 0x1p-64, 0
+		default:
+			left[i], right[i] = float64(float32(rng.Float64()*8)), float64(float32(rng.Float64()))
+		}
+	}
+	got, err := HashedReplicates(ctx, ids, PairedUnits{LeftSum: left, RightSum: right, Rows: rows}, B, 1234)
+	require.NoError(t, err)
+	require.Equal(t, uint(FixedScale), got.Scale)
+	d := make([]*big.Int, n)
+	for i := range n {
+		l, okl := toFixed(left[i])
+		r, okr := toFixed(right[i])
+		require.True(t, okl && okr)
+		d[i] = l.add(r.neg()).big()
+	}
+	for b := range B {
+		var w int64
+		s, f := new(big.Int), new(big.Int)
+		for i, id := range ids {
+			wu := int64(PoissonWeight(id, int32(b), 1234))
+			w += wu * int64(rows[i])
+			s.Add(s, new(big.Int).Mul(d[i], big.NewInt(wu)))
+			if FlipSign(id, int32(b), 1234) {
+				f.Sub(f, d[i])
+			} else {
+				f.Add(f, d[i])
+			}
+		}
+		require.Equal(t, w, got.Weights[b], "replicate %d", b)
+		require.Zero(t, s.Cmp(got.Sums[b]), "replicate %d: %v against %v", b, got.Sums[b], s)
+		require.Zero(t, f.Cmp(got.Flips[b]), "replicate %d", b)
+	}
 }
 
 // The Poisson bootstrap's 95 % interval covers the true mean difference

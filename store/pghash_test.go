@@ -13,8 +13,8 @@ import (
 )
 
 // TestHashPartitionMatchesPostgres checks the Go routing against the server:
-// hashtextextended for the raw hash, and the partition PostgreSQL itself
-// picks for rows inserted into a hash-partitioned table.
+// hashtextextended for the raw hash, hashint8extended, and the partition
+// PostgreSQL itself picks for rows inserted into a hash-partitioned table.
 func TestHashPartitionMatchesPostgres(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -31,6 +31,18 @@ func TestHashPartitionMatchesPostgres(t *testing.T) {
 		var want int64
 		require.NoError(t, conn.QueryRow(ctx, `SELECT hashtextextended($1 COLLATE "C", $2)`, k, int64(hashPartitionSeed)).Scan(&want))
 		require.Equal(t, uint64(want), pghash.BytesExtended(k, hashPartitionSeed), "key %q", k)
+	}
+
+	// hashint8extended, which draws the Poisson weights, for values of
+	// either sign and seeds 0 (no seed mix), small and large; Seed and
+	// Int8Fold give it by parts, as the replicate loops use it.
+	for _, v := range []int64{0, 1, -1, 42, -42, 1 << 32, -(1 << 32), 0x7fffffffffffffff, -0x8000000000000000, 0x123456789abcdef} {
+		for _, seed := range []int64{0, 1, 5, 1999, -7, 0x5eed5eed5eed} {
+			var want int64
+			require.NoError(t, conn.QueryRow(ctx, `SELECT hashint8extended($1, $2)`, v, seed).Scan(&want))
+			require.Equal(t, uint64(want), pghash.Int8Extended(v, uint64(seed)), "v %d seed %d", v, seed)
+			require.Equal(t, uint64(want), pghash.Seed(uint64(seed)).Hash(pghash.Int8Fold(v)), "v %d seed %d", v, seed)
+		}
 	}
 
 	for _, modulus := range []uint64{2, 3, 4} {

@@ -91,7 +91,30 @@ func BytesExtended[K ~string | ~[]byte](k K, seed uint64) uint64 {
 
 // Uint32Extended is PostgreSQL's hash_bytes_uint32_extended: the hash of
 // one 32-bit word.
-func Uint32Extended(k uint32, seed uint64) uint64 {
+func Uint32Extended(k uint32, seed uint64) uint64 { return Seed(seed).Hash(k) }
+
+// Int8Extended is PostgreSQL's hashint8extended(v, seed): the high half is
+// folded into the low one, so that values equal as int4 hash alike.
+func Int8Extended(v int64, seed uint64) uint64 {
+	return Uint32Extended(Int8Fold(v), seed)
+}
+
+// Int8Fold is the word hashint8extended hashes for v: its high half folded
+// into its low one.
+func Int8Fold(v int64) uint32 {
+	lo, hi := uint32(v), uint32(uint64(v)>>32)
+	if v >= 0 {
+		return lo ^ hi
+	}
+	return lo ^ ^hi
+}
+
+// Seeded is Uint32Extended with its seed mixed in once: for many words
+// under one seed, Hash costs the final mix alone.
+type Seeded struct{ a, b, c uint32 }
+
+// Seed mixes seed in: Seed(seed).Hash(k) is Uint32Extended(k, seed).
+func Seed(seed uint64) Seeded {
 	a := uint32(0x9e3779b9 + 4 + 3923095)
 	b, c := a, a
 	if seed != 0 {
@@ -99,19 +122,11 @@ func Uint32Extended(k uint32, seed uint64) uint64 {
 		b += uint32(seed)
 		a, b, c = jmix(a, b, c)
 	}
-	a += k
-	a, b, c = jfinal(a, b, c)
-	return uint64(b)<<32 | uint64(c)
+	return Seeded{a, b, c}
 }
 
-// Int8Extended is PostgreSQL's hashint8extended(v, seed): the high half is
-// folded into the low one, so that values equal as int4 hash alike.
-func Int8Extended(v int64, seed uint64) uint64 {
-	lo, hi := uint32(v), uint32(uint64(v)>>32)
-	if v >= 0 {
-		lo ^= hi
-	} else {
-		lo ^= ^hi
-	}
-	return Uint32Extended(lo, seed)
+// Hash is Uint32Extended(k, seed) for the seed s was made with.
+func (s Seeded) Hash(k uint32) uint64 {
+	_, b, c := jfinal(s.a+k, s.b, s.c)
+	return uint64(b)<<32 | uint64(c)
 }
