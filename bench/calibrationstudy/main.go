@@ -54,7 +54,7 @@ func main() {
 	scale := flag.Float64("scale", 1, "multiply every number of replications by `S` (0.1 for a quick look)")
 	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "goroutines running replications")
 	format := flag.String("format", "svg", "figure `FORMAT`: svg or png")
-	parts := flag.String("parts", "users,folds,auc,friedman,metrics,poisson,margin,seeds", "comma-separated `PARTS` to run: users, folds, auc, friedman, metrics, poisson, margin, seeds; the figures and tables of the others are left out")
+	parts := flag.String("parts", "users,folds,auc,friedman,metrics,poisson,agree,margin,seeds", "comma-separated `PARTS` to run: users, folds, auc, friedman, metrics, poisson, agree, margin, seeds; the figures and tables of the others are left out")
 	flag.Parse()
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		log.Fatal(err)

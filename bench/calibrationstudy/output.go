@@ -217,6 +217,7 @@ func (s *study) figures(dir, format string) error {
 	s.rankFigures(add)
 	s.metricFigures(add)
 	s.poissonFigures(add)
+	s.agreeFigures(add)
 	s.marginFigures(add)
 	s.seedFigures(add)
 	for _, f := range figs {
@@ -464,6 +465,11 @@ func (s *study) markdown(w io.Writer, elapsed time.Duration, workers int) error 
 	}
 	if len(s.poissons) > 0 {
 		if err := s.poissonMarkdown(w, &flags); err != nil {
+			return err
+		}
+	}
+	if len(s.agrees) > 0 {
+		if err := s.agreeMarkdown(w, &flags); err != nil {
 			return err
 		}
 	}

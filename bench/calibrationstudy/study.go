@@ -30,6 +30,9 @@ type plan struct {
 	// poissonSizes are the numbers of paired units of the Poisson study.
 	poissonSizes []int
 	poissonReps  map[int]int
+	// agreeSizes are the numbers of paired units of the agreement study.
+	agreeSizes []int
+	agreeReps  map[int]int
 	// marginSizes are the numbers of users of the margin study.
 	marginSizes []int
 	marginReps  map[int]int
@@ -59,18 +62,22 @@ func fullPlan() plan {
 		rankReps:    map[int]int{20: 2000, 100: 2000, 1000: 2000, 10000: 600},
 		metricSizes: []int{20, 100, 1000},
 		metricReps:  map[int]int{20: 1000, 100: 1000, 1000: 1000},
-		// At 100,000 units a replication costs 6 to 8 s of CPU, nearly all
-		// of it HashedReplicates (30 to 37 ns a unit and replicate on a
-		// shared machine): 20 replications a cell keep the part near a
-		// quarter of an hour.
+		// At 100,000 units a replication cost 6 to 8 s of CPU when this
+		// part was sized, nearly all of it HashedReplicates (30 to 37 ns a
+		// unit and replicate; about 5.5 since it hashes each replicate's
+		// seed once): 20 replications a cell.
 		poissonSizes: []int{20, 100, 1000, 100000},
 		poissonReps:  map[int]int{20: 2000, 100: 2000, 1000: 1000, 100000: 20},
-		marginSizes:  []int{100, 1000},
-		marginReps:   map[int]int{100: 4000, 1000: 2000},
-		seedSDs:      []float64{0, 0.01, 0.02, 0.05},
-		seedRuns:     []int{2, 3, 5},
-		seedSizes:    []int{60, 500},
-		seedReps:     2000,
+		// A replication at 1,000,000 units costs about 1.5 s of CPU, the
+		// bootstrap and the sign flips of B = 2000 nearly all of it.
+		agreeSizes:  []int{100, 1000, 10000, 100000, 1000000},
+		agreeReps:   map[int]int{100: 2000, 1000: 1000, 10000: 400, 100000: 100, 1000000: 20},
+		marginSizes: []int{100, 1000},
+		marginReps:  map[int]int{100: 4000, 1000: 2000},
+		seedSDs:     []float64{0, 0.01, 0.02, 0.05},
+		seedRuns:    []int{2, 3, 5},
+		seedSizes:   []int{60, 500},
+		seedReps:    2000,
 	}
 }
 
@@ -80,7 +87,10 @@ func (p plan) scaled(s float64) plan {
 	sc := func(r int) int { return max(blockSize, int(math.Round(float64(r)*s))) }
 	q := p
 	q.userReps, q.classReps, q.rankReps, q.metricReps, q.poissonReps = map[int]int{}, map[int]int{}, map[int]int{}, map[int]int{}, map[int]int{}
-	q.marginReps = map[int]int{}
+	q.marginReps, q.agreeReps = map[int]int{}, map[int]int{}
+	for n, r := range p.agreeReps {
+		q.agreeReps[n] = sc(r)
+	}
 	for n, r := range p.marginReps {
 		q.marginReps[n] = sc(r)
 	}
@@ -119,6 +129,8 @@ type study struct {
 	metricRes  []cellResult
 	poissons   []poissonConfig
 	poissonRes []cellResult
+	agrees     []agreeConfig
+	agreeRes   []cellResult
 	margins    []marginConfig
 	marginRes  []cellResult
 	seeds      []seedConfig
@@ -126,7 +138,7 @@ type study struct {
 }
 
 // newStudy returns the study of plan p, with the parts named (users,
-// folds, auc, friedman, metrics, poisson, margin, seeds) alone.
+// folds, auc, friedman, metrics, poisson, agree, margin, seeds) alone.
 func newStudy(p plan, parts []string) *study {
 	s := &study{plan: p}
 	if slices.Contains(parts, "users") {
@@ -146,6 +158,9 @@ func newStudy(p plan, parts []string) *study {
 	}
 	if slices.Contains(parts, "poisson") {
 		s.poissons = poissonConfigs(p.poissonSizes, p.poissonReps)
+	}
+	if slices.Contains(parts, "agree") {
+		s.agrees = agreeConfigs(p.agreeSizes, p.agreeReps)
 	}
 	if slices.Contains(parts, "margin") {
 		s.margins = marginConfigs(p.marginSizes)
@@ -181,6 +196,9 @@ func (s *study) run(workers int, log io.Writer) {
 	for _, c := range s.poissons {
 		cells = append(cells, cell{key: c.key(), reps: s.plan.poissonReps[c.n], methods: pMethods, cost: 20 * float64(c.n), replicate: c.replicate})
 	}
+	for _, c := range s.agrees {
+		cells = append(cells, cell{key: c.key(), reps: s.plan.agreeReps[c.n], methods: aMethods, cost: 10 * float64(c.n), replicate: c.replicate})
+	}
 	for _, c := range s.margins {
 		cells = append(cells, cell{key: c.key(), reps: s.plan.marginReps[c.n], methods: mgMethods, cost: 3 * float64(c.n), replicate: c.replicate})
 	}
@@ -202,6 +220,7 @@ func (s *study) run(workers int, log io.Writer) {
 	s.rankRes = next(len(s.ranks))
 	s.metricRes = next(len(s.metrics))
 	s.poissonRes = next(len(s.poissons))
+	s.agreeRes = next(len(s.agrees))
 	s.marginRes = next(len(s.margins))
 	s.seedRes = next(len(s.seeds))
 }
