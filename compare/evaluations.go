@@ -20,7 +20,9 @@ type Options struct {
 	Metrics []string
 	// Method is the test; the zero value chooses from the protocols the
 	// evaluations were logged with: CorrectedT for two k-fold evaluations,
-	// FiveByTwo for two 5x2 ones, Bootstrap otherwise.
+	// FiveByTwo for two 5x2 ones, and otherwise PairedT from AutoTMinUnits
+	// units of one row each (when Resampling and Resamples are not set;
+	// MetricResult.Auto says so), else Bootstrap.
 	Method Method
 	// Alpha, Confidence and Resamples default to 0.05, 0.95 and 2000 when
 	// zero. Seed selects the random streams: the same seed reproduces a
@@ -240,8 +242,11 @@ type MetricResult struct {
 	Method string `json:"method"`
 	// Resampling is "multinomial" or "poisson" where the method resampled.
 	Resampling string `json:"resampling,omitempty"`
-	Baseline   string `json:"baseline"`
-	Candidate  string `json:"candidate"`
+	// Auto, when the comparison chose Method itself from the units (no
+	// method, resampling or replicates asked), says why.
+	Auto      *AutoChoice `json:"auto,omitempty"`
+	Baseline  string      `json:"baseline"`
+	Candidate string      `json:"candidate"`
 	// N counts paired units; BaselineOnly and CandidateOnly the units of
 	// one side only (with AllowDifferentTargets).
 	N             int   `json:"n"`

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/verdict-ml/verdict/stats"
+	"github.com/verdict-ml/verdict/store"
 )
 
 func checkOptions(o Options) error {
@@ -55,6 +56,41 @@ const (
 	// own units' replicates (stats.Replicates).
 	Poisson Resampling = "poisson"
 )
+
+// AutoTMinUnits is the fewest units for which a comparison that names no
+// method (and no resampling, no number of replicates) runs the paired t of
+// the exact sums instead of the bootstrap: both evaluations must have at
+// least this many units, of one row each. From here on the t and the
+// default bootstrap decide alike on at least 99.5 % of simulated data sets,
+// their intervals lie a median 1.1 to 2.0 % of the t interval's width apart
+// (the bootstrap's own resampling noise at B = 2000), and both are
+// calibrated, for 0/1 values, zero-inflated ndcg-like values, heavy ties
+// and skewed values (docs/calibration.md, "The t and the bootstrap by n").
+// The t reads each unit once; on a distributed database its sums reach the
+// coordinator as a few hundred bytes.
+const AutoTMinUnits = 10_000
+
+// AutoChoice says why a comparison chose its method itself.
+type AutoChoice struct {
+	// Method is the method chosen: PairedT.
+	Method Method `json:"method"`
+	// Units is the fewer of the two evaluations' units, and MinUnits the
+	// least for which the rule chooses Method (AutoTMinUnits).
+	Units    int64 `json:"units"`
+	MinUnits int64 `json:"min_units"`
+}
+
+// autoMethod is the method a comparison of base and cand runs when it
+// names none and their protocols ask for the bootstrap: the paired t from
+// AutoTMinUnits units of one row each, unless the options ask for the
+// bootstrap's resampling or replicates; nil keeps the bootstrap.
+func autoMethod(base, cand *store.Evaluation, opts Options) *AutoChoice {
+	units := min(base.Units, cand.Units)
+	if opts.Resampling != ResamplingAuto || opts.Resamples != 0 || !store.OneRowPerUnit(base, cand) || units < AutoTMinUnits {
+		return nil
+	}
+	return &AutoChoice{Method: PairedT, Units: units, MinUnits: AutoTMinUnits}
+}
 
 // PoissonMinUnits is the fewest paired units for which ResamplingAuto
 // chooses the Poisson bootstrap on a distributed database. Below it the

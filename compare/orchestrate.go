@@ -55,6 +55,7 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 		return evaluatePredictions(ctx, st, c, metrics, opts)
 	}
 	method := opts.Method
+	var auto *AutoChoice
 	if method == "" {
 		switch {
 		case isKFold(base) && isKFold(cand):
@@ -63,6 +64,9 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 			method = FiveByTwo
 		default:
 			method = Bootstrap
+			if auto = autoMethod(base, cand, opts); auto != nil {
+				method = auto.Method
+			}
 		}
 	}
 	distributed, err := st.Distributed(ctx)
@@ -98,6 +102,9 @@ func Evaluations(ctx context.Context, st *store.Store, base, cand *store.Evaluat
 			if err != nil {
 				return err
 			}
+		}
+		for _, r := range c.Metrics {
+			r.Auto = auto
 		}
 		return conclude(ctx, tx, c, opts, func(int) Method { return method })
 	})

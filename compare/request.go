@@ -82,7 +82,7 @@ func (s Statistics) options() Options {
 type Request struct {
 	Pair
 	Metrics []string `req:"metric" short:"m" arg:"METRIC" help:"metric to compare (repeatable; default: every metric both share)"`
-	Method  string   `req:"method" arg:"TEST" help:"the paired test (default: from the evaluations' protocols: corrected-t for k-fold, 5x2 for 5x2, else bootstrap)"`
+	Method  string   `req:"method" arg:"TEST" help:"the paired test (default: from the evaluations' protocols: corrected-t for k-fold, 5x2 for 5x2; else t from 10,000 units of one row each, bootstrap below)"`
 	Adjust  string   `req:"adjust" arg:"ADJUSTMENT" help:"multiplicity adjustment across the metrics (default: holm with several metrics)"`
 	Statistics
 	Resampling            string   `req:"resampling" default:"auto" arg:"HOW" help:"how the bootstrap and the sign flips draw"`

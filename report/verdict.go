@@ -164,8 +164,14 @@ func writeMethod(b *strings.Builder, r *compare.MetricResult) {
 		}
 		fmt.Fprintf(b, " %s, %s recomputed on %s replicates; p is twice the smaller share of replicate differences at or beyond zero.",
 			kind, r.Metric, Thousands(int64(bo.Resamples-bo.Undefined)))
-	case r.Method == "paired-t" && st != "":
-		fmt.Fprintf(b, " Paired t: %s.", st)
+	case r.Method == "paired-t" && (st != "" || r.Auto != nil):
+		if st != "" {
+			fmt.Fprintf(b, " Paired t: %s.", st)
+		}
+		if a := r.Auto; a != nil {
+			fmt.Fprintf(b, " The paired t was chosen for %s units of one row each: from %s on, it and the bootstrap decide alike (docs/calibration.md); method bootstrap resamples instead.",
+				Thousands(a.Units), Thousands(a.MinUnits))
+		}
 	case r.Method == "corrected-t":
 		if r.RhoAssumed {
 			fmt.Fprintf(b, " Corrected resampled t (Nadeau & Bengio, %d folds)", r.N)
