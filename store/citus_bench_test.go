@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/verdict-ml/verdict/compare"
+	"github.com/verdict-ml/verdict/stats"
 	"github.com/verdict-ml/verdict/store"
 	"github.com/verdict-ml/verdict/store/storetest"
 )
@@ -118,6 +119,12 @@ func TestCitusBench(t *testing.T) {
 		return m[1]
 	}
 	e := evals[cs]
+	// The default: the t from compare.AutoTMinUnits units, else the
+	// bootstrap (Poisson on the cluster) of stats.DefaultResamples.
+	dflt, dfltArgs := store.SummaryQuery(e[0].ID, e[1].ID), []any{1, 1}
+	if n < compare.AutoTMinUnits {
+		dflt, dfltArgs = store.ReplicatesQuery(e[0].ID, e[1].ID), []any{1, 1, int64(0), stats.DefaultResamples}
+	}
 	for _, tc := range []struct {
 		name   string
 		method compare.Method
@@ -125,6 +132,7 @@ func TestCitusBench(t *testing.T) {
 		query  string
 		args   []any
 	}{
+		{"compare (the default)", "", "", dflt, dfltArgs},
 		{"compare --method t", compare.PairedT, "", store.SummaryQuery(e[0].ID, e[1].ID), []any{1, 1}},
 		{"compare --method wilcoxon --resampling poisson", compare.Wilcoxon, compare.Poisson, store.SignedRanksQuery(e[0].ID, e[1].ID), []any{1, 1}},
 		{"compare --resampling poisson", compare.Bootstrap, compare.Poisson, store.ReplicatesQuery(e[0].ID, e[1].ID), []any{1, 1, int64(0), B}},
@@ -132,7 +140,11 @@ func TestCitusBench(t *testing.T) {
 		var took [2]time.Duration
 		for i, st := range []*store.Store{cs, ps} {
 			start := time.Now()
-			_, err := compare.Evaluations(ctx, st, evals[st][0], evals[st][1], compare.Options{Metrics: []string{"ndcg@10"}, Method: tc.method, Resampling: tc.res, Resamples: B})
+			opts := compare.Options{Metrics: []string{"ndcg@10"}, Method: tc.method, Resampling: tc.res, Resamples: B}
+			if tc.method == "" {
+				opts.Resamples = 0
+			}
+			_, err := compare.Evaluations(ctx, st, evals[st][0], evals[st][1], opts)
 			require.NoError(t, err)
 			took[i] = time.Since(start)
 		}
