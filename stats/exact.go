@@ -56,6 +56,28 @@ func (a int128) neg() int128 {
 	return int128{^a.hi + int64(c), lo}
 }
 
+// shl is a·2^s for s < 128, when that fits.
+func (a int128) shl(s uint) int128 {
+	switch {
+	case s == 0:
+		return a
+	case s >= 64:
+		return int128{int64(a.lo << (s - 64)), 0}
+	}
+	return int128{a.hi<<s | int64(a.lo>>(64-s)), a.lo << s}
+}
+
+// sar is a·2^−s rounded down (an arithmetic shift), for s < 128.
+func (a int128) sar(s uint) int128 {
+	switch {
+	case s == 0:
+		return a
+	case s >= 64:
+		return int128{a.hi >> 63, uint64(a.hi >> (s - 64))}
+	}
+	return int128{a.hi >> s, a.lo>>s | uint64(a.hi)<<(64-s)}
+}
+
 // mulSmall is w·a for 0 ≤ w < 2⁶³.
 func (a int128) mulSmall(w int64) int128 {
 	c, lo := bits.Mul64(a.lo, uint64(w))

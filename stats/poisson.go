@@ -12,45 +12,49 @@ import (
 // be computed on any subset of the units (a shard of a distributed table)
 // and added up. verdict derives each weight from a hash of the unit's
 // sample ID, the replicate and the seed, the same in Go (PoissonWeight) and
-// in SQL (the function verdict_poisson_weight of migration 13), so that a
+// in SQL (the function verdict_poisson_weight of migration 21), so that a
 // database computing its shards' sums and Go computing them from the pairs
-// draw the same replicates bit for bit:
+// draw the same replicates bit for bit. One hash serves a block of four
+// replicates:
 //
-//	h = hashint8extended(hashtextextended(sample_id COLLATE "C", seed), b)
+//	h = hashint8extended(hashtextextended(sample_id COLLATE "C", seed), b / 4)
 //
-// read as an unsigned 64-bit number u, and the weight is the smallest k
-// with u < T_k, where T_k is the Poisson(1) distribution function at k
-// times 2⁶⁴, rounded down (poissonThresholds). The sign-flip test takes
-// its sign from the lowest bit of the same hash of replicate b.
+// and replicate b reads the 16 bits of h at 16·(b mod 4). Their high 15
+// bits, v, give the weight: the smallest k with v < T_k, where T_k is the
+// Poisson(1) distribution function at k times 2¹⁵, rounded to the nearest
+// integer (poissonThresholds), so that each weight's probability is
+// Poisson(1)'s within 2⁻¹⁶ and the weights run from 0 to 7. Their lowest
+// bit is the sign-flip test's: set, the unit's difference changes sign.
 
-// poissonThresholds are ⌊F(k)·2⁶⁴⌋ for the Poisson(1) distribution
-// function F, k = 0..19, computed with 60-digit decimal arithmetic; past
-// the last, the weight is 20, which has probability below 2⁻⁶¹.
-var poissonThresholds = [...]uint64{
-	0x5e2d58d8b3bcdf1a, 0xbc5ab1b16779be35, 0xeb715e1dc1582dc2, 0xfb23979734a252f1,
-	0xff1025f59174dc3d, 0xffd90f3ba4055e19, 0xfffa8b71fc72c913, 0xffff540c0914b3c9,
-	0xffffed1f4aa8f120, 0xfffffe216e641462, 0xffffffd4d85d3183, 0xfffffffc6da262b4,
-	0xffffffffba12d178, 0xfffffffffb07c64c, 0xffffffffffab8ea5, 0xfffffffffffabe22,
-	0xffffffffffffb11a, 0xfffffffffffffba1, 0xffffffffffffffc5, 0xfffffffffffffffd,
+// poissonThresholds are round(F(k)·2¹⁵) for the Poisson(1) distribution
+// function F, k = 0..6; at or past the last, the weight is 7.
+var poissonThresholds = [...]uint64{12055, 24109, 30137, 32146, 32648, 32749, 32765}
+
+// replicateLanes is the number of replicates one hash serves.
+const replicateLanes = 4
+
+// replicateHash is the hash of a sample ID's block of replicates j under
+// seed: replicates 4j … 4j+3.
+func replicateHash(sampleID string, j int32, seed uint64) uint64 {
+	return pghash.Int8Extended(int64(pghash.BytesExtended(sampleID, seed)), uint64(int64(j)))
 }
 
-// replicateHash is the hash of a sample ID's replicate b under seed.
-func replicateHash(sampleID string, b int32, seed uint64) uint64 {
-	return pghash.Int8Extended(int64(pghash.BytesExtended(sampleID, seed)), uint64(int64(b)))
-}
+// replicateField is replicate b's 16 bits of its block's hash h.
+func replicateField(h uint64, b int) uint64 { return h >> (16 * (b % replicateLanes)) & 0xffff }
 
 // PoissonWeight is the weight, drawn from Poisson(1), of the unit
 // sampleID in replicate b of a Poisson bootstrap with seed: the same
 // number verdict_poisson_weight(sample_id, b, seed) gives in SQL.
 func PoissonWeight(sampleID string, b int32, seed uint64) int32 {
-	return int32(weightOfHash(replicateHash(sampleID, b, seed)))
+	return int32(weightOfField(replicateField(replicateHash(sampleID, b/replicateLanes, seed), int(b))))
 }
 
-// weightOfHash is the Poisson weight of a replicate hash u: the number of
-// thresholds at or below it.
-func weightOfHash(u uint64) int64 {
+// weightOfField is the Poisson weight of a replicate's 16 bits f: the
+// number of thresholds at or below their high 15.
+func weightOfField(f uint64) int64 {
+	v := f >> 1
 	for k, t := range poissonThresholds {
-		if u < t {
+		if v < t {
 			return int64(k)
 		}
 	}
@@ -59,13 +63,13 @@ func weightOfHash(u uint64) int64 {
 
 // PoissonThresholds are the thresholds of PoissonWeight, for a database
 // that draws the same weights (store's replicate query): the weight of a
-// replicate hash is the number of thresholds at or below it.
+// replicate's 15 bits is the number of thresholds at or below them.
 func PoissonThresholds() []uint64 { return slices.Clone(poissonThresholds[:]) }
 
 // FlipSign reports whether the unit sampleID flips the sign of its
-// difference in replicate b of a sign-flip test with seed: the lowest bit
-// of the replicate's hash, as verdict_flip_sign(sample_id, b, seed) gives
+// difference in replicate b of a sign-flip test with seed: the lowest of
+// the replicate's 16 bits, as verdict_flip_sign(sample_id, b, seed) gives
 // in SQL.
 func FlipSign(sampleID string, b int32, seed uint64) bool {
-	return replicateHash(sampleID, b, seed)&1 == 1
+	return replicateField(replicateHash(sampleID, b/replicateLanes, seed), int(b))&1 == 1
 }

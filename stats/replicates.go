@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"math/bits"
 	"slices"
 
 	"github.com/verdict-ml/verdict/internal/pghash"
@@ -103,108 +104,197 @@ func HashedReplicates(ctx context.Context, ids []string, u PairedUnits, B int, s
 	return r, nil
 }
 
-// replicateBlock is the number of units a worker sums for all of a
-// chunk's replicates at once, so that their hashes and differences stay
-// in cache.
-const replicateBlock = 1024
-
 // weightOf is the Poisson weight and the flip of a unit whose sample ID
 // hashed to h, in replicate b: PoissonWeight and FlipSign without the
 // string hash.
 func weightOf(h int64, b int) (w int64, flip bool) {
-	u := pghash.Int8Extended(h, uint64(int64(b)))
-	return weightOfHash(u), u&1 == 1
+	f := replicateField(pghash.Int8Extended(h, uint64(int64(b/replicateLanes))), b)
+	return weightOfField(f), f&1 == 1
 }
 
-// splitShift splits a difference d in Q64 (|d| < 2²⁵·2⁶⁴) into d>>40, of
-// magnitude at most 2⁴⁹, and its low 40 bits, so that splitBlock units'
-// weighted parts (each weight at most 20 < 2⁵) sum in int64 exactly.
+// laneOnes has the lowest bit of each 16-bit lane of a block hash set.
+const laneOnes = 0x0001000100010001
+
+// laneThresholds are 2¹⁵ − T_k in each 16-bit lane, for the thresholds
+// T_k of poissonThresholds (see sumLanes).
+var laneThresholds = func() (c [len(poissonThresholds)]uint64) {
+	for k, t := range poissonThresholds {
+		c[k] = (1<<15 - t) * laneOnes
+	}
+	return c
+}()
+
+// laneSums are one block of units' sums for the four replicates of one
+// block hash: the weights in 16-bit lanes, Σ w·d and Σ of the d whose
+// sign flips.
+type laneSums struct {
+	weights     uint64
+	sums, flips [replicateLanes]int64
+}
+
+// sumLanes sums a block of units, with block hashes xs and parts d (|d| ≤
+// 2⁵¹, at most splitBlock of them, so that no sum overflows), for the
+// four replicates of the block. Each unit's four weights come at once, a
+// lane of 16 bits each: a lane's 15 bits v plus 2¹⁵ − T_k carry into the
+// lane's top bit exactly when v ≥ T_k, and never out of the lane. The
+// weights past 4, 0.4 % of them, take a branch.
+func sumLanes(xs []uint64, d []int64) laneSums {
+	d = d[:len(xs)]
+	c := &laneThresholds
+	c0, c1, c2, c3, c4 := c[0], c[1], c[2], c[3], c[4]
+	var weights uint64
+	var s0, s1, s2, s3 int64
+	for u, x := range xs {
+		v := x >> 1 & 0x7fff7fff7fff7fff
+		w := (v+c0)>>15&laneOnes + (v+c1)>>15&laneOnes + (v+c2)>>15&laneOnes + (v+c3)>>15&laneOnes
+		if (v+c4)&(laneOnes<<15) != 0 {
+			w = laneWeights(v)
+		}
+		weights += w
+		du := d[u]
+		s0 += int64(w&0xffff) * du
+		s1 += int64(w>>16&0xffff) * du
+		s2 += int64(w>>32&0xffff) * du
+		s3 += int64(w>>48) * du
+	}
+	var f0, f1, f2, f3 int64
+	for u, x := range xs {
+		du := d[u]
+		f0 += int64(x<<63) >> 63 & du
+		f1 += int64(x<<47) >> 63 & du
+		f2 += int64(x<<31) >> 63 & du
+		f3 += int64(x<<15) >> 63 & du
+	}
+	return laneSums{weights, [4]int64{s0, s1, s2, s3}, [4]int64{f0, f1, f2, f3}}
+}
+
+// laneWeights are the four weights of lanes v, every threshold counted.
+func laneWeights(v uint64) uint64 {
+	var w uint64
+	for _, c := range laneThresholds {
+		w += (v + c) >> 15 & laneOnes
+	}
+	return w
+}
+
+// splitBlock is the number of units sumLanes sums at once: 256 parts of
+// at most 2⁵¹, weighted by at most 7, stay below 2⁶³, and 256 weights
+// below 2¹⁶.
 const (
 	splitShift = 40
 	splitBlock = 256
+	wordLimit  = 1 << 51
 )
 
-// replicateFixed sums the replicates of differences in Q64. For each
-// replicate it hashes the seed once (pghash.Seed) and each unit with the
-// final mix alone, draws the weight without a branch but in its rare tail,
+// fixedWords writes differences in Q64 as int64 words whose sums,
+// shifted, add up to theirs: one word d >> g where every difference is a
+// multiple of 2^g and fits in 2⁵¹ after the shift (values stored as
+// float32, or 0/1, mostly do), and otherwise two, d >> 40 and its low 40
+// bits.
+func fixedWords(d []int128) (words [][]int64, shifts []uint) {
+	g := uint(127)
+	for _, v := range d {
+		switch {
+		case v.lo != 0:
+			g = min(g, uint(bits.TrailingZeros64(v.lo)))
+		case v.hi != 0:
+			g = min(g, 64+uint(bits.TrailingZeros64(uint64(v.hi))))
+		}
+	}
+	if g == 127 {
+		g = 0 // all zero
+	}
+	one := make([]int64, len(d))
+	for u, v := range d {
+		s := v.sar(g)
+		x := int64(s.lo)
+		if s.hi != x>>63 || x > wordLimit || x < -wordLimit {
+			one = nil
+			break
+		}
+		one[u] = x
+	}
+	if one != nil {
+		return [][]int64{one}, []uint{g}
+	}
+	hi, lo := make([]int64, len(d)), make([]int64, len(d))
+	for u, v := range d {
+		hi[u] = v.hi<<(64-splitShift) | int64(v.lo>>splitShift)
+		lo[u] = int64(v.lo & (1<<splitShift - 1))
+	}
+	return [][]int64{hi, lo}, []uint{splitShift, 0}
+}
+
+// replicateFixed sums the replicates of differences in Q64. It hashes
+// each block's seed once (pghash.Seed) and each unit with the final mix
+// alone, draws four replicates' weights from the hash without a branch,
 // and sums splitBlock units' weighted parts in int64 before adding them
-// to the replicate's 128-bit sums: the same sums as the definition,
-// exactly (TestHashedReplicatesAddUpOverShards checks them against the
-// wide path, term by term).
+// to the replicates' 128-bit sums: the same sums as the definition,
+// exactly (TestHashedReplicatesAreTheirDefinition checks them term by
+// term).
 func replicateFixed(ctx context.Context, r *Replicates, hashes, rows []int64, d []int128) error {
 	B, n := len(r.Weights), len(d)
 	keys := make([]uint32, n)
-	dh, dl := make([]int64, n), make([]int64, n)
 	var total int128
 	oneRow := true
 	for u, v := range d {
 		keys[u] = pghash.Int8Fold(hashes[u])
-		dh[u] = v.hi<<(64-splitShift) | int64(v.lo>>splitShift)
-		dl[u] = int64(v.lo & (1<<splitShift - 1))
 		total = total.add(v)
 		oneRow = oneRow && rows[u] == 1
 	}
-	t0, t1, t2, t3 := poissonThresholds[0], poissonThresholds[1], poissonThresholds[2], poissonThresholds[3]
+	words, shifts := fixedWords(d)
+	const blocks = resampleChunkSize / replicateLanes
 	return resampleChunks(ctx, B, n, func() func(chunk, first, count int) {
-		seeds := make([]pghash.Seeded, resampleChunkSize)
-		sums := make([]int128, resampleChunkSize)
-		flipped := make([]int128, resampleChunkSize)
-		weights := make([]int64, resampleChunkSize)
+		var seeds [blocks]pghash.Seeded
+		xs := make([]uint64, splitBlock)
+		var weights [resampleChunkSize]int64
+		sums := make([][resampleChunkSize]int128, len(words))
+		flipped := make([][resampleChunkSize]int128, len(words))
 		return func(_, first, count int) {
-			for k := range count {
-				seeds[k] = pghash.Seed(uint64(int64(first + k)))
-				sums[k], flipped[k], weights[k] = int128{}, int128{}, 0
+			nb := (count + replicateLanes - 1) / replicateLanes
+			for j := range nb {
+				seeds[j] = pghash.Seed(uint64(int64(first/replicateLanes + j)))
+			}
+			weights = [resampleChunkSize]int64{}
+			for w := range words {
+				sums[w], flipped[w] = [resampleChunkSize]int128{}, [resampleChunkSize]int128{}
 			}
 			for lo := 0; lo < n; lo += splitBlock {
 				hi := min(lo+splitBlock, n)
-				ks, hs, ls, rs := keys[lo:hi], dh[lo:hi], dl[lo:hi], rows[lo:hi]
-				for k := range count {
-					seed := seeds[k]
-					var w, wh, wl, fh, fl int64
-					for u, key := range ks {
-						x := seed.Hash(key)
-						var wu int64
-						if x >= t3 {
-							wu = weightOfHash(x) // 3 or more: 1.9 %
-						} else {
-							wu = b2i(x >= t0) + b2i(x >= t1) + b2i(x >= t2)
+				ks := keys[lo:hi]
+				for j := range nb {
+					seeds[j].HashAll(xs, ks)
+					for w, word := range words {
+						ls := sumLanes(xs[:len(ks)], word[lo:hi])
+						for i := range replicateLanes {
+							k := j*replicateLanes + i
+							if w == 0 && oneRow {
+								weights[k] += int64(ls.weights >> (16 * i) & 0xffff)
+							}
+							sums[w][k] = sums[w][k].add(int128{ls.sums[i] >> 63, uint64(ls.sums[i])})
+							flipped[w][k] = flipped[w][k].add(int128{ls.flips[i] >> 63, uint64(ls.flips[i])})
 						}
-						if oneRow {
-							w += wu
-						} else {
-							w += wu * rs[u]
-						}
-						wh += wu * hs[u]
-						wl += wu * ls[u]
-						m := -int64(x & 1) // all ones where the sign flips
-						fh += hs[u] & m
-						fl += ls[u] & m
 					}
-					weights[k] += w
-					sums[k] = sums[k].add(joinSplit(wh, wl))
-					flipped[k] = flipped[k].add(joinSplit(fh, fl))
+					if !oneRow {
+						ls := sumLanes(xs[:len(ks)], rows[lo:hi])
+						for i := range replicateLanes {
+							weights[j*replicateLanes+i] += ls.sums[i]
+						}
+					}
 				}
 			}
 			for k := range count {
+				var s, f int128
+				for w, shift := range shifts {
+					s = s.add(sums[w][k].shl(shift))
+					f = f.add(flipped[w][k].shl(shift))
+				}
 				// Σ s·d = Σ d − 2·Σ of the flipped d.
-				f := flipped[k].add(flipped[k]).neg().add(total)
-				r.Weights[first+k], r.Sums[first+k], r.Flips[first+k] = weights[k], sums[k].big(), f.big()
+				f = f.add(f).neg().add(total)
+				r.Weights[first+k], r.Sums[first+k], r.Flips[first+k] = weights[k], s.big(), f.big()
 			}
 		}
 	})
-}
-
-// b2i is 1 for true and 0 for false.
-func b2i(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// joinSplit is hi·2⁴⁰ + lo as an int128.
-func joinSplit(hi, lo int64) int128 {
-	return int128{hi >> (64 - splitShift), uint64(hi) << splitShift}.add(int128{lo >> 63, uint64(lo)})
 }
 
 func replicateWide(ctx context.Context, r *Replicates, hashes, rows []int64, d []*big.Int) error {

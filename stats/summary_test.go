@@ -163,58 +163,95 @@ func TestHashedReplicatesAddUpOverShards(t *testing.T) {
 
 // The replicates are their definition, term by term in big integers: each
 // unit's PoissonWeight and FlipSign of its own sample ID, times its exact
-// difference at scale 2⁶⁴ and its rows. The units reach the edges of Q64
-// (differences near ±2²⁵, the least value 2⁻⁶⁴), come several rows to a
-// unit, and fill blocks of units and chunks of replicates partly.
+// difference at scale 2⁶⁴ and its rows. The data sets take each way the
+// sums are made: differences at the edges of Q64 (near ±2²⁵, and the
+// least value 2⁻⁶⁴) summed in two words; values stored as float32, 0/1
+// values and all-zero differences summed in one word shifted by their
+// common power of two; several rows to a unit; one unit; and blocks of
+// units, blocks of four replicates and chunks of replicates filled partly.
 func TestHashedReplicatesAreTheirDefinition(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	rng := rand.New(rand.NewPCG(30, 2))
-	const n, B = 700, 70
-	ids := make([]string, n)
-	left, right := make([]float64, n), make([]float64, n)
-	rows := make([]int32, n)
 	edge := FixedLimit - 0x1p-20
-	for i := range n {
-		ids[i] = "user " + big.NewInt(int64(i*7919)).String()
-		rows[i] = int32(1 + rng.IntN(3))
-		switch i % 5 {
-		case 0:
-			left[i], right[i] = edge, -edge
-		case 1:
-			left[i], right[i] = -edge, edge
-		case 2:
-			left[i], right[i] = 0x1p-64, 0
-		default:
-			left[i], right[i] = float64(float32(rng.Float64()*8)), float64(float32(rng.Float64()))
-		}
-	}
-	got, err := HashedReplicates(ctx, ids, PairedUnits{LeftSum: left, RightSum: right, Rows: rows}, B, 1234)
-	require.NoError(t, err)
-	require.Equal(t, uint(FixedScale), got.Scale)
-	d := make([]*big.Int, n)
-	for i := range n {
-		l, okl := toFixed(left[i])
-		r, okr := toFixed(right[i])
-		require.True(t, okl && okr)
-		d[i] = l.add(r.neg()).big()
-	}
-	for b := range B {
-		var w int64
-		s, f := new(big.Int), new(big.Int)
-		for i, id := range ids {
-			wu := int64(PoissonWeight(id, int32(b), 1234))
-			w += wu * int64(rows[i])
-			s.Add(s, new(big.Int).Mul(d[i], big.NewInt(wu)))
-			if FlipSign(id, int32(b), 1234) {
-				f.Sub(f, d[i])
-			} else {
-				f.Add(f, d[i])
+	for _, tc := range []struct {
+		name string
+		n, B int
+		rows bool
+		unit func(i int, rng *rand.Rand) (float64, float64)
+	}{
+		{"Q64 edges, several rows", 700, 70, true, func(i int, rng *rand.Rand) (float64, float64) {
+			switch i % 5 {
+			case 0:
+				return edge, -edge
+			case 1:
+				return -edge, edge
+			case 2:
+				return 0x1p-64, 0
 			}
-		}
-		require.Equal(t, w, got.Weights[b], "replicate %d", b)
-		require.Zero(t, s.Cmp(got.Sums[b]), "replicate %d: %v against %v", b, got.Sums[b], s)
-		require.Zero(t, f.Cmp(got.Flips[b]), "replicate %d", b)
+			return float64(float32(rng.Float64() * 8)), float64(float32(rng.Float64()))
+		}},
+		{"float32", 1000, 37, false, func(_ int, rng *rand.Rand) (float64, float64) {
+			return float64(float32(rng.Float64())), float64(float32(rng.Float64()))
+		}},
+		{"0/1, several rows", 600, 33, true, func(_ int, rng *rand.Rand) (float64, float64) {
+			return float64(rng.IntN(2)), float64(rng.IntN(2))
+		}},
+		{"large and small", 300, 9, false, func(i int, rng *rand.Rand) (float64, float64) {
+			if i%2 == 0 {
+				return 1e6, 0
+			}
+			return 0x1p-40, 0
+		}},
+		{"all equal", 257, 5, false, func(int, *rand.Rand) (float64, float64) { return 0.25, 0.25 }},
+		{"one unit", 1, 3, false, func(int, *rand.Rand) (float64, float64) { return 0.75, 0.5 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(30, 2))
+			ids := make([]string, tc.n)
+			left, right := make([]float64, tc.n), make([]float64, tc.n)
+			var rows []int32
+			if tc.rows {
+				rows = make([]int32, tc.n)
+			}
+			for i := range tc.n {
+				ids[i] = "user " + big.NewInt(int64(i*7919)).String()
+				if rows != nil {
+					rows[i] = int32(1 + rng.IntN(3))
+				}
+				left[i], right[i] = tc.unit(i, rng)
+			}
+			got, err := HashedReplicates(ctx, ids, PairedUnits{LeftSum: left, RightSum: right, Rows: rows}, tc.B, 1234)
+			require.NoError(t, err)
+			require.Equal(t, uint(FixedScale), got.Scale)
+			d := make([]*big.Int, tc.n)
+			for i := range tc.n {
+				l, okl := toFixed(left[i])
+				r, okr := toFixed(right[i])
+				require.True(t, okl && okr)
+				d[i] = l.add(r.neg()).big()
+			}
+			for b := range tc.B {
+				var w int64
+				s, f := new(big.Int), new(big.Int)
+				for i, id := range ids {
+					wu := int64(PoissonWeight(id, int32(b), 1234))
+					m := int64(1)
+					if rows != nil {
+						m = int64(rows[i])
+					}
+					w += wu * m
+					s.Add(s, new(big.Int).Mul(d[i], big.NewInt(wu)))
+					if FlipSign(id, int32(b), 1234) {
+						f.Sub(f, d[i])
+					} else {
+						f.Add(f, d[i])
+					}
+				}
+				require.Equal(t, w, got.Weights[b], "replicate %d", b)
+				require.Zero(t, s.Cmp(got.Sums[b]), "replicate %d: %v against %v", b, got.Sums[b], s)
+				require.Zero(t, f.Cmp(got.Flips[b]), "replicate %d", b)
+			}
+		})
 	}
 }
 

@@ -123,7 +123,7 @@ func TestCitusBench(t *testing.T) {
 	// bootstrap (Poisson on the cluster) of stats.DefaultResamples.
 	dflt, dfltArgs := store.SummaryQuery(e[0].ID, e[1].ID), []any{1, 1}
 	if n < compare.AutoTMinUnits {
-		dflt, dfltArgs = store.ReplicatesQuery(e[0].ID, e[1].ID), []any{1, 1, int64(0), stats.DefaultResamples}
+		dflt, dfltArgs = store.ReplicatesQuery(e[0].ID, e[1].ID), []any{1, 1, int64(0), store.ReplicateGroups(stats.DefaultResamples)}
 	}
 	for _, tc := range []struct {
 		name   string
@@ -135,7 +135,7 @@ func TestCitusBench(t *testing.T) {
 		{"compare (the default)", "", "", dflt, dfltArgs},
 		{"compare --method t", compare.PairedT, "", store.SummaryQuery(e[0].ID, e[1].ID), []any{1, 1}},
 		{"compare --method wilcoxon --resampling poisson", compare.Wilcoxon, compare.Poisson, store.SignedRanksQuery(e[0].ID, e[1].ID), []any{1, 1}},
-		{"compare --resampling poisson", compare.Bootstrap, compare.Poisson, store.ReplicatesQuery(e[0].ID, e[1].ID), []any{1, 1, int64(0), B}},
+		{"compare --resampling poisson", compare.Bootstrap, compare.Poisson, store.ReplicatesQuery(e[0].ID, e[1].ID), []any{1, 1, int64(0), store.ReplicateGroups(B)}},
 	} {
 		var took [2]time.Duration
 		for i, st := range []*store.Store{cs, ps} {
@@ -156,7 +156,7 @@ func TestCitusBench(t *testing.T) {
 			args        []any
 		}{
 			{"summary (t, means, counts, hint)", store.SummaryQuery(e[0].ID, e[1].ID), []any{1, 1}},
-			{"replicates (Poisson bootstrap, sign flips)", store.ReplicatesQuery(e[0].ID, e[1].ID), []any{1, 1, int64(0), B}},
+			{"replicates (Poisson bootstrap, sign flips)", store.ReplicatesQuery(e[0].ID, e[1].ID), []any{1, 1, int64(0), store.ReplicateGroups(B)}},
 			{"signed ranks (Wilcoxon)", store.SignedRanksQuery(e[0].ID, e[1].ID), []any{1, 1}},
 		} {
 			require.NoError(t, cs.InTx(ctx, func(tx *store.Tx) error {

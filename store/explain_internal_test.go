@@ -86,11 +86,11 @@ func TestPushedDownPlans(t *testing.T) {
 			query string
 			args  []any
 			// maxBytes bounds what reaches the coordinator: a few rows per
-			// shard, or B rows per shard.
+			// shard, or 160 bytes a replicate and shard.
 			maxBytes int
 		}{
 			{"summary", summaryQuery(a, b), []any{1, 1}, 4 * 512},
-			{"replicates", replicatesQuery(a, b), []any{1, 1, int64(3), 50}, 4 * 50 * 160},
+			{"replicates", replicatesQuery(a, b), []any{1, 1, int64(3), replicateGroups(50)}, 4 * replicateGroups(50) * replicatesPerRow * 160},
 			{"signed ranks", signedRanksQuery(a, b), []any{1, 1}, 4 * 64 * 40},
 		} {
 			plan, bytes := explain(q.query, q.args...)

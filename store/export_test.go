@@ -10,6 +10,7 @@ import (
 var (
 	SummaryQuery     = summaryQuery
 	ReplicatesQuery  = replicatesQuery
+	ReplicateGroups  = replicateGroups
 	SignedRanksQuery = signedRanksQuery
 )
 

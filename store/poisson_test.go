@@ -13,7 +13,7 @@ import (
 
 // TestPoissonWeightsAgreeWithSQL draws the Poisson bootstrap's weights and
 // the sign-flip test's signs for 500 sample IDs (empty, short, long,
-// non-ASCII) in 40 replicates under three seeds, in SQL (migration 13) and
+// non-ASCII) in 40 replicates under three seeds, in SQL (migration 21) and
 // in Go (stats.PoissonWeight, stats.FlipSign): they must be the same,
 // every one.
 func TestPoissonWeightsAgreeWithSQL(t *testing.T) {

@@ -179,43 +179,66 @@ type ReplicateSums struct {
 	Sums, Flips []*big.Int
 }
 
-// weightExpr is the Poisson weight of the unit whose sample ID hashed to
-// p.h in replicate p.b: a CASE over stats.PoissonThresholds, those of
-// verdict_poisson_weight (migration 13), which PostgreSQL
-// evaluates faster than width_bucket over an array, and which a sum can
-// read without a grouping key.
-func weightExpr() string {
+// replicatesPerRow is the number of replicates one row of the replicate
+// query carries, for one unit: two block hashes of four (stats'
+// PoissonWeight). PostgreSQL's cost is mostly the rows it makes and
+// aggregates, far less the hashes and sums within a row.
+const replicatesPerRow = 8
+
+// replicateGroups is the number of rows per unit of B replicates.
+func replicateGroups(B int) int { return (B + replicatesPerRow - 1) / replicatesPerRow }
+
+// laneWeight is the Poisson weight in replicate lane i (0 … 3) of the
+// block hash x: a CASE over stats.PoissonThresholds, those of
+// verdict_poisson_weight (migration 21), which PostgreSQL evaluates faster
+// than width_bucket over an array.
+func laneWeight(x string, i int) string {
 	var b strings.Builder
+	v := fmt.Sprintf("((%s >> %d) & 32767)", x, 16*i+1)
 	b.WriteString("CASE")
 	thresholds := stats.PoissonThresholds()
 	for k, t := range thresholds {
-		// The hash, a signed bigint, with its sign bit flipped orders as
-		// the unsigned hash does; so does the threshold.
-		fmt.Fprintf(&b, " WHEN (hashint8extended(p.h, p.b::bigint) # (-9223372036854775807 - 1)) < %d THEN %d", int64(t^1<<63), k)
+		fmt.Fprintf(&b, " WHEN %s < %d THEN %d", v, t, k)
 	}
 	fmt.Fprintf(&b, " ELSE %d END", len(thresholds))
 	return b.String()
 }
 
 // replicatesQuery is Replicates' query; $1 and $2 are the metric's
-// indexes, $3 the seed and $4 the number of replicates.
+// indexes, $3 the seed and $4 the number of rows per unit, ⌈B / 8⌉. Row g
+// of a unit holds replicates 8g … 8g+7: the hashes of blocks 2g and 2g+1,
+// then each replicate's weight w and sign bit f. A shard returns, for each
+// g, Σ w, Σ w·d and Σ s·d of each of its replicates (s = 1 − 2f), d split
+// in two words as pairedValues splits it.
 func replicatesQuery(leftID, rightID int64) string {
-	w := weightExpr()
-	flip := "(hashint8extended(p.h, p.b::bigint) & 1) = 1"
+	var lanes, sums []string
+	for r := range replicatesPerRow {
+		x := fmt.Sprintf("p.x%d", r/4)
+		i := r % 4
+		lanes = append(lanes, fmt.Sprintf("%s AS w%d, (%s >> %d) & 1 AS f%d", laneWeight(x, i), r, x, 16*i, r))
+		sums = append(sums, fmt.Sprintf("sum(q.w%[1]d), sum(q.w%[1]d * q.dhi)::text, sum(q.w%[1]d * q.dlo)::text, "+
+			"sum((1 - 2 * q.f%[1]d) * q.dhi)::text, sum((1 - 2 * q.f%[1]d) * q.dlo)::text", r))
+	}
+	// Set-returning functions in one select list run in step, so x0 and
+	// x1 are row g's hashes; generate_series(1, 1) keeps each level's
+	// columns computed once per row (see pairedValues).
 	return `
-		SELECT p.b, sum(` + w + `), sum((` + w + `) * p.dhi)::text, sum((` + w + `) * p.dlo)::text,
-		       sum(CASE WHEN ` + flip + ` THEN -p.dhi ELSE p.dhi END)::text, sum(CASE WHEN ` + flip + ` THEN -p.dlo ELSE p.dlo END)::text
-		FROM (SELECT p.h, p.dhi, p.dlo, generate_series(0, $4 - 1) AS b
-		      FROM (SELECT hashtextextended(p.sid COLLATE "C", $3) AS h, p.dhi, p.dlo, generate_series(1, 1) AS once
-		            FROM ` + pairedValues(leftID, rightID, false) + `) p) p
-		GROUP BY p.b`
+		SELECT q.g, ` + strings.Join(sums, ",\n\t\t       ") + `
+		FROM (SELECT p.g, p.dhi, p.dlo, ` + strings.Join(lanes, ",\n\t\t             ") + `,
+		             generate_series(1, 1) AS once
+		      FROM (SELECT p.dhi, p.dlo, generate_series(0, $4 - 1) AS g,
+		                   hashint8extended(p.h, 2 * generate_series(0, $4 - 1)) AS x0,
+		                   hashint8extended(p.h, 2 * generate_series(0, $4 - 1) + 1) AS x1
+		            FROM (SELECT hashtextextended(p.sid COLLATE "C", $3) AS h, p.dhi, p.dlo, generate_series(1, 1) AS once
+		                  FROM ` + pairedValues(leftID, rightID, false) + `) p) p) q
+		GROUP BY q.g`
 }
 
 // Replicates computes B replicates of the paired units with seed, for
 // units in Q64 (a Summary with Outside zero). Each unit and replicate
-// draws its weight and sign from the hash of migration 13 (each shard
-// computes O(n·B) of them), and a shard returns one row of sums per
-// replicate.
+// draws its weight and sign from the hashes of migration 21 (each shard
+// computes O(n·B/4) of them, in O(n·B/8) rows), and a shard returns one
+// row of sums per 8 replicates.
 func (t *Tx) Replicates(ctx context.Context, leftID, rightID int64, metric string, B int, seed uint64) (*ReplicateSums, error) {
 	_, _, li, ri, err := pairable(ctx, t.tx, leftID, rightID, metric, true)
 	if err != nil {
@@ -227,7 +250,8 @@ func (t *Tx) Replicates(ctx context.Context, leftID, rightID int64, metric strin
 	if err := t.noJIT(ctx); err != nil {
 		return nil, err
 	}
-	rows, err := t.tx.Query(ctx, replicatesQuery(leftID, rightID), li+1, ri+1, int64(seed), B)
+	groups := replicateGroups(B)
+	rows, err := t.tx.Query(ctx, replicatesQuery(leftID, rightID), li+1, ri+1, int64(seed), groups)
 	if err != nil {
 		return nil, fmt.Errorf("resample evaluations %d and %d: %w", leftID, rightID, err)
 	}
@@ -240,23 +264,35 @@ func (t *Tx) Replicates(ctx context.Context, leftID, rightID int64, metric strin
 	for i := range parts {
 		parts[i] = new(big.Int)
 	}
+	var g int64
+	weights := make([]int64, replicatesPerRow)
+	text := make([]string, 4*replicatesPerRow)
+	dest := []any{&g}
+	for r := range replicatesPerRow {
+		dest = append(dest, &weights[r], &text[4*r], &text[4*r+1], &text[4*r+2], &text[4*r+3])
+	}
 	for rows.Next() {
-		var b, weight int64
-		var text [4]string
-		if err := rows.Scan(&b, &weight, &text[0], &text[1], &text[2], &text[3]); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		if b < 0 || b >= int64(B) {
-			return nil, fmt.Errorf("resample evaluations %d and %d: replicate %d out of range", leftID, rightID, b)
+		if g < 0 || g >= int64(groups) {
+			return nil, fmt.Errorf("resample evaluations %d and %d: replicate group %d out of range", leftID, rightID, g)
 		}
-		for i, v := range text {
-			if _, ok := parts[i].SetString(v, 10); !ok {
-				return nil, fmt.Errorf("resample evaluations %d and %d: sum %q is not an integer", leftID, rightID, v)
+		for k := range replicatesPerRow {
+			b := int(g)*replicatesPerRow + k
+			if b >= B {
+				break
 			}
+			for i := range parts {
+				v := text[4*k+i]
+				if _, ok := parts[i].SetString(v, 10); !ok {
+					return nil, fmt.Errorf("resample evaluations %d and %d: sum %q is not an integer", leftID, rightID, v)
+				}
+			}
+			r.Weights[b] = weights[k]
+			r.Sums[b] = q64(parts[0], parts[1])
+			r.Flips[b] = q64(parts[2], parts[3])
 		}
-		r.Weights[b] = weight
-		r.Sums[b] = q64(parts[0], parts[1])
-		r.Flips[b] = q64(parts[2], parts[3])
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("resample evaluations %d and %d: %w", leftID, rightID, err)

@@ -130,3 +130,13 @@ func (s Seeded) Hash(k uint32) uint64 {
 	_, b, c := jfinal(s.a+k, s.b, s.c)
 	return uint64(b)<<32 | uint64(c)
 }
+
+// HashAll sets out[i] to s.Hash(keys[i]) for each key, len(out) ≥ len(keys):
+// Hash in a loop the compiler can keep in registers.
+func (s Seeded) HashAll(out []uint64, keys []uint32) {
+	out = out[:len(keys)]
+	for i, k := range keys {
+		_, b, c := jfinal(s.a+k, s.b, s.c)
+		out[i] = uint64(b)<<32 | uint64(c)
+	}
+}
