@@ -685,13 +685,20 @@ func compareCase(b *bench) ([]Figure, []Growth, error) {
 			return append(args, "a", "b")
 		}
 	}
-	out, err := b.interleave(b.rounds, cmd("ndcg@10"), cmd())
+	// The Poisson bootstrap, which a distributed database runs where the
+	// units are, against the multinomial one: the same compare otherwise.
+	poisson := func(r int) []string {
+		args := cmd("ndcg@10")(r)
+		return append(args[:len(args)-2], "--resampling", "poisson", "a", "b")
+	}
+	out, err := b.interleave(b.rounds, cmd("ndcg@10"), cmd(), poisson)
 	if err != nil {
 		return nil, nil, err
 	}
 	figs := []Figure{
 		timeFigure("compare_1m", "compare 1M units, one metric", out[0], 2.0, 0, "bench/compare"),
 		ratioFigure("compare_1m_ten", "compare 1M units, ten metrics", "one metric", "x peer", out[1], out[0], 2.5, 0, "bench/compare"),
+		ratioFigure("compare_1m_poisson", "compare 1M units, --resampling poisson", "the multinomial bootstrap", "x peer", out[2], out[0], 1.5, 0, "bench/compare"),
 	}
 	figs[0].Costs, figs[1].Costs = b.costs(cmd("ndcg@10")(0)), b.costs(cmd()(0))
 	return figs, nil, nil
