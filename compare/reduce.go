@@ -61,7 +61,7 @@ func (p *pushed) summary() stats.PairedSummary {
 }
 
 func (p *pushed) replicates(ctx context.Context, B int, seed uint64) (*stats.Replicates, error) {
-	r, err := p.tx.Replicates(ctx, p.leftID, p.rightID, p.metric, B, seed)
+	r, err := p.tx.Replicates(ctx, p.s, B, seed)
 	if err != nil {
 		return nil, err
 	}

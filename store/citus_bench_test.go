@@ -119,11 +119,19 @@ func TestCitusBench(t *testing.T) {
 		return m[1]
 	}
 	e := evals[cs]
+	var shift int
+	require.NoError(t, cs.InTx(ctx, func(tx *store.Tx) error {
+		s, err := tx.Summarize(ctx, e[0].ID, e[1].ID, "ndcg@10", true)
+		if err == nil {
+			shift = s.Shift
+		}
+		return err
+	}))
 	// The default: the t from compare.AutoTMinUnits units, else the
 	// bootstrap (Poisson on the cluster) of stats.DefaultResamples.
 	dflt, dfltArgs := store.SummaryQuery(e[0].ID, e[1].ID), []any{1, 1}
 	if n < compare.AutoTMinUnits {
-		dflt, dfltArgs = store.ReplicatesQuery(e[0].ID, e[1].ID), []any{1, 1, int64(0), store.ReplicateGroups(stats.DefaultResamples)}
+		dflt, dfltArgs = store.ReplicatesQuery(e[0].ID, e[1].ID, shift), []any{1, 1, int64(0), store.ReplicateGroups(stats.DefaultResamples)}
 	}
 	for _, tc := range []struct {
 		name   string
@@ -135,7 +143,7 @@ func TestCitusBench(t *testing.T) {
 		{"compare (the default)", "", "", dflt, dfltArgs},
 		{"compare --method t", compare.PairedT, "", store.SummaryQuery(e[0].ID, e[1].ID), []any{1, 1}},
 		{"compare --method wilcoxon --resampling poisson", compare.Wilcoxon, compare.Poisson, store.SignedRanksQuery(e[0].ID, e[1].ID), []any{1, 1}},
-		{"compare --resampling poisson", compare.Bootstrap, compare.Poisson, store.ReplicatesQuery(e[0].ID, e[1].ID), []any{1, 1, int64(0), store.ReplicateGroups(B)}},
+		{"compare --resampling poisson", compare.Bootstrap, compare.Poisson, store.ReplicatesQuery(e[0].ID, e[1].ID, shift), []any{1, 1, int64(0), store.ReplicateGroups(B)}},
 	} {
 		var took [2]time.Duration
 		for i, st := range []*store.Store{cs, ps} {
@@ -156,7 +164,7 @@ func TestCitusBench(t *testing.T) {
 			args        []any
 		}{
 			{"summary (t, means, counts, hint)", store.SummaryQuery(e[0].ID, e[1].ID), []any{1, 1}},
-			{"replicates (Poisson bootstrap, sign flips)", store.ReplicatesQuery(e[0].ID, e[1].ID), []any{1, 1, int64(0), store.ReplicateGroups(B)}},
+			{"replicates (Poisson bootstrap, sign flips)", store.ReplicatesQuery(e[0].ID, e[1].ID, shift), []any{1, 1, int64(0), store.ReplicateGroups(B)}},
 			{"signed ranks (Wilcoxon)", store.SignedRanksQuery(e[0].ID, e[1].ID), []any{1, 1}},
 		} {
 			require.NoError(t, cs.InTx(ctx, func(tx *store.Tx) error {

@@ -90,7 +90,8 @@ func TestPushedDownPlans(t *testing.T) {
 			maxBytes int
 		}{
 			{"summary", summaryQuery(a, b), []any{1, 1}, 4 * 512},
-			{"replicates", replicatesQuery(a, b), []any{1, 1, int64(3), replicateGroups(50)}, 4 * replicateGroups(50) * replicatesPerRow * 160},
+			{"replicates", replicatesQuery(a, b, -1), []any{1, 1, int64(3), replicateGroups(50)}, 4 * replicateGroups(50) * replicatesPerRow * 160},
+			{"replicates in one word", replicatesQuery(a, b, 40), []any{1, 1, int64(3), replicateGroups(50)}, 4 * replicateGroups(50) * replicatesPerRow * 160},
 			{"signed ranks", signedRanksQuery(a, b), []any{1, 1}, 4 * 64 * 40},
 		} {
 			plan, bytes := explain(q.query, q.args...)

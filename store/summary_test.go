@@ -14,14 +14,16 @@ import (
 	"github.com/verdict-ml/verdict/store"
 )
 
-// summaryRows are n units of two metrics as training jobs log them:
+// summaryRows are n units of three metrics as training jobs log them:
 // ndcg-like values with a third zeros and many ties (the values are
-// multiples of 1/64), and an unbounded one (a revenue-like value), so
-// that the summaries see zeros, ties, and values equal within storage
-// precision. Some units are on one side only.
+// multiples of 1/64), an unbounded one (a revenue-like value), and one
+// whose values run from 10⁻⁹ to 10⁴ (a latency in seconds), so that the
+// summaries see zeros, ties, values equal within storage precision, and
+// differences that need two words a unit. Some units are on one side
+// only.
 func summaryRows(n int, seed uint64, drop int) *memRows {
 	rng := rand.New(rand.NewPCG(seed, 5))
-	rows := &memRows{metrics: []string{"ndcg@10", "revenue"}}
+	rows := &memRows{metrics: []string{"ndcg@10", "revenue", "latency"}}
 	for i := range n {
 		if drop > 0 && i%drop == 0 {
 			continue
@@ -31,7 +33,8 @@ func summaryRows(n int, seed uint64, drop int) *memRows {
 			ndcg = float64(rng.IntN(64)) / 64
 		}
 		rows.ids = append(rows.ids, fmt.Sprintf("user-%06d", i))
-		rows.vals = append(rows.vals, []float64{ndcg, float64(float32(rng.ExpFloat64() * 37.5))})
+		rows.vals = append(rows.vals, []float64{ndcg, float64(float32(rng.ExpFloat64() * 37.5)),
+			float64(float32(math.Pow(10, -9+13*rng.Float64())))})
 	}
 	return rows
 }
@@ -62,7 +65,10 @@ func TestSummaryQueriesEqualGo(t *testing.T) {
 	right.vals[5][1] = right.vals[5][1] * (1 + 0x1p-25) // equal within storage precision
 	b, err := s.LogEvaluation(ctx, newEval("e", "b"), right)
 	require.NoError(t, err)
-	for _, metric := range []string{"ndcg@10", "revenue"} {
+	// The differences' common power of two, and whether one word holds
+	// them: multiples of 1/64; float32 values below 10³; none.
+	shifts := map[string]int{"ndcg@10": 58, "revenue": -2, "latency": -1}
+	for _, metric := range []string{"ndcg@10", "revenue", "latency"} {
 		err := s.InTx(ctx, func(tx *store.Tx) error {
 			p, err := tx.Pair(ctx, a.ID, b.ID, metric, true)
 			require.NoError(t, err)
@@ -72,6 +78,12 @@ func TestSummaryQueriesEqualGo(t *testing.T) {
 			got, err := tx.Summarize(ctx, a.ID, b.ID, metric, true)
 			require.NoError(t, err)
 			require.Zero(t, got.Outside)
+			switch want := shifts[metric]; want {
+			case -2:
+				require.Positive(t, got.Shift, metric)
+			default:
+				require.Equal(t, want, got.Shift, metric)
+			}
 			require.Equal(t, int64(len(p.SampleIDs)), got.N)
 			require.Equal(t, p.LeftOnly, got.LeftOnly)
 			require.Equal(t, p.RightOnly, got.RightOnly)
@@ -83,7 +95,7 @@ func TestSummaryQueriesEqualGo(t *testing.T) {
 			const B = 50
 			reps, err := stats.HashedReplicates(ctx, p.SampleIDs, stats.PairedUnits{LeftSum: p.LeftSum, RightSum: r}, B, 77)
 			require.NoError(t, err)
-			sql, err := tx.Replicates(ctx, a.ID, b.ID, metric, B, 77)
+			sql, err := tx.Replicates(ctx, got, B, 77)
 			require.NoError(t, err)
 			require.Equal(t, reps.Weights, sql.Weights)
 			for k := range B {
