@@ -141,6 +141,7 @@ func TestCitusBench(t *testing.T) {
 		args   []any
 	}{
 		{"compare (the default)", "", "", dflt, dfltArgs},
+		{"compare --method bootstrap (one server: multinomial; cluster: Poisson)", compare.Bootstrap, "", store.ReplicatesQuery(e[0].ID, e[1].ID, shift), []any{1, 1, int64(0), store.ReplicateGroups(B)}},
 		{"compare --method t", compare.PairedT, "", store.SummaryQuery(e[0].ID, e[1].ID), []any{1, 1}},
 		{"compare --method wilcoxon --resampling poisson", compare.Wilcoxon, compare.Poisson, store.SignedRanksQuery(e[0].ID, e[1].ID), []any{1, 1}},
 		{"compare --resampling poisson", compare.Bootstrap, compare.Poisson, store.ReplicatesQuery(e[0].ID, e[1].ID, shift), []any{1, 1, int64(0), store.ReplicateGroups(B)}},
@@ -157,6 +158,30 @@ func TestCitusBench(t *testing.T) {
 			took[i] = time.Since(start)
 		}
 		row(tc.name, took[0], took[1], explain(tc.query, tc.args...))
+	}
+	// A leaderboard of five runs, and with Friedman's ranks, as a user
+	// asks for them (every default): they read every run's values, which
+	// reach the coordinator as they are.
+	for _, st := range []*store.Store{cs, ps} {
+		for i, run := range []string{"r3", "r4", "r5"} {
+			_, err := st.LogEvaluation(ctx, store.NewEvaluation{Experiment: "bench", Run: run, EvalSet: "test"}, &genRows{n: n, salt: 2 + i})
+			require.NoError(t, err)
+		}
+	}
+	values := explain(fmt.Sprintf(`SELECT sample_id, vals[1] FROM verdict_units.unit_values_%d`, e[0].ID))
+	for _, ranks := range []bool{false, true} {
+		var took [2]time.Duration
+		for i, st := range []*store.Store{cs, ps} {
+			start := time.Now()
+			_, err := compare.NewLeaderboard(ctx, st, compare.LeaderboardQuery{Experiment: "bench", EvalSet: "test", Metric: "ndcg@10", Ranks: ranks})
+			require.NoError(t, err)
+			took[i] = time.Since(start)
+		}
+		name := "leaderboard of 5 runs"
+		if ranks {
+			name += " --ranks"
+		}
+		row(name, took[0], took[1], "every run's values: "+values+" a run")
 	}
 	if os.Getenv("VERDICT_CITUS_PLANS") != "" {
 		for _, q := range []struct {
