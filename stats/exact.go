@@ -78,12 +78,6 @@ func (a int128) sar(s uint) int128 {
 	return int128{a.hi >> s, a.lo>>s | uint64(a.hi)<<(64-s)}
 }
 
-// mulSmall is w·a for 0 ≤ w < 2⁶³.
-func (a int128) mulSmall(w int64) int128 {
-	c, lo := bits.Mul64(a.lo, uint64(w))
-	return int128{a.hi*w + int64(c), lo}
-}
-
 func (a int128) sign() int {
 	switch {
 	case a.hi < 0:
@@ -92,21 +86,6 @@ func (a int128) sign() int {
 		return 0
 	}
 	return 1
-}
-
-func (a int128) abs() int128 {
-	if a.hi < 0 {
-		return a.neg()
-	}
-	return a
-}
-
-// less compares a and b as signed numbers.
-func (a int128) less(b int128) bool {
-	if a.hi != b.hi {
-		return a.hi < b.hi
-	}
-	return a.lo < b.lo
 }
 
 func (a int128) big() *big.Int { return a.setBig(new(big.Int), new(big.Int)) }

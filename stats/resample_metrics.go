@@ -33,13 +33,6 @@ func groupLimit(n int) int {
 	return max(bootstrapGroup, groupBytes/(8*max(n, 1)))
 }
 
-// flipGroup is how many metrics share the sign flips at once: two, whose
-// tables are interleaved entry by entry, so that one lookup reads both
-// metrics' signed sums from one cache line, with each metric's four
-// accumulators in registers. A metric left without a partner is tested on
-// its own.
-const flipGroup = 2
-
 // flipJobChunks is how many chunks of sign flips one job runs over the
 // blocks, filling each block's tables once for all of them.
 const flipJobChunks = 4

@@ -398,11 +398,6 @@ func tieTerm(x []float64) float64 {
 	return sum
 }
 
-// hasTies reports whether two elements of x are equal.
-func hasTies(x []float64) bool {
-	return tieTerm(x) > 0
-}
-
 // signOf returns −1, 0 or 1 as x is negative, zero or positive.
 func signOf(x float64) float64 {
 	switch {

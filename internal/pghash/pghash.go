@@ -85,7 +85,7 @@ func BytesExtended[K ~string | ~[]byte](k K, seed uint64) uint64 {
 	case len(k) > 0:
 		a += le32(k[0:min(len(k), 4)])
 	}
-	a, b, c = jfinal(a, b, c)
+	_, b, c = jfinal(a, b, c)
 	return uint64(b)<<32 | uint64(c)
 }
 
