@@ -86,7 +86,10 @@ func HashedReplicates(ctx context.Context, ids []string, u PairedUnits, B int, s
 			sum = sum.add(v)
 		}
 		r.Sum = sum.big()
-		err = replicateFixed(ctx, r, hashes, rows, fixed)
+		acc := newFixedReplicates(B)
+		if err = replicateFixed(ctx, acc, hashes, rows, fixed); err == nil {
+			acc.fill(r)
+		}
 	} else {
 		r.Scale = WideScale
 		wide := make([]*big.Int, n)
@@ -225,15 +228,33 @@ func fixedWords(d []int128) (words [][]int64, shifts []uint) {
 	return [][]int64{hi, lo}, []uint{splitShift, 0}
 }
 
-// replicateFixed sums the replicates of differences in Q64. It hashes
+// fixedReplicates are replicates' sums in Q64, which replicateFixed adds
+// units to.
+type fixedReplicates struct {
+	weights     []int64
+	sums, flips []int128
+}
+
+func newFixedReplicates(B int) *fixedReplicates {
+	return &fixedReplicates{weights: make([]int64, B), sums: make([]int128, B), flips: make([]int128, B)}
+}
+
+// fill sets r's Weights, Sums and Flips to f's.
+func (f *fixedReplicates) fill(r *Replicates) {
+	for b := range f.weights {
+		r.Weights[b], r.Sums[b], r.Flips[b] = f.weights[b], f.sums[b].big(), f.flips[b].big()
+	}
+}
+
+// replicateFixed adds the replicates of differences in Q64 to r. It hashes
 // each block's seed once (pghash.Seed) and each unit with the final mix
 // alone, draws four replicates' weights from the hash without a branch,
 // and sums splitBlock units' weighted parts in int64 before adding them
 // to the replicates' 128-bit sums: the same sums as the definition,
 // exactly (TestHashedReplicatesAreTheirDefinition checks them term by
 // term).
-func replicateFixed(ctx context.Context, r *Replicates, hashes, rows []int64, d []int128) error {
-	B, n := len(r.Weights), len(d)
+func replicateFixed(ctx context.Context, r *fixedReplicates, hashes, rows []int64, d []int128) error {
+	B, n := len(r.weights), len(d)
 	keys := make([]uint32, n)
 	var total int128
 	oneRow := true
@@ -291,7 +312,9 @@ func replicateFixed(ctx context.Context, r *Replicates, hashes, rows []int64, d 
 				}
 				// Σ s·d = Σ d − 2·Σ of the flipped d.
 				f = f.add(f).neg().add(total)
-				r.Weights[first+k], r.Sums[first+k], r.Flips[first+k] = weights[k], s.big(), f.big()
+				r.weights[first+k] += weights[k]
+				r.sums[first+k] = r.sums[first+k].add(s)
+				r.flips[first+k] = r.flips[first+k].add(f)
 			}
 		}
 	})
@@ -364,4 +387,61 @@ func (r *Replicates) FlipPValue() float64 {
 		}
 	}
 	return float64(count) / float64(len(r.Flips)+1)
+}
+
+// ReplicateStream sums the Replicates of units of one row each in Q64
+// batch by batch, as a distributed database streams its pairs: the sums
+// of any split of the units into batches, added in any order, are those
+// of HashedReplicates over all of them, exactly. It holds O(B) numbers
+// whatever the number of units.
+type ReplicateStream struct {
+	seed uint64
+	rows int64
+	sum  int128
+	acc  *fixedReplicates
+}
+
+// NewReplicateStream starts B replicates with seed. Errors:
+// ErrBadParameter when B is < 1 or past MaxResamples.
+func NewReplicateStream(B int, seed uint64) (*ReplicateStream, error) {
+	if B < 1 || B > MaxResamples {
+		return nil, fmt.Errorf("%w: replicates must be in 1..%d, got %d", ErrBadParameter, MaxResamples, B)
+	}
+	return &ReplicateStream{seed: seed, acc: newFixedReplicates(B)}, nil
+}
+
+// Add adds units whose sample IDs hash to hashes (PostgreSQL's
+// hashtextextended(id, seed), pghash.BytesExtended) and whose differences
+// D_u, at scale 2⁶⁴, are hi[u]·2³² + lo[u]. Errors: ErrLengths, and the
+// context's error when ctx is cancelled (the stream is then unusable).
+func (s *ReplicateStream) Add(ctx context.Context, hashes, hi, lo []int64) error {
+	n := len(hashes)
+	if len(hi) != n || len(lo) != n {
+		return fmt.Errorf("%w: %d hashes, %d and %d parts", ErrLengths, n, len(hi), len(lo))
+	}
+	if n == 0 {
+		return nil
+	}
+	d := make([]int128, n)
+	rows := make([]int64, n)
+	for u := range n {
+		d[u] = int128{hi[u] >> 63, uint64(hi[u])}.shl(32).add(int128{lo[u] >> 63, uint64(lo[u])})
+		s.sum = s.sum.add(d[u])
+		rows[u] = 1
+	}
+	s.rows += int64(n)
+	return replicateFixed(ctx, s.acc, hashes, rows, d)
+}
+
+// Replicates are the sums of every unit added. Errors: ErrTooFew when
+// none was.
+func (s *ReplicateStream) Replicates() (*Replicates, error) {
+	if s.rows == 0 {
+		return nil, fmt.Errorf("%w: resampling needs at least 1 unit", ErrTooFew)
+	}
+	B := len(s.acc.weights)
+	r := &Replicates{Scale: FixedScale, Rows: s.rows, Sum: s.sum.big(), Seed: s.seed,
+		Weights: make([]int64, B), Sums: make([]*big.Int, B), Flips: make([]*big.Int, B)}
+	s.acc.fill(r)
+	return r, nil
 }

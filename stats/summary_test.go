@@ -2,12 +2,15 @@ package stats
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/verdict-ml/verdict/internal/pghash"
 )
 
 // float32Pairs are n pairs of per-unit values as verdict stores them
@@ -291,4 +294,57 @@ func TestPoissonBootstrapCoverage(t *testing.T) {
 	t.Logf("covered %d of %d", covered, reps)
 	require.GreaterOrEqual(t, covered, 364)
 	require.LessOrEqual(t, covered, 393)
+}
+
+// TestReplicateStreamEqualsHashedReplicates splits units into batches of
+// every size from one unit (and empty ones), some batches of one word a
+// difference and some of two, and requires the stream's replicates to be
+// HashedReplicates' over all the units, bit for bit.
+func TestReplicateStreamEqualsHashedReplicates(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(5, 30))
+	const n, B, seed = 3000, 45, 99
+	ids := make([]string, n)
+	left, right := make([]float64, n), make([]float64, n)
+	hashes, hi, lo := make([]int64, n), make([]int64, n), make([]int64, n)
+	for i := range n {
+		ids[i] = fmt.Sprintf("u-%d", i)
+		switch {
+		case i < 1000: // multiples of 1/64: one word
+			left[i], right[i] = float64(rng.IntN(64))/64, float64(rng.IntN(64))/64
+		case i < 2000: // an edge of Q64 against a tiny value: two words
+			left[i], right[i] = FixedLimit-0x1p-20, 0x1p-64
+		default:
+			left[i], right[i] = float64(float32(rng.Float64())), -float64(float32(rng.Float64()*100))
+		}
+		l, _ := toFixed(left[i])
+		r, _ := toFixed(right[i])
+		d := l.add(r.neg())
+		h := d.sar(32)
+		hi[i] = int64(h.lo) // |d| < 2⁸⁹, so d >> 32 fits in 64 bits
+		lo[i] = int64(d.lo & (1<<32 - 1))
+		hashes[i] = int64(pghash.BytesExtended(ids[i], seed))
+	}
+	want, err := HashedReplicates(ctx, ids, PairedUnits{LeftSum: left, RightSum: right}, B, seed)
+	require.NoError(t, err)
+	s, err := NewReplicateStream(B, seed)
+	require.NoError(t, err)
+	for lo0 := 0; lo0 < n; {
+		size := []int{0, 1, 7, 256, 333, 1000}[rng.IntN(6)]
+		hi0 := min(lo0+size, n)
+		require.NoError(t, s.Add(ctx, hashes[lo0:hi0], hi[lo0:hi0], lo[lo0:hi0]))
+		lo0 = hi0
+	}
+	got, err := s.Replicates()
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+
+	empty, err := NewReplicateStream(B, seed)
+	require.NoError(t, err)
+	_, err = empty.Replicates()
+	require.ErrorIs(t, err, ErrTooFew)
+	_, err = NewReplicateStream(0, seed)
+	require.ErrorIs(t, err, ErrBadParameter)
+	require.ErrorIs(t, s.Add(ctx, hashes[:2], hi[:1], lo[:2]), ErrLengths)
 }
