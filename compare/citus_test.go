@@ -61,9 +61,10 @@ func scaleRun(seed uint64, lift float64) *wideRows {
 // by the Poisson bootstrap with its sign-flip test, the t-test and the
 // signed-rank test (recorded, with their sentences and --fail-on), a
 // ranking, a leaderboard and the history. Every number and every word is
-// the same, bit for bit; on the cluster the resampling ran on the workers
-// (auto chose the Poisson bootstrap there, which only the pushed-down
-// path does on its own).
+// the same, bit for bit; on the cluster the workers paired, summed and
+// hashed, and the Poisson replicates were drawn from the streamed
+// differences (auto chose the Poisson bootstrap there, which only the
+// pushed-down path does on its own).
 func TestDistributedEqualsOneServer(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

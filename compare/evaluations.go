@@ -289,8 +289,8 @@ type MetricResult struct {
 	// better more often. ProbSuperiorityLow and ProbSuperiorityHigh bound
 	// its percentile interval from the comparison's own bootstrap draws
 	// (same seed, same replicates); nil where the method draws none, or
-	// draws the Poisson bootstrap (on a distributed database, in its
-	// workers). Nil for DeLong and the
+	// draws the Poisson bootstrap (whose replicates keep the units'
+	// differences alone). Nil for DeLong and the
 	// whole-set metrics of predictions.
 	ProbSuperiority     *float64 `json:"prob_superiority"`
 	ProbSuperiorityLow  *float64 `json:"prob_superiority_ci_low"`

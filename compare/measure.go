@@ -398,9 +398,9 @@ func effects(ctx context.Context, r *MetricResult, u *stats.PairedUnits, varianc
 	ps := (float64(r.CandidateBetter) + float64(r.Same)/2) / float64(r.N)
 	r.ProbSuperiority = &ps
 	// The interval comes from the multinomial bootstrap's draws. The
-	// Poisson bootstrap's are drawn in the database on a distributed one,
-	// which sums no unit's score: it gets none, on one server too, so that
-	// both give the same result.
+	// Poisson bootstrap's sum differences alone, as a distributed database
+	// streams them (a hash and a difference a unit), with no unit's score:
+	// it gets none, on one server too, so that both give the same result.
 	if Resampling(r.Resampling) != Multinomial {
 		return nil
 	}

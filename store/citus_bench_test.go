@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/verdict-ml/verdict/compare"
-	"github.com/verdict-ml/verdict/stats"
 	"github.com/verdict-ml/verdict/store"
 	"github.com/verdict-ml/verdict/store/storetest"
 )
@@ -119,19 +118,11 @@ func TestCitusBench(t *testing.T) {
 		return m[1]
 	}
 	e := evals[cs]
-	var shift int
-	require.NoError(t, cs.InTx(ctx, func(tx *store.Tx) error {
-		s, err := tx.Summarize(ctx, e[0].ID, e[1].ID, "ndcg@10", true)
-		if err == nil {
-			shift = s.Shift
-		}
-		return err
-	}))
 	// The default: the t from compare.AutoTMinUnits units, else the
-	// bootstrap (Poisson on the cluster) of stats.DefaultResamples.
+	// bootstrap (Poisson on the cluster).
 	dflt, dfltArgs := store.SummaryQuery(e[0].ID, e[1].ID), []any{1, 1}
 	if n < compare.AutoTMinUnits {
-		dflt, dfltArgs = store.ReplicatesQuery(e[0].ID, e[1].ID, shift), []any{1, 1, int64(0), store.ReplicateGroups(stats.DefaultResamples)}
+		dflt, dfltArgs = store.DifferencesQuery(e[0].ID, e[1].ID), []any{1, 1, int64(0)}
 	}
 	for _, tc := range []struct {
 		name   string
@@ -141,10 +132,10 @@ func TestCitusBench(t *testing.T) {
 		args   []any
 	}{
 		{"compare (the default)", "", "", dflt, dfltArgs},
-		{"compare --method bootstrap (one server: multinomial; cluster: Poisson)", compare.Bootstrap, "", store.ReplicatesQuery(e[0].ID, e[1].ID, shift), []any{1, 1, int64(0), store.ReplicateGroups(B)}},
+		{"compare --method bootstrap (one server: multinomial; cluster: Poisson)", compare.Bootstrap, "", store.DifferencesQuery(e[0].ID, e[1].ID), []any{1, 1, int64(0)}},
 		{"compare --method t", compare.PairedT, "", store.SummaryQuery(e[0].ID, e[1].ID), []any{1, 1}},
 		{"compare --method wilcoxon --resampling poisson", compare.Wilcoxon, compare.Poisson, store.SignedRanksQuery(e[0].ID, e[1].ID), []any{1, 1}},
-		{"compare --resampling poisson", compare.Bootstrap, compare.Poisson, store.ReplicatesQuery(e[0].ID, e[1].ID, shift), []any{1, 1, int64(0), store.ReplicateGroups(B)}},
+		{"compare --resampling poisson", compare.Bootstrap, compare.Poisson, store.DifferencesQuery(e[0].ID, e[1].ID), []any{1, 1, int64(0)}},
 	} {
 		var took [2]time.Duration
 		for i, st := range []*store.Store{cs, ps} {
@@ -189,7 +180,7 @@ func TestCitusBench(t *testing.T) {
 			args        []any
 		}{
 			{"summary (t, means, counts, hint)", store.SummaryQuery(e[0].ID, e[1].ID), []any{1, 1}},
-			{"replicates (Poisson bootstrap, sign flips)", store.ReplicatesQuery(e[0].ID, e[1].ID, shift), []any{1, 1, int64(0), store.ReplicateGroups(B)}},
+			{"differences (Poisson bootstrap, sign flips)", store.DifferencesQuery(e[0].ID, e[1].ID), []any{1, 1, int64(0)}},
 			{"signed ranks (Wilcoxon)", store.SignedRanksQuery(e[0].ID, e[1].ID), []any{1, 1}},
 		} {
 			require.NoError(t, cs.InTx(ctx, func(tx *store.Tx) error {

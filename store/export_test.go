@@ -12,6 +12,7 @@ var (
 	ReplicatesQuery  = replicatesQuery
 	ReplicateGroups  = replicateGroups
 	SignedRanksQuery = signedRanksQuery
+	DifferencesQuery = differencesQuery
 )
 
 // RunMeansColumnsBy is RunMeansColumns in queries of up to perQuery values.
@@ -29,4 +30,9 @@ func (t *Tx) Lines(ctx context.Context, sql string, args ...any) ([]string, erro
 		return nil, err
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// StreamDifferencesBy is StreamDifferences in batches of batch units.
+func (t *Tx) StreamDifferencesBy(ctx context.Context, s *Summary, seed uint64, batch int, fn func(hashes, hi, lo []int64) error) error {
+	return t.streamDifferences(ctx, s, seed, batch, fn)
 }

@@ -365,6 +365,69 @@ func (t *Tx) Replicates(ctx context.Context, s *Summary, B int, seed uint64) (*R
 	return r, nil
 }
 
+// differencesBatch is the number of units StreamDifferences hands over
+// at a time: 1.5 MB of them.
+const differencesBatch = 1 << 16
+
+// differencesQuery is StreamDifferences' query; $1 and $2 are the
+// metric's indexes, $3 the seed.
+func differencesQuery(leftID, rightID int64) string {
+	return `SELECT hashtextextended(p.sid, $3), p.dhi, p.dlo FROM ` + pairedValues(leftID, rightID, false)
+}
+
+// StreamDifferences reads the paired units of s's evaluations, in no
+// particular order, and hands them to fn in batches: each unit's sample
+// ID hashed with seed (hashtextextended, what the Poisson weights of
+// stats.Replicates start from) and its difference d, d·2⁶⁴ = hi·2³² + lo.
+// On a distributed database the workers pair and hash; 24 bytes a unit
+// reach the caller, which holds one batch at a time. s must come from
+// Summarize, with no unit outside Q64. fn's slices are reused after it
+// returns; its error stops the stream and is returned.
+func (t *Tx) StreamDifferences(ctx context.Context, s *Summary, seed uint64, fn func(hashes, hi, lo []int64) error) error {
+	return t.streamDifferences(ctx, s, seed, differencesBatch, fn)
+}
+
+func (t *Tx) streamDifferences(ctx context.Context, s *Summary, seed uint64, batch int, fn func(hashes, hi, lo []int64) error) error {
+	leftID, rightID := s.Left.ID, s.Right.ID
+	_, _, li, ri, err := pairable(ctx, t.tx, leftID, rightID, s.Metric, true)
+	if err != nil {
+		return err
+	}
+	if err := t.noJIT(ctx); err != nil {
+		return err
+	}
+	rows, err := t.tx.Query(ctx, differencesQuery(leftID, rightID), li+1, ri+1, int64(seed))
+	if err != nil {
+		return fmt.Errorf("read the differences of evaluations %d and %d: %w", leftID, rightID, err)
+	}
+	defer rows.Close()
+	hashes, hi, lo := make([]int64, batch), make([]int64, batch), make([]int64, batch)
+	n := 0
+	for rows.Next() {
+		var dhi, dlo *int64
+		if err := rows.Scan(&hashes[n], &dhi, &dlo); err != nil {
+			return fmt.Errorf("read the differences of evaluations %d and %d: %w", leftID, rightID, err)
+		}
+		if dhi == nil || dlo == nil {
+			return fmt.Errorf("read the differences of evaluations %d and %d: a pair outside fixed point", leftID, rightID)
+		}
+		hi[n], lo[n] = *dhi, *dlo
+		if n++; n == batch {
+			if err := fn(hashes, hi, lo); err != nil {
+				return err
+			}
+			n = 0
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read the differences of evaluations %d and %d: %w", leftID, rightID, err)
+	}
+	if n > 0 {
+		return fn(hashes[:n], hi[:n], lo[:n])
+	}
+	return nil
+}
+
 // RankGroup counts the positive and negative differences of one
 // magnitude.
 type RankGroup struct{ Pos, Neg int64 }

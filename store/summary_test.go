@@ -102,6 +102,29 @@ func TestSummaryQueriesEqualGo(t *testing.T) {
 				require.Zero(t, reps.Sums[k].Cmp(sql.Sums[k]), "%s: replicate %d", metric, k)
 				require.Zero(t, reps.Flips[k].Cmp(sql.Flips[k]), "%s: replicate %d", metric, k)
 			}
+			// The differences streamed, hashed in SQL, give the same
+			// replicates drawn in Go, batch by batch.
+			stream, err := stats.NewReplicateStream(B, 77)
+			require.NoError(t, err)
+			require.NoError(t, tx.StreamDifferences(ctx, got, 77, func(hashes, hi, lo []int64) error {
+				return stream.Add(ctx, hashes, hi, lo)
+			}))
+			streamed, err := stream.Replicates()
+			require.NoError(t, err)
+			require.Equal(t, reps, streamed, metric)
+			// In batches of 7 units, the last one short.
+			stream, err = stats.NewReplicateStream(B, 77)
+			require.NoError(t, err)
+			var sizes []int
+			require.NoError(t, tx.StreamDifferencesBy(ctx, got, 77, 7, func(hashes, hi, lo []int64) error {
+				sizes = append(sizes, len(hashes))
+				return stream.Add(ctx, hashes, hi, lo)
+			}))
+			streamed, err = stream.Replicates()
+			require.NoError(t, err)
+			require.Equal(t, reps, streamed, metric)
+			require.Len(t, sizes, (int(got.N)+6)/7)
+			require.Equal(t, int(got.N)-7*(len(sizes)-1), sizes[len(sizes)-1])
 
 			ranks, err := stats.SignedRanksOfPairs(p.LeftSum, r)
 			require.NoError(t, err)
