@@ -1,8 +1,10 @@
 package stats
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/gonum/integrate/quad"
@@ -99,13 +101,6 @@ type HolmComparison struct {
 // ErrLengths; NaN or ±Inf ErrNotFinite; an alpha outside (0, 1), duplicate
 // names or a control that names no column ErrBadParameter.
 func Friedman(scores [][]float64, opts FriedmanOptions) (FriedmanResult, error) {
-	alpha := opts.Alpha
-	if alpha == 0 {
-		alpha = 0.05
-	}
-	if !(alpha > 0 && alpha < 1) {
-		return FriedmanResult{}, fmt.Errorf("%w: alpha must be in (0, 1), got %g", ErrBadParameter, opts.Alpha)
-	}
 	n := len(scores)
 	if n < 2 {
 		return FriedmanResult{}, fmt.Errorf("%w: the Friedman test needs at least 2 blocks (rows), got %d", ErrTooFew, n)
@@ -123,6 +118,105 @@ func Friedman(scores [][]float64, opts FriedmanOptions) (FriedmanResult, error) 
 				return FriedmanResult{}, fmt.Errorf("%w: scores[%d][%d] is %v", ErrNotFinite, i, j, v)
 			}
 		}
+	}
+	return FriedmanOfSums(RankSumsOf(scores), opts)
+}
+
+// RankSums are what the Friedman test reads from its blocks: their
+// number, each column's sum of twice its ranks (ranks are whole or half
+// numbers, 1 for the highest score, ties sharing their average), the sum
+// over blocks of Σ t(t²−1) over the groups of t tied scores, and whether
+// every block ranks the columns alike. Sums of any split of the blocks
+// add up to the sums of all (with SameOrder true only if every part's is,
+// and the parts' ranks agree): a distributed database ranks each shard's
+// blocks and adds them.
+type RankSums struct {
+	Blocks    int64
+	Twice     []int64
+	Ties      int64
+	SameOrder bool
+}
+
+// RankSumsOf ranks the blocks of scores (rows, each of the same K finite
+// scores).
+func RankSumsOf(scores [][]float64) RankSums {
+	s := RankSums{Blocks: int64(len(scores)), SameOrder: true}
+	if len(scores) == 0 {
+		return s
+	}
+	k := len(scores[0])
+	s.Twice = make([]int64, k)
+	var first []int64
+	twice := make([]int64, k)
+	order := make([]int, k)
+	for i, row := range scores {
+		// 2·rank = 2·(1 + #higher) + #tied others = 1 + 2·#higher + #equal.
+		if k <= 16 {
+			for j, v := range row {
+				var higher, equal int64
+				for _, w := range row {
+					switch {
+					case w > v:
+						higher++
+					case w == v:
+						equal++
+					}
+				}
+				twice[j] = 1 + 2*higher + equal
+				s.Ties += equal*equal - 1 // Σ over a group of t: t·(t² − 1)
+			}
+		} else {
+			for j := range order {
+				order[j] = j
+			}
+			slices.SortFunc(order, func(a, b int) int { return cmp.Compare(row[b], row[a]) })
+			for p := 0; p < k; {
+				q := p + 1
+				for q < k && row[order[q]] == row[order[p]] {
+					q++
+				}
+				t := int64(q - p)
+				for _, j := range order[p:q] {
+					twice[j] = 1 + 2*int64(p) + t
+				}
+				s.Ties += t * (t*t - 1)
+				p = q
+			}
+		}
+		for j := range twice {
+			s.Twice[j] += twice[j]
+		}
+		if i == 0 {
+			first = append([]int64(nil), twice...)
+		} else if s.SameOrder {
+			for j := range twice {
+				if twice[j] != first[j] {
+					s.SameOrder = false
+				}
+			}
+		}
+	}
+	return s
+}
+
+// FriedmanOfSums is Friedman of the blocks whose rank sums s are: the same
+// result, bit for bit, as Friedman of the scores they came from. Errors
+// as Friedman's, and ErrLengths when s has no rank sum per name.
+func FriedmanOfSums(s RankSums, opts FriedmanOptions) (FriedmanResult, error) {
+	alpha := opts.Alpha
+	if alpha == 0 {
+		alpha = 0.05
+	}
+	if !(alpha > 0 && alpha < 1) {
+		return FriedmanResult{}, fmt.Errorf("%w: alpha must be in (0, 1), got %g", ErrBadParameter, opts.Alpha)
+	}
+	n := int(s.Blocks)
+	if n < 2 {
+		return FriedmanResult{}, fmt.Errorf("%w: the Friedman test needs at least 2 blocks (rows), got %d", ErrTooFew, n)
+	}
+	k := len(s.Twice)
+	if k < 2 {
+		return FriedmanResult{}, fmt.Errorf("%w: the Friedman test needs at least 2 models (columns), got %d", ErrTooFew, k)
 	}
 	names := opts.Names
 	if names == nil {
@@ -150,29 +244,10 @@ func Friedman(scores [][]float64, opts FriedmanOptions) (FriedmanResult, error) 
 
 	nf, kf := float64(n), float64(k)
 	avg := make([]float64, k)
-	var ties float64
-	sameOrder := true
-	var firstRanks []float64
-	neg := make([]float64, k)
-	for i, row := range scores {
-		for j, v := range row {
-			neg[j] = -v // rank 1 = highest score
-		}
-		r := averageRanks(neg)
-		for j := range r {
-			avg[j] += r[j]
-			if i > 0 && r[j] != firstRanks[j] {
-				sameOrder = false
-			}
-		}
-		if i == 0 {
-			firstRanks = r
-		}
-		ties += tieTerm(r)
+	for j, t := range s.Twice {
+		avg[j] = float64(t) / 2 / nf // Σ ranks is exact: a whole or half number
 	}
-	for j := range avg {
-		avg[j] /= nf
-	}
+	ties, sameOrder := float64(s.Ties), s.SameOrder
 	res := FriedmanResult{
 		NBlocks:  n,
 		K:        k,

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -140,4 +141,56 @@ func TestFriedmanErrorNamesTheCell(t *testing.T) {
 	t.Parallel()
 	_, err := Friedman([][]float64{{1, 2}, {2, math.Inf(1)}}, FriedmanOptions{})
 	require.ErrorContains(t, err, "scores[1][1]")
+}
+
+// TestRankSumsAddUp ranks blocks of 3 and of 20 columns with many ties
+// (the two ways RankSumsOf ranks), against average ranks counted
+// directly, and requires the sums of two halves to add up to the sums of
+// all, with Friedman of the sums equal to Friedman of the scores.
+func TestRankSumsAddUp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	for _, k := range []int{3, 20} {
+		scores := make([][]float64, 200)
+		for i := range scores {
+			scores[i] = make([]float64, k)
+			for j := range scores[i] {
+				scores[i][j] = float64(rng.IntN(4)) / 4
+			}
+		}
+		s := RankSumsOf(scores)
+		want := make([]int64, k)
+		var ties int64
+		for _, row := range scores {
+			for j, v := range row {
+				// 2·average rank: 2·(1 + #higher) + #equal others.
+				var higher, equal int64
+				for _, w := range row {
+					if w > v {
+						higher++
+					} else if w == v {
+						equal++
+					}
+				}
+				want[j] += 2*(1+higher) + equal - 1
+				ties += equal*equal - 1
+			}
+		}
+		require.Equal(t, want, s.Twice, "k=%d", k)
+		require.Equal(t, ties, s.Ties, "k=%d", k)
+		require.False(t, s.SameOrder)
+		a, b := RankSumsOf(scores[:77]), RankSumsOf(scores[77:])
+		for j := range a.Twice {
+			a.Twice[j] += b.Twice[j]
+		}
+		require.Equal(t, s.Twice, a.Twice)
+		require.Equal(t, s.Ties, a.Ties+b.Ties)
+		direct, err := Friedman(scores, FriedmanOptions{})
+		require.NoError(t, err)
+		of, err := FriedmanOfSums(s, FriedmanOptions{})
+		require.NoError(t, err)
+		require.Equal(t, direct, of)
+	}
+	same := RankSumsOf([][]float64{{3, 1, 2}, {9, 0, 5}})
+	require.True(t, same.SameOrder)
+	require.Equal(t, []int64{2 * 2, 3 * 2 * 2, 2 * 2 * 2}, same.Twice)
 }
