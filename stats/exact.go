@@ -125,3 +125,43 @@ func ratio(num *big.Int, scale uint, den *big.Int) float64 {
 	f, _ := new(big.Rat).SetFrac(num, d).Float64()
 	return f
 }
+
+// ExactMean is the mean of xs rounded once from their exact sum, the same
+// whatever their order; NaN when xs is empty or holds NaN or ±Inf.
+func ExactMean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	var sum int128
+	for i, v := range xs {
+		f, ok := toFixed(v)
+		if !ok {
+			return wideMean(xs, i, sum)
+		}
+		sum = sum.add(f)
+	}
+	return ratio(sum.big(), FixedScale, big.NewInt(int64(len(xs))))
+}
+
+// wideMean is ExactMean at WideScale, with the sum of xs[:i] in Q64
+// already made.
+func wideMean(xs []float64, i int, fixed int128) float64 {
+	sum := fixed.big()
+	sum.Lsh(sum, WideScale-FixedScale)
+	for _, v := range xs[i:] {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return math.NaN()
+		}
+		sum.Add(sum, wideInt(v))
+	}
+	return ratio(sum, WideScale, big.NewInt(int64(len(xs))))
+}
+
+// MeanOfSum is the mean of n values whose exact sum is sum·2^−scale,
+// rounded once: ExactMean of them. NaN for n < 1.
+func MeanOfSum(sum *big.Int, scale uint, n int64) float64 {
+	if n < 1 {
+		return math.NaN()
+	}
+	return ratio(sum, scale, big.NewInt(n))
+}

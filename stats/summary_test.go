@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -347,4 +348,31 @@ func TestReplicateStreamEqualsHashedReplicates(t *testing.T) {
 	_, err = NewReplicateStream(0, seed)
 	require.ErrorIs(t, err, ErrBadParameter)
 	require.ErrorIs(t, s.Add(ctx, hashes[:2], hi[:1], lo[:2]), ErrLengths)
+}
+
+// TestExactMean: the mean rounded once from the exact sum, whatever the
+// order, in Q64 and past it, against big.Rat's.
+func TestExactMean(t *testing.T) {
+	t.Parallel()
+	for _, xs := range [][]float64{
+		{0.1, 0.2, 0.3},
+		{1e16, 1, -1e16},     // past Q64: a float sum gives 0
+		{1e-30, 3, 1e-30, 7}, // below Q64's step
+		{0.25},
+	} {
+		want := new(big.Rat)
+		for _, v := range xs {
+			want.Add(want, new(big.Rat).SetFloat64(v))
+		}
+		want.Quo(want, big.NewRat(int64(len(xs)), 1))
+		f, _ := want.Float64()
+		require.Equal(t, f, ExactMean(xs), "%v", xs)
+		rev := append([]float64(nil), xs...)
+		slices.Reverse(rev)
+		require.Equal(t, f, ExactMean(rev))
+	}
+	require.Equal(t, 1.0/3, ExactMean([]float64{1e16, 1, -1e16}))
+	require.True(t, math.IsNaN(ExactMean(nil)))
+	require.True(t, math.IsNaN(ExactMean([]float64{1, math.Inf(1)})))
+	require.Equal(t, 0.5, MeanOfSum(new(big.Int).Lsh(big.NewInt(3), 63), FixedScale, 3))
 }
