@@ -163,6 +163,12 @@ func TestDistributedEqualsOneServer(t *testing.T) {
 		rp, err := compare.Rank(ctx, ps, compare.RankQuery{Evaluations: evals(plainOf), Metric: metric, Record: true, Sentence: report.RankVerdict})
 		require.NoError(t, err)
 		same("rank "+metric, rc, rp)
+		// The cluster ranked shard by shard: its rank sums cover every
+		// unit in fixed point, and one server's unit matrix gives them.
+		sums, err := cs.RankSums(ctx, evals(citusOf), metric, metric == "latency_ms")
+		require.NoError(t, err)
+		require.Zero(t, sums.Outside)
+		require.Equal(t, int64(rc.Units), sums.Ranks.Blocks)
 		step("rank " + metric)
 
 		q := compare.LeaderboardQuery{Experiment: "scale", Metric: metric, Ranks: true, Options: compare.Options{Resamples: 300, Seed: 5}}

@@ -87,28 +87,33 @@ func Rank(ctx context.Context, st *store.Store, q RankQuery) (*Ranking, error) {
 		}
 		names = append(names, name)
 	}
-	units, values, _, err := st.UnitMatrix(ctx, evals, q.Metric)
-	if err != nil {
-		return nil, err
-	}
-	if len(units) == 0 {
-		return nil, fmt.Errorf("%w: the evaluations share no unit", ErrNothingShared)
-	}
 	var lower [][]string
 	for _, e := range evals {
 		lower = append(lower, e.LowerIsBetter)
 	}
 	dir := DirectionOf(q.Metric, lower...)
-	cols := make([][]float64, len(evals))
-	for j := range cols {
-		cols[j] = make([]float64, len(values))
-		for u := range values {
-			cols[j][u] = values[u][j]
-		}
-	}
-	r, err := rankColumns(q.Metric, dir, names, cols, q.Alpha, q.Control)
+	r, err := rankPushedDown(ctx, st, evals, names, q, dir)
 	if err != nil {
 		return nil, err
+	}
+	if r == nil {
+		units, values, _, err := st.UnitMatrix(ctx, evals, q.Metric)
+		if err != nil {
+			return nil, err
+		}
+		if len(units) == 0 {
+			return nil, fmt.Errorf("%w: the evaluations share no unit", ErrNothingShared)
+		}
+		cols := make([][]float64, len(evals))
+		for j := range cols {
+			cols[j] = make([]float64, len(values))
+			for u := range values {
+				cols[j][u] = values[u][j]
+			}
+		}
+		if r, err = rankColumns(q.Metric, dir, names, cols, q.Alpha, q.Control); err != nil {
+			return nil, err
+		}
 	}
 	for i := range r.Runs {
 		r.Runs[i].EvaluationID = evals[slices.Index(names, r.Runs[i].Name)].ID
@@ -183,6 +188,31 @@ func RankAcrossSets(ctx context.Context, st *store.Store, experiment string, run
 	return r, nil
 }
 
+// rankPushedDown ranks evals on a distributed database where each shard
+// ranks its own units (store.RankSums): 2 to store.RankSumsMaxRuns
+// evaluations of one row per unit, values in fixed point. It returns nil,
+// and the caller reads the units, where it does not apply.
+func rankPushedDown(ctx context.Context, st *store.Store, evals []*store.Evaluation, names []string, q RankQuery, dir Direction) (*Ranking, error) {
+	if len(evals) > store.RankSumsMaxRuns || slices.ContainsFunc(evals, func(e *store.Evaluation) bool { return e.Units != e.ScoredRows }) {
+		return nil, nil
+	}
+	if distributed, err := st.Distributed(ctx); err != nil || !distributed {
+		return nil, err
+	}
+	rs, err := st.RankSums(ctx, evals, q.Metric, dir.Lower())
+	if err != nil || rs.Outside > 0 {
+		return nil, err
+	}
+	if rs.Ranks.Blocks == 0 {
+		return nil, fmt.Errorf("%w: the evaluations share no unit", ErrNothingShared)
+	}
+	means := make([]float64, len(evals))
+	for j, sum := range rs.Sums {
+		means[j] = stats.MeanOfSum(sum, stats.FixedScale, rs.Ranks.Blocks)
+	}
+	return rankSums(q.Metric, dir, names, rs.Ranks, means, q.Alpha, q.Control)
+}
+
 // rankColumns ranks the runs named by names on cols (cols[j][b] is run j's
 // value on block b): a Friedman test oriented by dir, Holm against control
 // (the best run when empty), and the cliques.
@@ -196,9 +226,23 @@ func rankColumns(metric string, dir Direction, names []string, cols [][]float64,
 			gains[b][j] = dir.Gain(cols[j][b])
 		}
 	}
+	if _, err := stats.Friedman(gains, stats.FriedmanOptions{Names: names, Alpha: alpha}); err != nil {
+		return nil, err // the scores' own errors: too few, not finite
+	}
+	means := make([]float64, len(cols))
+	for j, col := range cols {
+		means[j] = stats.ExactMean(col)
+	}
+	return rankSums(metric, dir, names, stats.RankSumsOf(gains), means, alpha, control)
+}
+
+// rankSums ranks the runs named by names from their rank sums over the
+// blocks and their means there: rankColumns' Ranking.
+func rankSums(metric string, dir Direction, names []string, sums stats.RankSums, means []float64, alpha float64, control string) (*Ranking, error) {
+	blocks := int(sums.Blocks)
 	opts := stats.FriedmanOptions{Names: names, Alpha: alpha}
 	if control == "" {
-		first, err := stats.Friedman(gains, opts)
+		first, err := stats.FriedmanOfSums(sums, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -214,17 +258,13 @@ func rankColumns(metric string, dir Direction, names []string, cols [][]float64,
 		return nil, invalidf("control %q is not among the runs (%s)", control, strings.Join(names, ", "))
 	}
 	opts.Control = control
-	fr, err := stats.Friedman(gains, opts)
+	fr, err := stats.FriedmanOfSums(sums, opts)
 	if err != nil {
 		return nil, err
 	}
 	r := &Ranking{Metric: metric, Units: blocks, Friedman: fr, Control: control, Alpha: cmp.Or(alpha, stats.DefaultAlpha), Direction: dir}
 	for j, n := range names {
-		sum := 0.0
-		for _, v := range cols[j] {
-			sum += v
-		}
-		r.Runs = append(r.Runs, RankedRun{Name: n, AvgRank: fr.AvgRanks[j], Mean: sum / float64(blocks)})
+		r.Runs = append(r.Runs, RankedRun{Name: n, AvgRank: fr.AvgRanks[j], Mean: means[j]})
 	}
 	slices.SortStableFunc(r.Runs, func(a, b RankedRun) int {
 		switch {

@@ -174,6 +174,28 @@ func TestCitusBench(t *testing.T) {
 		}
 		row(name, took[0], took[1], "every run's values: "+values+" a run")
 	}
+	// `verdict rank` of the five runs: on the cluster each shard ranks its
+	// own users and returns its rank sums.
+	{
+		var took [2]time.Duration
+		var runs [2][]*store.Evaluation
+		for i, st := range []*store.Store{cs, ps} {
+			for _, run := range []string{"base", "cand", "r3", "r4", "r5"} {
+				e, err := st.LatestEvaluation(ctx, "bench", run, "test")
+				require.NoError(t, err)
+				runs[i] = append(runs[i], e)
+			}
+			start := time.Now()
+			_, err := compare.Rank(ctx, st, compare.RankQuery{Evaluations: runs[i], Metric: "ndcg@10"})
+			require.NoError(t, err)
+			took[i] = time.Since(start)
+		}
+		ids := make([]int64, len(runs[0]))
+		for j, e := range runs[0] {
+			ids[j] = e.ID
+		}
+		row("rank of 5 runs (Friedman)", took[0], took[1], explain(store.RankSumsQuery(ids, false), 1, 1, 1, 1, 1))
+	}
 	if os.Getenv("VERDICT_CITUS_PLANS") != "" {
 		for _, q := range []struct {
 			name, query string

@@ -13,6 +13,7 @@ var (
 	ReplicateGroups  = replicateGroups
 	SignedRanksQuery = signedRanksQuery
 	DifferencesQuery = differencesQuery
+	RankSumsQuery    = rankSumsQuery
 )
 
 // RunMeansColumnsBy is RunMeansColumns in queries of up to perQuery values.

@@ -72,6 +72,22 @@ func OneRowPerUnit(left, right *Evaluation) bool {
 	return left.Units == left.ScoredRows && right.Units == right.ScoredRows
 }
 
+// fixedHi and fixedLo are the SQL of the parts of a float8 v in Q64,
+// v·2⁶⁴ = hi·2³² + lo, every step exact; inFixed is true when v is in Q64.
+func fixedHi(v string) string {
+	return "(floor(" + v + ")::bigint * 4294967296 + floor(" + fixedFrac(v) + " * 4294967296.0)::bigint)"
+}
+
+func fixedLo(v string) string {
+	return "(" + fixedFrac(v) + " * 18446744073709551616.0 - floor(" + fixedFrac(v) + " * 4294967296.0) * 4294967296.0)::bigint"
+}
+
+func inFixed(v string) string {
+	return "(abs(" + v + ") < 16777216 AND " + fixedFrac(v) + " * 18446744073709551616.0 = trunc(" + fixedFrac(v) + " * 18446744073709551616.0))"
+}
+
+func fixedFrac(v string) string { return "(" + v + " - floor(" + v + "))" }
+
 // pairedValues is the query text of the two evaluations' values of the
 // metrics at $1 and $2 joined by sample ID (a FULL JOIN when full, else
 // an inner join), with, per unit: the sample ID sid, the values l and r
@@ -83,16 +99,7 @@ func pairedValues(leftID, rightID int64, full bool) string {
 	if full {
 		join = "FULL JOIN"
 	}
-	frac := func(v string) string { return "(" + v + " - floor(" + v + "))" }
-	hi := func(v string) string {
-		return "(floor(" + v + ")::bigint * 4294967296 + floor(" + frac(v) + " * 4294967296.0)::bigint)"
-	}
-	lo := func(v string) string {
-		return "(" + frac(v) + " * 18446744073709551616.0 - floor(" + frac(v) + " * 4294967296.0) * 4294967296.0)::bigint"
-	}
-	in := func(v string) string {
-		return "(abs(" + v + ") < 16777216 AND " + frac(v) + " * 18446744073709551616.0 = trunc(" + frac(v) + " * 18446744073709551616.0))"
-	}
+	hi, lo, in := fixedHi, fixedLo, inFixed
 	// A subquery whose select list holds a set-returning function is not
 	// merged into the query that reads it, so each level's columns are
 	// computed once per pair: generate_series(1, 1) is that barrier.
