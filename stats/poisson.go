@@ -1,8 +1,6 @@
 package stats
 
 import (
-	"slices"
-
 	"github.com/verdict-ml/verdict/internal/pghash"
 )
 
@@ -60,11 +58,6 @@ func weightOfField(f uint64) int64 {
 	}
 	return int64(len(poissonThresholds))
 }
-
-// PoissonThresholds are the thresholds of PoissonWeight, for a database
-// that draws the same weights (store's replicate query): the weight of a
-// replicate's 15 bits is the number of thresholds at or below them.
-func PoissonThresholds() []uint64 { return slices.Clone(poissonThresholds[:]) }
 
 // FlipSign reports whether the unit sampleID flips the sign of its
 // difference in replicate b of a sign-flip test with seed: the lowest of

@@ -381,23 +381,6 @@ func averageRanks(x []float64) []float64 {
 	return ranks
 }
 
-// tieTerm returns Σ t(t² − 1) over the groups of t equal values in x.
-func tieTerm(x []float64) float64 {
-	s := append([]float64(nil), x...)
-	sort.Float64s(s)
-	var sum float64
-	for i := 0; i < len(s); {
-		j := i + 1
-		for j < len(s) && s[j] == s[i] {
-			j++
-		}
-		t := float64(j - i)
-		sum += t * (t*t - 1)
-		i = j
-	}
-	return sum
-}
-
 // signOf returns −1, 0 or 1 as x is negative, zero or positive.
 func signOf(x float64) float64 {
 	switch {

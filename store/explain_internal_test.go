@@ -34,13 +34,14 @@ func (r *unitRows) Where() string          { return fmt.Sprintf("row %d", r.i) }
 func (r *unitRows) Err() error             { return nil }
 func (r *unitRows) Progress() (a, b int64) { return 0, 0 }
 
-// TestPushedDownPlans reads the plans of the pairing and resampling
-// queries on a real 3-node Citus cluster, distributed into 4 shards: each
-// is one task per shard whose plan joins the two evaluations' shards on
-// sample_id and aggregates there (a co-located join, no repartition, no
-// intermediate result), and the coordinator only combines the tasks'
-// partial aggregates. The bytes the coordinator receives do not grow with
-// the units: the same for 5,000 and 20,000 units.
+// TestPushedDownPlans reads the plans of the pairing and ranking queries
+// on a real 3-node Citus cluster, distributed into 4 shards: each is one
+// task per shard whose plan joins the evaluations' shards on sample_id and
+// aggregates there (a co-located join, no repartition, no intermediate
+// result), and the coordinator only combines the tasks' partial
+// aggregates. The bytes the coordinator receives do not grow with the
+// units: the same for 5,000 and 20,000 units. The Poisson bootstrap's
+// stream of differences joins the same way and moves 24 bytes a pair.
 func TestPushedDownPlans(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -80,18 +81,17 @@ func TestPushedDownPlans(t *testing.T) {
 		return plan, bytes
 	}
 	for _, n := range []int{5000, 20000} {
-		a, b := log("a", n, 7), log("b", n, 11)
+		a, b, c := log("a", n, 7), log("b", n, 11), log("c", n, 13)
 		for _, q := range []struct {
 			name  string
 			query string
 			args  []any
 			// maxBytes bounds what reaches the coordinator: a few rows per
-			// shard, or 160 bytes a replicate and shard.
+			// shard.
 			maxBytes int
 		}{
 			{"summary", summaryQuery(a, b), []any{1, 1}, 4 * 512},
-			{"replicates", replicatesQuery(a, b, -1), []any{1, 1, int64(3), replicateGroups(50)}, 4 * replicateGroups(50) * replicatesPerRow * 160},
-			{"replicates in one word", replicatesQuery(a, b, 40), []any{1, 1, int64(3), replicateGroups(50)}, 4 * replicateGroups(50) * replicatesPerRow * 160},
+			{"rank sums of three", rankSumsQuery([]int64{a, b, c}, false), []any{1, 1, 1}, 4 * 512},
 			{"signed ranks", signedRanksQuery(a, b), []any{1, 1}, 4 * 64 * 40},
 		} {
 			plan, bytes := explain(q.query, q.args...)
@@ -104,10 +104,20 @@ func TestPushedDownPlans(t *testing.T) {
 			}
 			task := plan[strings.Index(plan, "->  Task"):]
 			require.Regexp(t, `(Merge|Hash) (Full )?Join`, task, "%s: the task joins the two shards\n%s", q.name, plan)
-			require.Regexp(t, `Cond: \((a|b)\.sample_id = (a|b)\.sample_id\)`, task, q.name)
+			require.Regexp(t, `Cond: \((a|b|u\d)\.sample_id = (a|b|u\d)\.sample_id\)`, task, q.name)
 			require.Regexp(t, `(Hash|Group)?Aggregate`, task, "%s: the task aggregates on the worker\n%s", q.name, plan)
 			require.Regexp(t, `(?s)Aggregate.*Output:.*remote_scan`, plan[:strings.Index(plan, "->  Task")], "%s: the coordinator combines partial aggregates\n%s", q.name, plan)
 			require.LessOrEqual(t, bytes, q.maxBytes, "%s: %d units", q.name, n)
 		}
+		// The Poisson bootstrap's stream: the same co-located join, and 24
+		// bytes a pair (a hash and two words), no more.
+		plan, bytes := explain(differencesQuery(a, b), 1, 1, int64(3))
+		require.Contains(t, plan, "Task Count: 4", plan)
+		for _, bad := range []string{"Subplan", "intermediate", "Repartition", "MapMergeJob", "repartition"} {
+			require.NotContains(t, plan, bad, "differences: the join must be co-located\n%s", plan)
+		}
+		require.Regexp(t, `Cond: \((a|b)\.sample_id = (a|b)\.sample_id\)`, plan)
+		require.LessOrEqual(t, bytes, 24*n+4*64, "differences: %d units", n)
+		require.GreaterOrEqual(t, bytes, 24*n-1024, "differences: %d units", n)
 	}
 }

@@ -9,8 +9,6 @@ import (
 // The pushed-down queries, for tests and benchmarks that read their plans.
 var (
 	SummaryQuery     = summaryQuery
-	ReplicatesQuery  = replicatesQuery
-	ReplicateGroups  = replicateGroups
 	SignedRanksQuery = signedRanksQuery
 	DifferencesQuery = differencesQuery
 	RankSumsQuery    = rankSumsQuery

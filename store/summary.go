@@ -4,23 +4,20 @@ import (
 	"context"
 	"fmt"
 	"math/big"
-	"math/bits"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/verdict-ml/verdict/stats"
 )
 
 // The queries below pair two evaluations and reduce the pairs where the
 // values are stored: on a distributed database (`verdict db distribute`)
 // each runs on the workers shard by shard, the join of two evaluations
 // co-located by sample ID, and only its aggregates reach the coordinator:
-// a fixed number of sums for the t-test, B rows a shard for the
-// resampling, one row per distinct magnitude for the signed-rank test.
+// a fixed number of sums for the t-test, one row per distinct magnitude
+// for the signed-rank test, and for the Poisson bootstrap each pair's
+// hashed sample ID and difference, which Go resamples as they stream.
 // They are plain SQL and give the same answer on a single server, where
 // tests check them against the Go computations (stats.SummarizePairs,
-// stats.HashedReplicates).
+// stats.HashedReplicates, stats.SignedRanksOfPairs).
 //
 // Sums are exact: each value v, a float32 widened to float8, is split
 // into integers with v·2⁶⁴ = hi·2⁶⁴ + mid·2³² + low (hi = ⌊v⌋, 0 ≤ mid,
@@ -32,12 +29,12 @@ import (
 // does with pairs: |l − r| ≤ 2⁻²³·max(|l|, |r|).
 
 // noJIT switches off JIT compilation and parallel workers for the rest of
-// the transaction, on the workers too. The replicate query's long
-// expressions took seconds to compile, longer than the work they speed
-// up; and a shard's parallel workers sent every (pair, replicate) row
-// through a Gather to be aggregated, 0.64 µs each, where a shard's own
-// process aggregates at 0.27 µs (the shards are the parallelism). On a
-// server without Citus the first setting is an unused placeholder.
+// the transaction, on the workers too. The queries' long expressions
+// (the fixed-point parts, a ranking's K² comparisons) took seconds to
+// compile, longer than the work they speed up; and a shard's parallel
+// workers sent every row through a Gather, where a shard's own process
+// aggregates it faster (the shards are the parallelism). On a server
+// without Citus the first setting is an unused placeholder.
 func (t *Tx) noJIT(ctx context.Context) error {
 	_, err := t.tx.Exec(ctx, `SET LOCAL citus.propagate_set_commands = 'local'; SET LOCAL jit = off; SET LOCAL max_parallel_workers_per_gather = 0`)
 	return err
@@ -59,15 +56,10 @@ type Summary struct {
 	// not zero the sums are not set.
 	Outside                               int64
 	SumLeft, SumRight, SumDiff, SumDiffSq *big.Int
-	// Shift is the largest g such that every paired d·2⁶⁴ is a multiple
-	// of 2^g and d·2⁶⁴ / 2^g fits in 2⁵⁹, when there is one (values
-	// stored as float32 in a range of a few thousand, 0/1 values), and
-	// −1 otherwise: Replicates then sums one word a unit rather than two.
-	Shift int
 }
 
 // OneRowPerUnit reports whether both evaluations hold one row per unit,
-// the condition for Summarize, Replicates and SignedRanks.
+// the condition for Summarize, StreamDifferences and SignedRanks.
 func OneRowPerUnit(left, right *Evaluation) bool {
 	return left.Units == left.ScoredRows && right.Units == right.ScoredRows
 }
@@ -142,9 +134,8 @@ func (t *Tx) Summarize(ctx context.Context, leftID, rightID int64, metric string
 	}
 	s := &Summary{Left: left, Right: right, Metric: metric}
 	var sums [6]*string
-	var orHi, orLo, maxHi *int64
 	err = t.tx.QueryRow(ctx, summaryQuery(leftID, rightID), li+1, ri+1).Scan(&s.N, &s.LeftOnly, &s.RightOnly, &s.Greater, &s.Less, &s.NonBinary, &s.Outside,
-		&sums[0], &sums[1], &sums[2], &sums[3], &sums[4], &sums[5], &orHi, &orLo, &maxHi)
+		&sums[0], &sums[1], &sums[2], &sums[3], &sums[4], &sums[5])
 	if err != nil {
 		return nil, fmt.Errorf("summarize evaluations %d and %d: %w", leftID, rightID, err)
 	}
@@ -162,31 +153,7 @@ func (t *Tx) Summarize(ctx context.Context, leftID, rightID int64, metric string
 	}
 	s.SumLeft, s.SumRight = q64(v[0], v[1]), q64(v[2], v[3])
 	s.SumDiff, s.SumDiffSq = v[4], v[5]
-	s.Shift = oneWordShift(orHi, orLo, maxHi)
 	return s, nil
-}
-
-// oneWordShift is Summary.Shift from the bitwise or of the paired units'
-// dhi and dlo (d·2⁶⁴ = dhi·2³² + dlo, |dlo| < 2³²) and the largest |dhi|,
-// each nil when no unit is paired. A d with dlo ≠ 0 has dlo's trailing
-// zeros, fewer than 32; one with dlo = 0 has 32 more than dhi's; and the
-// trailing zeros of an or are the fewest of its operands'.
-func oneWordShift(orHi, orLo, maxHi *int64) int {
-	if orHi == nil || orLo == nil || maxHi == nil {
-		return -1
-	}
-	switch {
-	case *orLo != 0:
-		g := bits.TrailingZeros64(uint64(*orLo))
-		// |d·2⁶⁴ / 2^g| < (|dhi| + 1)·2^(32−g) ≤ 2⁵⁹.
-		if *maxHi+1 > 1<<(27+g) {
-			return -1
-		}
-		return g
-	case *orHi != 0:
-		return 32 + bits.TrailingZeros64(uint64(*orHi)) // |dhi| < 2⁵⁷ already
-	}
-	return 0 // every difference 0
 }
 
 // summaryQuery is Summarize's query; $1 and $2 are the metric's indexes.
@@ -198,8 +165,7 @@ func summaryQuery(leftID, rightID int64) string {
 		       count(*) FILTER (WHERE (l NOT IN (0, 1) OR r NOT IN (0, 1)) AND l IS NOT NULL AND r IS NOT NULL),
 		       count(*) FILTER (WHERE NOT ok AND l IS NOT NULL AND r IS NOT NULL),
 		       sum(p.lhi)::text, sum(p.llo)::text, sum(p.rhi)::text, sum(p.rlo)::text,
-		       sum(` + dExpr + `)::text, sum(` + dExpr + ` * ` + dExpr + `)::text,
-		       bit_or(p.dhi), bit_or(p.dlo), max(abs(p.dhi))
+		       sum(` + dExpr + `)::text, sum(` + dExpr + ` * ` + dExpr + `)::text
 		FROM ` + pairedValues(leftID, rightID, true)
 }
 
@@ -207,169 +173,6 @@ func summaryQuery(leftID, rightID int64) string {
 func q64(hi, lo *big.Int) *big.Int {
 	z := new(big.Int).Lsh(hi, 32)
 	return z.Add(z, lo)
-}
-
-// ReplicateSums are the Poisson bootstrap's and the sign-flip test's sums
-// of replicates 0 … B−1 (see stats.Replicates): Σ w, Σ w·d and Σ s·d at
-// scale 2⁶⁴, with w and s the weight and sign drawn for the unit's sample
-// ID, the replicate and the seed.
-type ReplicateSums struct {
-	Weights     []int64
-	Sums, Flips []*big.Int
-}
-
-// replicatesPerRow is the number of replicates one row of the replicate
-// query carries, for one unit: two block hashes of four (stats'
-// PoissonWeight). PostgreSQL's cost is mostly the rows it makes and
-// aggregates, far less the hashes and sums within a row.
-const replicatesPerRow = 8
-
-// replicateGroups is the number of rows per unit of B replicates.
-func replicateGroups(B int) int { return (B + replicatesPerRow - 1) / replicatesPerRow }
-
-// laneWeight is the Poisson weight in replicate lane i (0 … 3) of the
-// block hash x: a CASE over stats.PoissonThresholds, those of
-// verdict_poisson_weight (migration 21), which PostgreSQL evaluates faster
-// than width_bucket over an array.
-func laneWeight(x string, i int) string {
-	var b strings.Builder
-	v := fmt.Sprintf("((%s >> %d) & 32767)", x, 16*i+1)
-	b.WriteString("CASE")
-	thresholds := stats.PoissonThresholds()
-	for k, t := range thresholds {
-		fmt.Fprintf(&b, " WHEN %s < %d THEN %d", v, t, k)
-	}
-	fmt.Fprintf(&b, " ELSE %d END", len(thresholds))
-	return b.String()
-}
-
-// replicateWords are the columns replicatesQuery sums for d·2⁶⁴: dhi and
-// dlo (d·2⁶⁴ = dhi·2³² + dlo), or, for a Summary.Shift g ≥ 0, the one word
-// d·2⁶⁴ / 2^g, exact, which saves two of a replicate's five sums.
-func replicateWords(shift int) []string {
-	switch {
-	case shift < 0:
-		return []string{"p.dhi", "p.dlo"}
-	case shift < 32:
-		return []string{fmt.Sprintf("((p.dhi << %d) + (p.dlo >> %d))", 32-shift, shift)}
-	}
-	return []string{fmt.Sprintf("(p.dhi >> %d)", shift-32)}
-}
-
-// replicatesQuery is Replicates' query for a Summary.Shift; $1 and $2 are
-// the metric's indexes, $3 the seed and $4 the number of rows per unit,
-// ⌈B / 8⌉. Row g of a unit holds replicates 8g … 8g+7: the hashes of
-// blocks 2g and 2g+1, then each replicate's weight w and sign bit f. A
-// shard returns, for each g and each of its replicates, Σ w, then Σ w·d
-// and Σ s·d (s = 1 − 2f) of each of replicateWords.
-func replicatesQuery(leftID, rightID int64, shift int) string {
-	words := replicateWords(shift)
-	var cols []string
-	for i, w := range words {
-		cols = append(cols, fmt.Sprintf("%s AS d%d", w, i))
-	}
-	var lanes, sums []string
-	for r := range replicatesPerRow {
-		x := fmt.Sprintf("p.x%d", r/4)
-		i := r % 4
-		lanes = append(lanes, fmt.Sprintf("%s AS w%d, (%s >> %d) & 1 AS f%d", laneWeight(x, i), r, x, 16*i, r))
-		sums = append(sums, fmt.Sprintf("sum(q.w%d)", r))
-		for i := range words {
-			sums = append(sums, fmt.Sprintf("sum(q.w%[1]d * q.d%[2]d)::text", r, i))
-		}
-		for i := range words {
-			sums = append(sums, fmt.Sprintf("sum((1 - 2 * q.f%[1]d) * q.d%[2]d)::text", r, i))
-		}
-	}
-	ds := "p.d0"
-	if len(words) == 2 {
-		ds = "p.d0, p.d1"
-	}
-	// Set-returning functions in one select list run in step, so x0 and
-	// x1 are row g's hashes; generate_series(1, 1) keeps each level's
-	// columns computed once per row (see pairedValues).
-	return `
-		SELECT q.g, ` + strings.Join(sums, ", ") + `
-		FROM (SELECT p.g, ` + ds + `, ` + strings.Join(lanes, ",\n\t\t             ") + `,
-		             generate_series(1, 1) AS once
-		      FROM (SELECT ` + ds + `, generate_series(0, $4 - 1) AS g,
-		                   hashint8extended(p.h, 2 * generate_series(0, $4 - 1)) AS x0,
-		                   hashint8extended(p.h, 2 * generate_series(0, $4 - 1) + 1) AS x1
-		            FROM (SELECT hashtextextended(p.sid COLLATE "C", $3) AS h, ` + strings.Join(cols, ", ") + `, generate_series(1, 1) AS once
-		                  FROM ` + pairedValues(leftID, rightID, false) + `) p) p) q
-		GROUP BY q.g`
-}
-
-// Replicates computes B replicates of the pairs that s summarized, with
-// seed, for units in Q64 (s.Outside zero). Each unit and replicate draws
-// its weight and sign from the hashes of migration 21 (each shard
-// computes O(n·B/4) of them, in O(n·B/8) rows), and a shard returns one
-// row of sums per 8 replicates.
-func (t *Tx) Replicates(ctx context.Context, s *Summary, B int, seed uint64) (*ReplicateSums, error) {
-	leftID, rightID := s.Left.ID, s.Right.ID
-	_, _, li, ri, err := pairable(ctx, t.tx, leftID, rightID, s.Metric, true)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := t.tx.Exec(ctx, `SET LOCAL enable_hashagg = on`); err != nil {
-		return nil, err
-	}
-	if err := t.noJIT(ctx); err != nil {
-		return nil, err
-	}
-	groups := replicateGroups(B)
-	words := len(replicateWords(s.Shift))
-	rows, err := t.tx.Query(ctx, replicatesQuery(leftID, rightID, s.Shift), li+1, ri+1, int64(seed), groups)
-	if err != nil {
-		return nil, fmt.Errorf("resample evaluations %d and %d: %w", leftID, rightID, err)
-	}
-	defer rows.Close()
-	r := &ReplicateSums{Weights: make([]int64, B), Sums: make([]*big.Int, B), Flips: make([]*big.Int, B)}
-	var g int64
-	weights := make([]int64, replicatesPerRow)
-	text := make([]string, replicatesPerRow*2*words)
-	dest := []any{&g}
-	for k := range replicatesPerRow {
-		dest = append(dest, &weights[k])
-		for i := range 2 * words {
-			dest = append(dest, &text[k*2*words+i])
-		}
-	}
-	parts := make([]*big.Int, 2*words)
-	for i := range parts {
-		parts[i] = new(big.Int)
-	}
-	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			return nil, err
-		}
-		if g < 0 || g >= int64(groups) {
-			return nil, fmt.Errorf("resample evaluations %d and %d: replicate group %d out of range", leftID, rightID, g)
-		}
-		for k := range replicatesPerRow {
-			b := int(g)*replicatesPerRow + k
-			if b >= B {
-				break
-			}
-			for i := range parts {
-				v := text[k*2*words+i]
-				if _, ok := parts[i].SetString(v, 10); !ok {
-					return nil, fmt.Errorf("resample evaluations %d and %d: sum %q is not an integer", leftID, rightID, v)
-				}
-			}
-			r.Weights[b] = weights[k]
-			if words == 2 {
-				r.Sums[b], r.Flips[b] = q64(parts[0], parts[1]), q64(parts[2], parts[3])
-			} else {
-				r.Sums[b] = new(big.Int).Lsh(parts[0], uint(s.Shift))
-				r.Flips[b] = new(big.Int).Lsh(parts[1], uint(s.Shift))
-			}
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("resample evaluations %d and %d: %w", leftID, rightID, err)
-	}
-	return r, nil
 }
 
 // differencesBatch is the number of units StreamDifferences hands over

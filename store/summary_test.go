@@ -65,9 +65,6 @@ func TestSummaryQueriesEqualGo(t *testing.T) {
 	right.vals[5][1] = right.vals[5][1] * (1 + 0x1p-25) // equal within storage precision
 	b, err := s.LogEvaluation(ctx, newEval("e", "b"), right)
 	require.NoError(t, err)
-	// The differences' common power of two, and whether one word holds
-	// them: multiples of 1/64; float32 values below 10³; none.
-	shifts := map[string]int{"ndcg@10": 58, "revenue": -2, "latency": -1}
 	for _, metric := range []string{"ndcg@10", "revenue", "latency"} {
 		err := s.InTx(ctx, func(tx *store.Tx) error {
 			p, err := tx.Pair(ctx, a.ID, b.ID, metric, true)
@@ -78,12 +75,6 @@ func TestSummaryQueriesEqualGo(t *testing.T) {
 			got, err := tx.Summarize(ctx, a.ID, b.ID, metric, true)
 			require.NoError(t, err)
 			require.Zero(t, got.Outside)
-			switch want := shifts[metric]; want {
-			case -2:
-				require.Positive(t, got.Shift, metric)
-			default:
-				require.Equal(t, want, got.Shift, metric)
-			}
 			require.Equal(t, int64(len(p.SampleIDs)), got.N)
 			require.Equal(t, p.LeftOnly, got.LeftOnly)
 			require.Equal(t, p.RightOnly, got.RightOnly)
@@ -95,13 +86,6 @@ func TestSummaryQueriesEqualGo(t *testing.T) {
 			const B = 50
 			reps, err := stats.HashedReplicates(ctx, p.SampleIDs, stats.PairedUnits{LeftSum: p.LeftSum, RightSum: r}, B, 77)
 			require.NoError(t, err)
-			sql, err := tx.Replicates(ctx, got, B, 77)
-			require.NoError(t, err)
-			require.Equal(t, reps.Weights, sql.Weights)
-			for k := range B {
-				require.Zero(t, reps.Sums[k].Cmp(sql.Sums[k]), "%s: replicate %d", metric, k)
-				require.Zero(t, reps.Flips[k].Cmp(sql.Flips[k]), "%s: replicate %d", metric, k)
-			}
 			// The differences streamed, hashed in SQL, give the same
 			// replicates drawn in Go, batch by batch.
 			stream, err := stats.NewReplicateStream(B, 77)
