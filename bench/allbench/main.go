@@ -685,8 +685,9 @@ func compareCase(b *bench) ([]Figure, []Growth, error) {
 			return append(args, "a", "b")
 		}
 	}
-	// The Poisson bootstrap, which a distributed database runs where the
-	// units are, against the multinomial one: the same compare otherwise.
+	// The Poisson bootstrap, the one a distributed database draws from
+	// the differences its workers stream, against the multinomial one:
+	// the same compare otherwise.
 	poisson := func(r int) []string {
 		args := cmd("ndcg@10")(r)
 		return append(args[:len(args)-2], "--resampling", "poisson", "a", "b")
