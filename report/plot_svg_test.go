@@ -202,11 +202,6 @@ func (d svgDoc) label(t *testing.T, s string) svgLabel {
 	return found[0]
 }
 
-// hasText reports whether some text reads s.
-func (d svgDoc) hasText(s string) bool {
-	return slices.ContainsFunc(d.texts, func(l svgLabel) bool { return l.text == s })
-}
-
 // find returns the paths for which keep is true.
 func (d svgDoc) find(keep func(svgPath) bool) []svgPath {
 	var out []svgPath
