@@ -226,8 +226,12 @@ func rankColumns(metric string, dir Direction, names []string, cols [][]float64,
 			gains[b][j] = dir.Gain(cols[j][b])
 		}
 	}
-	if _, err := stats.Friedman(gains, stats.FriedmanOptions{Names: names, Alpha: alpha}); err != nil {
-		return nil, err // the scores' own errors: too few, not finite
+	for b, row := range gains {
+		for j, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%w: %s's value on block %d is %v", stats.ErrNotFinite, names[j], b, v)
+			}
+		}
 	}
 	means := make([]float64, len(cols))
 	for j, col := range cols {
