@@ -64,7 +64,7 @@ func (p *pushed) summary() stats.PairedSummary {
 // the workers, 24 bytes a unit, and draws the replicates in Go as they
 // arrive. Drawing them on the workers instead moves only O(B) sums, but
 // SQL spends 0.25 µs of a core on a (pair, replicate) where Go spends
-// about 1 ns: moving the units wins until the workers have a hundred
+// about 2 ns: moving the units wins until the workers have some eighty
 // times the coordinator's cores (docs/scale-out.md).
 func (p *pushed) replicates(ctx context.Context, B int, seed uint64) (*stats.Replicates, error) {
 	s, err := stats.NewReplicateStream(B, seed)

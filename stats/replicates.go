@@ -246,7 +246,8 @@ func (f *fixedReplicates) fill(r *Replicates) {
 	}
 }
 
-// replicateFixed adds the replicates of differences in Q64 to r. It hashes
+// replicateFixed adds the replicates of differences in Q64 to r, the units
+// of rows[u] rows each (nil: one row each). It hashes
 // each block's seed once (pghash.Seed) and each unit with the final mix
 // alone, draws four replicates' weights from the hash without a branch,
 // and sums splitBlock units' weighted parts in int64 before adding them
@@ -261,7 +262,7 @@ func replicateFixed(ctx context.Context, r *fixedReplicates, hashes, rows []int6
 	for u, v := range d {
 		keys[u] = pghash.Int8Fold(hashes[u])
 		total = total.add(v)
-		oneRow = oneRow && rows[u] == 1
+		oneRow = oneRow && (rows == nil || rows[u] == 1)
 	}
 	words, shifts := fixedWords(d)
 	const blocks = resampleChunkSize / replicateLanes
@@ -423,14 +424,12 @@ func (s *ReplicateStream) Add(ctx context.Context, hashes, hi, lo []int64) error
 		return nil
 	}
 	d := make([]int128, n)
-	rows := make([]int64, n)
 	for u := range n {
 		d[u] = int128{hi[u] >> 63, uint64(hi[u])}.shl(32).add(int128{lo[u] >> 63, uint64(lo[u])})
 		s.sum = s.sum.add(d[u])
-		rows[u] = 1
 	}
 	s.rows += int64(n)
-	return replicateFixed(ctx, s.acc, hashes, rows, d)
+	return replicateFixed(ctx, s.acc, hashes, nil, d)
 }
 
 // Replicates are the sums of every unit added. Errors: ErrTooFew when
