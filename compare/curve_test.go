@@ -57,7 +57,7 @@ func TestCurve(t *testing.T) {
 	require.NoError(t, err)
 
 	req := compare.CurveRequest{Experiment: "train", Runs: []string{"narrow", "wide"}, Metric: "ndcg",
-		Intervals: compare.Intervals{Confidence: 0.9, Resamples: 500, Seed: 3}}
+		Intervals: compare.Intervals{Confidence: 0.9, Resamples: new(500), Seed: 3}}
 	c, err := compare.Curve(ctx, st, req)
 	require.NoError(t, err)
 	require.Equal(t, "test", c.EvalSet)

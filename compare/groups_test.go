@@ -80,7 +80,7 @@ func TestGroupsIsTheSeedBootstrapOfTheRuns(t *testing.T) {
 	logGroup(t, st, "seeds", "cfg-c", a[:1], "")
 
 	req := compare.Request{Pair: compare.Pair{Experiment: "seeds", Baseline: "cfg-a", Candidate: "cfg-b"}, Groups: true}
-	req.Alpha, req.Confidence, req.Resamples, req.Resampling = 0.05, 0.95, 2000, "auto"
+	req.Alpha, req.Confidence, req.Resamples, req.Resampling = 0.05, 0.95, new(2000), "auto"
 	res, err := req.Run(ctx, st, nil, true, report.Verdict)
 	require.NoError(t, err)
 	require.Len(t, res.Metrics, 2)
@@ -295,7 +295,7 @@ func TestLeaderboardByGroup(t *testing.T) {
 		{"score", "mid", []string{"high", "mid", "low"}},
 	} {
 		req := compare.LeaderboardRequest{Experiment: "board", EvalSet: "test", Metric: c.metric, Baseline: c.baseline, ByGroup: true}
-		req.Alpha, req.Confidence, req.Resamples = 0.05, 0.95, 2000
+		req.Alpha, req.Confidence, req.Resamples = 0.05, 0.95, new(2000)
 		lb, err := compare.NewLeaderboard(ctx, st, req.Query())
 		require.NoError(t, err, c)
 		require.True(t, lb.ByGroup)

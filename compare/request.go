@@ -62,13 +62,19 @@ type Statistics struct {
 // (Statistics) or without one (a plot of values over time).
 type Intervals struct {
 	Confidence float64 `req:"confidence" default:"0.95" arg:"LEVEL" help:"level of the confidence intervals"`
-	Resamples  int     `req:"resamples" default:"2000" arg:"B" help:"bootstrap resamples and sign flips, at most 1000000"`
+	Resamples  *int    `req:"resamples" default:"2000" arg:"B" help:"bootstrap resamples and sign flips, at most 1000000"`
 	Seed       uint64  `req:"seed" default:"0" arg:"SEED" help:"random seed: the same seed gives the same answer, bit for bit"`
 }
 
-// Options are i as the Options of a comparison.
+// Options are i as the Options of a comparison. Resamples not given stays
+// 0 in them: the default number, and no request for the bootstrap, so that
+// the method can still be chosen by the number of units (AutoTMinUnits).
 func (i Intervals) Options() Options {
-	return Options{Confidence: i.Confidence, Resamples: i.Resamples, Seed: i.Seed}
+	o := Options{Confidence: i.Confidence, Seed: i.Seed}
+	if i.Resamples != nil {
+		o.Resamples = *i.Resamples
+	}
+	return o
 }
 
 // options are s as Options.
@@ -82,7 +88,7 @@ func (s Statistics) options() Options {
 type Request struct {
 	Pair
 	Metrics []string `req:"metric" short:"m" arg:"METRIC" help:"metric to compare (repeatable; default: every metric both share)"`
-	Method  string   `req:"method" arg:"TEST" help:"the paired test (default: from the evaluations' protocols: corrected-t for k-fold, 5x2 for 5x2; else t from 10,000 units of one row each, bootstrap below)"`
+	Method  string   `req:"method" arg:"TEST" help:"the paired test (default: from the evaluations' protocols: corrected-t for k-fold, 5x2 for 5x2; else t from 10,000 units of one row each unless resamples or resampling is given, bootstrap below)"`
 	Adjust  string   `req:"adjust" arg:"ADJUSTMENT" help:"multiplicity adjustment across the metrics (default: holm with several metrics)"`
 	Statistics
 	Resampling            string   `req:"resampling" default:"auto" arg:"HOW" help:"how the bootstrap and the sign flips draw"`

@@ -19,8 +19,11 @@ func TestRequestDefaultsAreTheLibrarys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Resamples not given stays unset, as in the library: its default
+	// (2000) applies, and the method may still be chosen by the number of
+	// units (autoMethod), which a number given asks not to.
 	want := Options{}.resolved()
-	if o.Alpha != want.Alpha || o.Confidence != want.Confidence || o.Resamples != want.Resamples || o.Seed != 0 ||
+	if o.Alpha != want.Alpha || o.Confidence != want.Confidence || o.Resamples != 0 || o.resamples() != want.Resamples || o.Seed != 0 ||
 		o.Resampling != ResamplingAuto || o.Method != "" || o.Adjust != AdjustDefault || o.Rope != nil || o.FDR != nil || gate != NoGate || !o.Record {
 		t.Fatalf("defaults: %+v, gate %q", o, gate)
 	}
@@ -28,17 +31,21 @@ func TestRequestDefaultsAreTheLibrarys(t *testing.T) {
 	if err := request.Decode(request.Values{"experiment": {"x"}, "metric": {"m"}}, &lb); err != nil {
 		t.Fatal(err)
 	}
-	if q := lb.Query(); q.Options.Alpha != stats.DefaultAlpha || q.Options.Confidence != stats.DefaultConfidence || q.Options.Resamples != stats.DefaultResamples {
+	if q := lb.Query(); q.Options.Alpha != stats.DefaultAlpha || q.Options.Confidence != stats.DefaultConfidence || q.Options.Resamples != 0 {
 		t.Fatalf("leaderboard defaults: %+v", q.Options)
 	}
 	r.Rope = new(float64)
 	if o, _, _ := r.Options(false); o.DecideAt != stats.DefaultDecideAt {
 		t.Fatalf("decide_at default %g, want %g", o.DecideAt, stats.DefaultDecideAt)
 	}
-	// The declared default of decide_at and fdr_alpha, which the help
-	// shows, is the one applied.
+	// The declared default of decide_at, fdr_alpha and resamples, which
+	// the help shows, is the one applied.
 	for _, f := range request.Fields(Request{}) {
 		switch f.Name {
+		case "resamples":
+			if f.Default != "2000" || stats.DefaultResamples != 2000 {
+				t.Errorf("resamples declares %s, the library applies %d", f.Default, stats.DefaultResamples)
+			}
 		case "decide_at":
 			if f.Default != "0.95" || stats.DefaultDecideAt != 0.95 {
 				t.Errorf("decide_at declares %s, the library applies %g", f.Default, stats.DefaultDecideAt)

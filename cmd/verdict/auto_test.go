@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/verdict-ml/verdict/compare"
+	"github.com/verdict-ml/verdict/server"
+	"github.com/verdict-ml/verdict/store"
+	"github.com/verdict-ml/verdict/store/storetest"
+)
+
+// TestAutoChoosesTAtTheDoors asks the command line and the HTTP API for a
+// comparison of two runs of compare.AutoTMinUnits users, as a user does,
+// giving no option: both choose the paired t of the exact sums and say
+// so, with the same JSON. Naming the default number of resamples (2000)
+// asks for the bootstrap, at both doors. The values: run a's are
+// (7u mod 11)/10, run b's the same less 0.05 on every fourth user, so the
+// mean difference a − b is 2500·0.05/10000 = 0.0125 exactly.
+func TestAutoChoosesTAtTheDoors(t *testing.T) {
+	t.Parallel()
+	dbURL := storetest.NewDatabase(t)
+	n := compare.AutoTMinUnits
+	for i, run := range []string{"a", "b"} {
+		var b strings.Builder
+		b.WriteString("sample_id,m\n")
+		for u := range n {
+			v := float64((u*7)%11) / 10
+			if i == 1 && u%4 == 0 {
+				v -= 0.05
+			}
+			fmt.Fprintf(&b, "u%05d,%g\n", u, v)
+		}
+		res := runVerdict(t, dbURL, "log", "-e", "big", "-r", run, "-s", "test", writeFile(t, run+".csv", b.String()))
+		require.Equal(t, 0, res.code, res.stderr)
+	}
+
+	ctx := context.Background()
+	st, err := store.Open(ctx, dbURL, store.Options{})
+	require.NoError(t, err)
+	t.Cleanup(st.Close)
+	srv, err := server.New(st, server.Config{SpoolDir: t.TempDir()})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = srv.Close() })
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	_, token, err := st.CreateToken(ctx, "auto", store.TokenAdmin, "")
+	require.NoError(t, err)
+	api := func(path string, q url.Values) []byte {
+		t.Helper()
+		req, err := http.NewRequest("GET", ts.URL+path+"?"+q.Encode(), nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		require.Equal(t, 200, resp.StatusCode, string(b))
+		return b
+	}
+
+	compareAt := func(extra ...string) (fromCLI, fromAPI []compare.MetricResult) {
+		t.Helper()
+		res := runVerdict(t, dbURL, append([]string{"compare", "-e", "big", "--no-record", "--format", "json", "a", "b"}, extra...)...)
+		require.Equal(t, 0, res.code, res.stderr)
+		require.NoError(t, json.Unmarshal([]byte(res.stdout), &fromCLI))
+		q := url.Values{"experiment": {"big"}, "baseline": {"a"}, "candidate": {"b"}}
+		for i := 0; i+1 < len(extra); i += 2 {
+			q.Set(strings.TrimPrefix(extra[i], "--"), extra[i+1])
+		}
+		require.NoError(t, json.Unmarshal(api("/api/v1/compare", q), &fromAPI))
+		require.Len(t, fromCLI, 1)
+		return fromCLI, fromAPI
+	}
+
+	cli, viaAPI := compareAt()
+	require.Equal(t, cli, viaAPI, "the same comparison at both doors")
+	r := cli[0]
+	require.Equal(t, "paired-t", r.Method)
+	require.Equal(t, &compare.AutoChoice{Method: compare.PairedT, Units: int64(n), MinUnits: compare.AutoTMinUnits}, r.Auto)
+	require.Contains(t, r.Verdict, "The paired t was chosen for 10,000 units of one row each")
+	require.InDelta(t, 0.0125, r.Difference.Estimate, 1e-9)
+	text := runVerdict(t, dbURL, "compare", "-e", "big", "--no-record", "a", "b")
+	require.Equal(t, 0, text.code, text.stderr)
+	require.Contains(t, text.stdout, "The paired t was chosen for 10,000 units")
+
+	for _, asked := range [][]string{{"--resamples", "2000"}, {"--resampling", "multinomial"}, {"--method", "bootstrap"}} {
+		cli, viaAPI = compareAt(asked...)
+		require.Equal(t, cli, viaAPI, "%v at both doors", asked)
+		require.Equal(t, "bootstrap+randomization", cli[0].Method, "%v", asked)
+		require.Nil(t, cli[0].Auto, "%v", asked)
+		require.NotContains(t, cli[0].Verdict, "was chosen for", "%v", asked)
+		require.Equal(t, r.Difference.Estimate, cli[0].Difference.Estimate, "the same mean difference")
+	}
+}
