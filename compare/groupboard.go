@@ -43,7 +43,7 @@ func groupBoard(ctx context.Context, st *store.Store, q LeaderboardQuery) (*Lead
 	if err != nil {
 		return nil, err
 	}
-	lb := &Leaderboard{Metric: q.Metric, ByGroup: true, Options: q.Options.resolved()}
+	lb := &Leaderboard{Metric: q.Metric, ByGroup: true, Options: q.Options.resolved(), Method: TwoLevelBootstrap}
 	members := map[string][]string{}
 	for _, r := range runs {
 		if r.Group == "" {

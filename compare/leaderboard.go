@@ -150,6 +150,15 @@ type Leaderboard struct {
 	LowerIsBetter bool   `json:"lower_is_better"`
 	// Runs counts the ranked runs, shown or not.
 	Runs int `json:"n_runs"`
+	// Method is how the rows' intervals and p-values were computed:
+	// "bootstrap+randomization" (each mean's bootstrap interval, each
+	// difference's paired bootstrap interval and sign-flip p-value),
+	// "paired-t" (the t intervals and the paired t-test, from exact sums)
+	// or, by group, "two-level-bootstrap"; empty when no run has per-unit
+	// values. Auto says why the t was chosen, as a comparison's does
+	// (leaderboardAuto).
+	Method string      `json:"method,omitempty"`
+	Auto   *AutoChoice `json:"auto,omitempty"`
 	// ByGroup marks a leaderboard of groups of runs (LeaderboardQuery.
 	// ByGroup): each row is a group, Groups counts them, and Ungrouped
 	// counts the experiment's runs of no group, not ranked.
@@ -293,7 +302,15 @@ func NewLeaderboard(ctx context.Context, st *store.Store, q LeaderboardQuery) (*
 		if !q.Ranks && q.Columns == nil {
 			cache = q.Rows
 		}
-		if rows, cols, err = leaderboardRows(ctx, st, ranked, shown, ref, q.Metric, q.Options, q.Columns, cache); err != nil {
+		means := make([]store.RunMean, len(shown))
+		for k, i := range shown {
+			means[k] = ranked[i]
+		}
+		lb.Method, lb.Auto = Bootstrap.label(), leaderboardAuto(means, q.Options)
+		if lb.Auto != nil {
+			lb.Method = PairedT.label()
+		}
+		if rows, cols, err = leaderboardRows(ctx, st, ranked, shown, ref, q.Metric, q.Options, q.Columns, cache, lb.Auto != nil, q.Ranks); err != nil {
 			return nil, err
 		}
 	}
@@ -346,7 +363,12 @@ func NewLeaderboard(ctx context.Context, st *store.Store, q LeaderboardQuery) (*
 				lb.Separate = append(lb.Separate, meanOnlyRow(&e, lb.Options.Confidence))
 				continue
 			}
-			row, err := leaderboardEntry(ctx, st, nil, &e, q.Metric, q.Options, q.Columns)
+			var row LeaderboardRow
+			if lb.Auto != nil && leaderboardAuto([]store.RunMean{e}, q.Options) != nil {
+				row, err = meanRowT(ctx, st, &e, q.Metric, q.Options)
+			} else {
+				row, err = leaderboardEntry(ctx, st, nil, &e, q.Metric, q.Options, q.Columns)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -374,7 +396,7 @@ func NewLeaderboard(ctx context.Context, st *store.Store, q LeaderboardQuery) (*
 // flat. The statistics run in parallel, one row per core. With cache, and
 // without draws, the rows cache holds are taken from it
 // (leaderboardRowsCached).
-func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMean, shown []int, ref int, metric string, opts Options, read *store.ValueColumns, cache *RowCache) ([]LeaderboardRow, [][]float64, error) {
+func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMean, shown []int, ref int, metric string, opts Options, read *store.ValueColumns, cache *RowCache, t, ranks bool) ([]LeaderboardRow, [][]float64, error) {
 	rows := make([]LeaderboardRow, len(shown))
 	means := make([]store.RunMean, len(shown))
 	draws := false
@@ -387,6 +409,31 @@ func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMea
 		return rows, nil, err
 	}
 	refCol := slices.Index(shown, ref)
+	if t && refCol >= 0 {
+		// A leaderboard with ranks gets the runs' values, from read or,
+		// when they are few enough (batchable), read here.
+		var cols [][]float64
+		if ranks {
+			ok, err := false, error(nil)
+			if read != nil {
+				if _, cols, ok, err = read.RunMeansColumns(means); err != nil {
+					return nil, nil, err
+				}
+			}
+			if !ok && batchable(means) {
+				if _, cols, err = st.RunMeansColumns(ctx, means); err != nil {
+					return nil, nil, err
+				}
+			} else if !ok {
+				cols = nil
+			}
+		}
+		rows, err := leaderboardRowsT(ctx, st, means, refCol, metric, opts, cols)
+		for k, i := range shown {
+			rows[k].Rank = i + 1
+		}
+		return rows, cols, err
+	}
 	if cache != nil && !draws && refCol >= 0 {
 		rows, err := leaderboardRowsCached(ctx, st, ranked, shown, ref, metric, opts, cache)
 		return rows, nil, err

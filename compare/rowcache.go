@@ -105,7 +105,7 @@ func leaderboardRowsCached(ctx context.Context, st *store.Store, ranked []store.
 	var computed []LeaderboardRow
 	var err error
 	if cols == nil && !sharedFits(means) {
-		computed, _, err = leaderboardRows(ctx, st, ranked, need, ref, metric, opts, nil, nil)
+		computed, _, err = leaderboardRows(ctx, st, ranked, need, ref, metric, opts, nil, nil, false, false)
 		clear(haveMean)
 	} else {
 		computed, err = leaderboardRowsShared(ctx, st, means, slices.Index(need, ref), metric, cols, opts, haveMean)

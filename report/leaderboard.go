@@ -121,6 +121,10 @@ func LeaderboardNotes(lb *compare.Leaderboard) []string {
 	default:
 		notes = append(notes, fmt.Sprintf("cannot be told apart from %s: %s", Printable(lb.Reference), Printable(strings.Join(lb.Group, ", "))))
 	}
+	if a := lb.Auto; a != nil {
+		notes = append(notes, fmt.Sprintf("intervals and p-values by the t, from exact sums: chosen because every run shown has at least %s units of one row each (the fewest %s), from where it and the bootstrap decide alike (docs/calibration.md); a number of resamples bootstraps instead",
+			Thousands(a.MinUnits), Thousands(a.Units)))
+	}
 	if len(meanOnly) > 0 && lb.Reference != "" {
 		notes = append(notes, fmt.Sprintf("ranked by the mean alone, without per-unit values to pair (aggregates only): %s", Printable(strings.Join(meanOnly, ", "))))
 	}

@@ -12,6 +12,7 @@ var (
 	SignedRanksQuery = signedRanksQuery
 	DifferencesQuery = differencesQuery
 	RankSumsQuery    = rankSumsQuery
+	ValueSumsQuery   = valueSumsQuery
 )
 
 // RunMeansColumnsBy is RunMeansColumns in queries of up to perQuery values.

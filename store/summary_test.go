@@ -122,6 +122,41 @@ func TestSummaryQueriesEqualGo(t *testing.T) {
 		})
 		require.NoError(t, err)
 	}
+
+	// One evaluation's values summed alone equal Go's exact sums of the
+	// values paired with zeros: Σ v and Σ v², for a, for b (some units
+	// dropped, one value rounded to float32 when stored) and for values
+	// of both signs.
+	mixed := summaryRows(500, 3, 0)
+	for i := range mixed.vals {
+		if i%2 == 0 {
+			mixed.vals[i][1] = -mixed.vals[i][1]
+		}
+	}
+	c, err := s.LogEvaluation(ctx, newEval("e", "c"), mixed)
+	require.NoError(t, err)
+	for _, e := range []struct {
+		id   int64
+		rows *memRows
+	}{{a.ID, summaryRows(3000, 1, 0)}, {b.ID, right}, {c.ID, mixed}} {
+		for m, metric := range e.rows.metrics {
+			values := make([]float64, len(e.rows.vals))
+			for i, v := range e.rows.vals {
+				values[i] = float64(float32(v[m]))
+			}
+			want, err := stats.SummarizePairs(values, make([]float64, len(values)))
+			require.NoError(t, err)
+			require.NoError(t, s.InTx(ctx, func(tx *store.Tx) error {
+				got, err := tx.SummarizeValues(ctx, e.id, metric)
+				require.NoError(t, err)
+				require.Zero(t, got.Outside)
+				require.Equal(t, want.N, got.N)
+				require.Zero(t, want.SumDiff.Cmp(got.Sum), "%s of %d: Σ v: Go %v, SQL %v", metric, e.id, want.SumDiff, got.Sum)
+				require.Zero(t, want.SumDiffSq.Cmp(got.SumSq), "%s of %d: Σ v²: Go %v, SQL %v", metric, e.id, want.SumDiffSq, got.SumSq)
+				return nil
+			}))
+		}
+	}
 }
 
 // A value outside Q64 (below 4.6·10⁻¹³) is counted, so that the caller
@@ -142,6 +177,10 @@ func TestSummaryCountsValuesOutsideFixedPoint(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, int64(1), got.Outside)
 		require.Equal(t, int64(3), got.N)
+		sums, err := tx.SummarizeValues(ctx, b.ID, "ndcg@10")
+		require.NoError(t, err)
+		require.Equal(t, int64(1), sums.Outside)
+		require.Nil(t, sums.Sum)
 		return nil
 	}))
 }

@@ -20,7 +20,7 @@ import (
 )
 
 // TestAutoChoosesTAtTheDoors asks the command line and the HTTP API for a
-// comparison of two runs of compare.AutoTMinUnits users, as a user does,
+// comparison, then a leaderboard, of two runs of compare.AutoTMinUnits users, as a user does,
 // giving no option: both choose the paired t of the exact sums and say
 // so, with the same JSON. Naming the default number of resamples (2000)
 // asks for the bootstrap, at both doors. The values: run a's are
@@ -102,4 +102,35 @@ func TestAutoChoosesTAtTheDoors(t *testing.T) {
 		require.NotContains(t, cli[0].Verdict, "was chosen for", "%v", asked)
 		require.Equal(t, r.Difference.Estimate, cli[0].Difference.Estimate, "the same mean difference")
 	}
+
+	// A leaderboard of the two runs: the t too, its difference and p-value
+	// the comparison's, at both doors; a number of resamples bootstraps.
+	board := func(extra ...string) (fromCLI, fromAPI map[string]any) {
+		t.Helper()
+		res := runVerdict(t, dbURL, append([]string{"leaderboard", "-e", "big", "-m", "m", "--format", "json"}, extra...)...)
+		require.Equal(t, 0, res.code, res.stderr)
+		require.NoError(t, json.Unmarshal([]byte(res.stdout), &fromCLI))
+		q := url.Values{"experiment": {"big"}, "metric": {"m"}}
+		for i := 0; i+1 < len(extra); i += 2 {
+			q.Set(strings.TrimPrefix(extra[i], "--"), extra[i+1])
+		}
+		require.NoError(t, json.Unmarshal(api("/api/v1/leaderboard", q), &fromAPI))
+		require.Equal(t, fromCLI, fromAPI, "%v at both doors", extra)
+		return fromCLI, fromAPI
+	}
+	lb, _ := board()
+	require.Equal(t, "paired-t", lb["method"])
+	require.Equal(t, map[string]any{"method": "t", "units": float64(n), "min_units": float64(n)}, lb["auto"])
+	rows := lb["rows"].([]any)
+	require.Len(t, rows, 2)
+	second := rows[1].(map[string]any)
+	require.Equal(t, "b", second["run"])
+	require.Equal(t, r.PValue, second["p_value"], "the comparison's p-value")
+	require.Equal(t, r.Difference.Estimate, second["difference_to_reference"].(map[string]any)["estimate"], "the comparison's difference, a − b")
+	text = runVerdict(t, dbURL, "leaderboard", "-e", "big", "-m", "m")
+	require.Equal(t, 0, text.code, text.stderr)
+	require.Contains(t, text.stdout, "intervals and p-values by the t, from exact sums: chosen because every run shown has at least 10,000 units of one row each")
+	lb, _ = board("--resamples", "2000")
+	require.Equal(t, "bootstrap+randomization", lb["method"])
+	require.Nil(t, lb["auto"])
 }
