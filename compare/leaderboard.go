@@ -541,13 +541,7 @@ func leaderboardRowsShared(ctx context.Context, st *store.Store, means []store.R
 			if k == refCol {
 				continue
 			}
-			r := cols[refCol]
-			p := make([]float32, 2*len(c))
-			for i := range c {
-				p[2*i], p[2*i+1] = float32(r[i]), float32(c[i])
-			}
-			equalizeWithinStorage32(p)
-			diffOf[k], errs[k] = stats.DifferencesOfPairs32(p)
+			diffOf[k], errs[k] = stats.DifferencesOfPairs32(pairedColumns(cols[refCol], c))
 		}
 	} else {
 		ref := means[refCol]

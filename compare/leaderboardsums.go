@@ -118,19 +118,25 @@ func sumColumns(means []store.RunMean, refCol int, cols [][]float64, meanSum, di
 		if k == refCol {
 			continue
 		}
-		r := cols[refCol]
-		p := make([]float32, 2*len(c))
-		for i := range c {
-			p[2*i], p[2*i+1] = float32(r[i]), float32(c[i])
-		}
-		equalizeWithinStorage32(p)
-		d, err := stats.SummarizePairs32(p)
+		d, err := stats.SummarizePairs32(pairedColumns(cols[refCol], c))
 		if err != nil {
 			return fmt.Errorf("%s: %w", means[k].Run, err)
 		}
 		diffSum[k] = &d
 	}
 	return nil
+}
+
+// pairedColumns interleaves the reference's column r and a run's c as
+// the stored float32 pairs they were widened from, each run's value made
+// the reference's where the two are equal within storage precision.
+func pairedColumns(r, c []float64) []float32 {
+	p := make([]float32, 2*len(c))
+	for i := range c {
+		p[2*i], p[2*i+1] = float32(r[i]), float32(c[i])
+	}
+	equalizeWithinStorage32(p)
+	return p
 }
 
 // sumPushedDown has the database sum what it can, in one transaction:

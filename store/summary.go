@@ -142,14 +142,9 @@ func (t *Tx) Summarize(ctx context.Context, leftID, rightID int64, metric string
 	if s.Outside > 0 {
 		return s, nil
 	}
-	v := make([]*big.Int, 6)
-	for i, p := range sums {
-		v[i] = new(big.Int)
-		if p != nil {
-			if _, ok := v[i].SetString(*p, 10); !ok {
-				return nil, fmt.Errorf("summarize evaluations %d and %d: sum %q is not an integer", leftID, rightID, *p)
-			}
-		}
+	v, err := integers(sums[:])
+	if err != nil {
+		return nil, fmt.Errorf("summarize evaluations %d and %d: %w", leftID, rightID, err)
 	}
 	s.SumLeft, s.SumRight = q64(v[0], v[1]), q64(v[2], v[3])
 	s.SumDiff, s.SumDiffSq = v[4], v[5]
@@ -210,14 +205,9 @@ func (t *Tx) SummarizeValues(ctx context.Context, id int64, metric string) (*Val
 	if s.Outside > 0 {
 		return s, nil
 	}
-	v := make([]*big.Int, 3)
-	for k, p := range sums {
-		v[k] = new(big.Int)
-		if p != nil {
-			if _, ok := v[k].SetString(*p, 10); !ok {
-				return nil, fmt.Errorf("summarize evaluation %d: sum %q is not an integer", id, *p)
-			}
-		}
+	v, err := integers(sums[:])
+	if err != nil {
+		return nil, fmt.Errorf("summarize evaluation %d: %w", id, err)
 	}
 	s.Sum, s.SumSq = q64(v[0], v[1]), v[2]
 	return s, nil
@@ -238,6 +228,21 @@ func valueSumsQuery(id int64) string {
 				FROM (SELECT a.vals[$1]::float8 AS v, generate_series(1, 1) AS once FROM ` + partitionName(id) + ` a) x
 			) w
 		) p`
+}
+
+// integers parses the sums an aggregate query gave as text, a NULL sum
+// (of no rows) as 0.
+func integers(sums []*string) ([]*big.Int, error) {
+	v := make([]*big.Int, len(sums))
+	for i, p := range sums {
+		v[i] = new(big.Int)
+		if p != nil {
+			if _, ok := v[i].SetString(*p, 10); !ok {
+				return nil, fmt.Errorf("sum %q is not an integer", *p)
+			}
+		}
+	}
+	return v, nil
 }
 
 // q64 is hi·2³² + lo.
