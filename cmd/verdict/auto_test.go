@@ -44,28 +44,11 @@ func TestAutoChoosesTAtTheDoors(t *testing.T) {
 		require.Equal(t, 0, res.code, res.stderr)
 	}
 
-	ctx := context.Background()
-	st, err := store.Open(ctx, dbURL, store.Options{})
-	require.NoError(t, err)
-	t.Cleanup(st.Close)
-	srv, err := server.New(st, server.Config{SpoolDir: t.TempDir()})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Close() })
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(ts.Close)
-	_, token, err := st.CreateToken(ctx, "auto", store.TokenAdmin, "")
-	require.NoError(t, err)
+	get := apiOf(t, dbURL)
 	api := func(path string, q url.Values) []byte {
 		t.Helper()
-		req, err := http.NewRequest("GET", ts.URL+path+"?"+q.Encode(), nil)
-		require.NoError(t, err)
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		require.NoError(t, err)
-		require.Equal(t, 200, resp.StatusCode, string(b))
+		status, b := get("GET", path, q)
+		require.Equal(t, 200, status, string(b))
 		return b
 	}
 
@@ -133,4 +116,33 @@ func TestAutoChoosesTAtTheDoors(t *testing.T) {
 	lb, _ = board("--resamples", "2000")
 	require.Equal(t, "bootstrap+randomization", lb["method"])
 	require.Nil(t, lb["auto"])
+}
+
+// apiOf serves the API of the database at dbURL on a loopback port for
+// the test, and returns a call of it as an admin: the method, the path
+// and the query give the status and the body.
+func apiOf(t *testing.T, dbURL string) func(method, path string, q url.Values) (int, []byte) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, dbURL, store.Options{})
+	require.NoError(t, err)
+	t.Cleanup(st.Close)
+	srv, err := server.New(st, server.Config{SpoolDir: t.TempDir()})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = srv.Close() })
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	_, token, err := st.CreateToken(ctx, "test", store.TokenAdmin, "")
+	require.NoError(t, err)
+	return func(method, path string, q url.Values) (int, []byte) {
+		req, err := http.NewRequest(method, ts.URL+path+"?"+q.Encode(), nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, b
+	}
 }

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"slices"
@@ -19,7 +16,6 @@ import (
 	"github.com/verdict-ml/verdict/evaluate"
 	"github.com/verdict-ml/verdict/request"
 	"github.com/verdict-ml/verdict/scores"
-	"github.com/verdict-ml/verdict/server"
 	"github.com/verdict-ml/verdict/store"
 	"github.com/verdict-ml/verdict/store/storetest"
 )
@@ -130,28 +126,7 @@ func TestParity(t *testing.T) {
 		require.Equal(t, 0, res.code, res.stderr)
 	}
 
-	ctx := context.Background()
-	st, err := store.Open(ctx, dbURL, store.Options{})
-	require.NoError(t, err)
-	t.Cleanup(st.Close)
-	srv, err := server.New(st, server.Config{SpoolDir: t.TempDir()})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Close() })
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(ts.Close)
-	_, token, err := st.CreateToken(ctx, "parity", store.TokenAdmin, "")
-	require.NoError(t, err)
-	get := func(method, path string, q url.Values) (int, []byte) {
-		req, err := http.NewRequest(method, ts.URL+path+"?"+q.Encode(), nil)
-		require.NoError(t, err)
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		require.NoError(t, err)
-		return resp.StatusCode, b
-	}
+	get := apiOf(t, dbURL)
 	status, spec := get("GET", "/api/v1/openapi.json", nil)
 	require.Equal(t, 200, status)
 	var doc struct {
