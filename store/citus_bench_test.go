@@ -150,29 +150,36 @@ func TestCitusBench(t *testing.T) {
 		}
 		row(tc.name, took[0], took[1], explain(tc.query, tc.args...))
 	}
-	// A leaderboard of five runs, and with Friedman's ranks, as a user
-	// asks for them (every default): they read every run's values, which
-	// reach the coordinator as they are.
+	// A leaderboard of five runs as a user asks for it (every default):
+	// from compare.AutoTMinUnits units the t, whose sums the workers take
+	// (a run's values, and its pairs with the reference); and with a
+	// number of resamples, the bootstrap, which reads every run's values
+	// as they are.
 	for _, st := range []*store.Store{cs, ps} {
 		for i, run := range []string{"r3", "r4", "r5"} {
 			_, err := st.LogEvaluation(ctx, store.NewEvaluation{Experiment: "bench", Run: run, EvalSet: "test"}, &genRows{n: n, salt: 2 + i})
 			require.NoError(t, err)
 		}
 	}
-	values := explain(fmt.Sprintf(`SELECT sample_id, vals[1] FROM verdict_units.unit_values_%d`, e[0].ID))
-	for _, ranks := range []bool{false, true} {
+	values := "every run's values: " + explain(fmt.Sprintf(`SELECT sample_id, vals[1] FROM verdict_units.unit_values_%d`, e[0].ID)) + " a run"
+	sums := values
+	if n >= compare.AutoTMinUnits {
+		sums = explain(store.ValueSumsQuery(e[0].ID), 1) + " a run's sums, " + explain(store.SummaryQuery(e[0].ID, e[1].ID), 1, 1) + " a pair's"
+	}
+	for _, resamples := range []int{0, B} {
 		var took [2]time.Duration
 		for i, st := range []*store.Store{cs, ps} {
 			start := time.Now()
-			_, err := compare.NewLeaderboard(ctx, st, compare.LeaderboardQuery{Experiment: "bench", EvalSet: "test", Metric: "ndcg@10", Ranks: ranks})
+			_, err := compare.NewLeaderboard(ctx, st, compare.LeaderboardQuery{Experiment: "bench", EvalSet: "test", Metric: "ndcg@10",
+				Options: compare.Options{Resamples: resamples}})
 			require.NoError(t, err)
 			took[i] = time.Since(start)
 		}
-		name := "leaderboard of 5 runs"
-		if ranks {
-			name += " --ranks"
+		name, moved := "leaderboard of 5 runs (the default)", sums
+		if resamples > 0 {
+			name, moved = fmt.Sprintf("leaderboard of 5 runs --resamples %d (the bootstrap)", resamples), values
 		}
-		row(name, took[0], took[1], "every run's values: "+values+" a run")
+		row(name, took[0], took[1], moved)
 	}
 	// `verdict rank` of the five runs: on the cluster each shard ranks its
 	// own users and returns its rank sums.
