@@ -424,8 +424,6 @@ func leaderboardRows(ctx context.Context, st *store.Store, ranked []store.RunMea
 				if _, cols, err = st.RunMeansColumns(ctx, means); err != nil {
 					return nil, nil, err
 				}
-			} else if !ok {
-				cols = nil
 			}
 		}
 		rows, err := leaderboardRowsT(ctx, st, means, refCol, metric, opts, cols)
@@ -523,11 +521,7 @@ func leaderboardRowsShared(ctx context.Context, st *store.Store, means []store.R
 	// sample makes a run's mean sample from its n values v: the
 	// differences of the values and nothing.
 	sample := func(v func(i int) float32, n int) (*stats.UnitDifferences, error) {
-		p := make([]float32, 2*n)
-		for i := range n {
-			p[2*i] = v(i)
-		}
-		return stats.DifferencesOfPairs32(p)
+		return stats.DifferencesOfPairs32(againstZero(n, v))
 	}
 	if cols != nil {
 		// The columns are stored reals widened: float32 gives them back

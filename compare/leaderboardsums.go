@@ -96,15 +96,21 @@ func meanRowT(ctx context.Context, st *store.Store, e *store.RunMean, metric str
 	return rows[0], nil
 }
 
-// valuesSummary is the exact summary of n values against zeros, value(i)
-// the ith: its SumDiff is Σ v and its SumDiffSq Σ v², what a mean's t
-// interval reads.
-func valuesSummary(n int, value func(i int) float32) (stats.PairedSummary, error) {
+// againstZero pairs n values, value(i) the ith, with zeros, as float32
+// pairs: the pairs whose differences are the values themselves.
+func againstZero(n int, value func(i int) float32) []float32 {
 	p := make([]float32, 2*n)
 	for i := range n {
 		p[2*i] = value(i)
 	}
-	return stats.SummarizePairs32(p)
+	return p
+}
+
+// valuesSummary is the exact summary of n values against zeros, value(i)
+// the ith: its SumDiff is Σ v and its SumDiffSq Σ v², what a mean's t
+// interval reads.
+func valuesSummary(n int, value func(i int) float32) (stats.PairedSummary, error) {
+	return stats.SummarizePairs32(againstZero(n, value))
 }
 
 // sumColumns sums the runs' values read as columns, cols[k] run k's.
