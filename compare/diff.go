@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/verdict-ml/verdict/stats"
 	"github.com/verdict-ml/verdict/store"
 )
 
@@ -20,6 +21,10 @@ type DiffQuery struct {
 	// where it did worst.
 	Best                  bool
 	AllowDifferentTargets bool
+	// Pairs keeps every pair in DiffResult.All, for --out and a histogram.
+	// Without it, a distributed database lists the units and ranks the
+	// differences on its workers, and All is nil.
+	Pairs bool
 }
 
 // DiffRow is one unit's values and their difference, baseline − candidate.
@@ -65,7 +70,8 @@ type DiffResult struct {
 	// all but cancel, and a share of almost nothing means nothing.
 	Share *float64 `json:"share_of_total"`
 
-	// All holds every pair in sample ID order, for export.
+	// All holds every pair in sample ID order, for export, when the query
+	// asked for them (DiffQuery.Pairs) or they were read anyway.
 	All       []DiffRow         `json:"-"`
 	Best      bool              `json:"-"`
 	Direction Direction         `json:"-"`
@@ -86,31 +92,46 @@ func Diff(ctx context.Context, st *store.Store, base, cand *store.Evaluation, q 
 	if n <= 0 {
 		n = 10
 	}
+	dir := DirectionOf(q.Metric, base.LowerIsBetter, cand.LowerIsBetter)
+	res := &DiffResult{Metric: q.Metric, Baseline: base.Run, Candidate: cand.Run,
+		Best: q.Best, Direction: dir, BaseEval: base, CandEval: cand}
+	if base.Run == cand.Run {
+		res.Baseline, res.Candidate = evaluationName(base), evaluationName(cand)
+	}
+	if !q.Pairs && store.OneRowPerUnit(base, cand) {
+		distributed, err := st.Distributed(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if distributed || diffLimitsOf(ctx).oneServer {
+			gross, ok, err := diffOnWorkers(ctx, st, res, q, n)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				res.share(gross)
+				return res, nil
+			}
+		}
+	}
 	p, err := st.Pair(ctx, base.ID, cand.ID, q.Metric, q.AllowDifferentTargets)
 	if err != nil {
 		return nil, err
 	}
 	if len(p.SampleIDs) == 0 {
-		return nil, fmt.Errorf("%w: evaluations %d and %d share no unit", ErrNothingShared, base.ID, cand.ID)
+		return nil, nothingShared(base, cand)
 	}
-	dir := DirectionOf(q.Metric, base.LowerIsBetter, cand.LowerIsBetter)
-	res := &DiffResult{Metric: q.Metric, Baseline: base.Run, Candidate: cand.Run, Units: len(p.SampleIDs),
-		Best: q.Best, Direction: dir, BaseEval: base, CandEval: cand}
-	if base.Run == cand.Run {
-		res.Baseline, res.Candidate = evaluationName(base), evaluationName(cand)
-	}
+	res.Units = len(p.SampleIDs)
 	res.All = make([]DiffRow, len(p.SampleIDs))
 	diffs := make([]float64, len(p.SampleIDs))
-	gross := 0.0
+	bs, cs := make([]float64, len(p.SampleIDs)), make([]float64, len(p.SampleIDs))
 	for i, id := range p.SampleIDs {
 		b, c := p.LeftSum[i]/float64(p.LeftRows[i]), p.RightSum[i]/float64(p.RightRows[i])
 		if equalWithinStorage(b, c) {
 			c = b
 		}
 		res.All[i] = DiffRow{SampleID: id, Baseline: b, Candidate: c, Difference: b - c}
-		diffs[i] = b - c
-		res.TotalDifference += b - c
-		gross += math.Abs(b - c)
+		diffs[i], bs[i], cs[i] = b-c, b, c
 		switch {
 		case dir.Better(c, b):
 			res.CandidateBetter++
@@ -136,6 +157,21 @@ func Diff(ctx context.Context, st *store.Store, base, cand *store.Evaluation, q 
 		return 0
 	})
 	res.Top = order[:min(n, len(order))]
+	var gross float64
+	res.TotalDifference, gross = stats.DifferenceSums(bs, cs)
+	slices.Sort(diffs)
+	res.Quantiles = append(res.Quantiles, diffs[0])
+	for _, q := range DiffQuantiles {
+		res.Quantiles = append(res.Quantiles, stat.Quantile(q, stat.Empirical, diffs, nil))
+	}
+	res.Quantiles = append(res.Quantiles, diffs[len(diffs)-1])
+	res.share(gross)
+	return res, nil
+}
+
+// share sums the listed units' differences and sets their share of the
+// total, whose units' absolute differences sum to gross.
+func (res *DiffResult) share(gross float64) {
 	for _, r := range res.Top {
 		res.TopDifference += r.Difference
 	}
@@ -143,11 +179,9 @@ func Diff(ctx context.Context, st *store.Store, base, cand *store.Evaluation, q 
 		s := res.TopDifference / res.TotalDifference
 		res.Share = &s
 	}
-	slices.Sort(diffs)
-	res.Quantiles = append(res.Quantiles, diffs[0])
-	for _, q := range DiffQuantiles {
-		res.Quantiles = append(res.Quantiles, stat.Quantile(q, stat.Empirical, diffs, nil))
-	}
-	res.Quantiles = append(res.Quantiles, diffs[len(diffs)-1])
-	return res, nil
+}
+
+// nothingShared is the error of two evaluations with no unit in common.
+func nothingShared(base, cand *store.Evaluation) error {
+	return fmt.Errorf("%w: evaluations %d and %d share no unit", ErrNothingShared, base.ID, cand.ID)
 }

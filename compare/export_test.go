@@ -1,6 +1,8 @@
 package compare
 
 import (
+	"context"
+
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/verdict-ml/verdict/stats"
@@ -27,4 +29,11 @@ func poke[V any](cache *lru.Cache[rowKey, V], id int64, f func(*V)) (poked int) 
 		poked++
 	}
 	return poked
+}
+
+// WithDiffOnWorkers is ctx under which a drill-down takes the workers'
+// path on one server too, counting differences in buckets buckets and
+// reading a bucket of at most fetch units value by value.
+func WithDiffOnWorkers(ctx context.Context, buckets int, fetch int64) context.Context {
+	return context.WithValue(ctx, diffLimitsKey{}, diffLimits{buckets: buckets, fetch: fetch, oneServer: true})
 }

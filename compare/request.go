@@ -324,12 +324,18 @@ type DiffRequest struct {
 	Worst                 *int   `req:"worst" default:"10" arg:"N" help:"the N users the candidate did worst on"`
 	Best                  *int   `req:"best" arg:"N" help:"the N users the candidate did best on, instead of the worst"`
 	AllowDifferentTargets bool   `req:"allow_different_targets" help:"pair the units two evaluations share even when their targets differ"`
+
+	pairs bool
 }
+
+// KeepPairs asks for every pair in the result (DiffQuery.Pairs), for a
+// door that writes them out or draws them.
+func (r *DiffRequest) KeepPairs() { r.pairs = true }
 
 // Run checks the request, finds its evaluations through find (nil:
 // Resolve) and lists their differences.
 func (r DiffRequest) Run(ctx context.Context, st *store.Store, find Finder) (*DiffResult, error) {
-	q := DiffQuery{Metric: r.Metric, AllowDifferentTargets: r.AllowDifferentTargets}
+	q := DiffQuery{Metric: r.Metric, AllowDifferentTargets: r.AllowDifferentTargets, Pairs: r.pairs}
 	switch {
 	case r.Best != nil && r.Worst != nil:
 		return nil, request.Errorf("{worst} and {best} each choose which users to list: give one")

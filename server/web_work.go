@@ -531,7 +531,7 @@ const diffMovers = 10
 // diffSections are the per-user differences of two evaluations on
 // metric, listed both ways; a pair with nothing to pair says why.
 func (s *Server) diffSections(ctx context.Context, base, cand *store.Evaluation, metric string) ([]report.Section, error) {
-	worst, err := compare.Diff(ctx, s.store, base, cand, compare.DiffQuery{Metric: metric, N: diffMovers, AllowDifferentTargets: true})
+	worst, err := compare.Diff(ctx, s.store, base, cand, compare.DiffQuery{Metric: metric, N: diffMovers, AllowDifferentTargets: true, Pairs: true})
 	if err == nil {
 		var best *compare.DiffResult
 		best, err = compare.Diff(ctx, s.store, base, cand, compare.DiffQuery{Metric: metric, N: diffMovers, Best: true, AllowDifferentTargets: true})

@@ -165,3 +165,44 @@ func MeanOfSum(sum *big.Int, scale uint, n int64) float64 {
 	}
 	return ratio(sum, scale, big.NewInt(n))
 }
+
+// DifferenceSums are Σ (l_i − r_i) and Σ |l_i − r_i| over paired values
+// left and right (of equal length), each difference taken and summed
+// exactly and the sums rounded once: the same numbers whatever the order
+// of the pairs, and the same as a distributed database's sums of the
+// differences in Q64 on its workers. NaN when a value is NaN or ±Inf.
+func DifferenceSums(left, right []float64) (sum, abs float64) {
+	var s, a int128
+	for i, l := range left {
+		lf, okl := toFixed(l)
+		rf, okr := toFixed(right[i])
+		if !okl || !okr {
+			return wideDifferenceSums(left, right)
+		}
+		d := lf.add(rf.neg())
+		s = s.add(d)
+		if d.sign() < 0 {
+			d = d.neg()
+		}
+		a = a.add(d)
+	}
+	one := big.NewInt(1)
+	return ratio(s.big(), FixedScale, one), ratio(a.big(), FixedScale, one)
+}
+
+// wideDifferenceSums is DifferenceSums at WideScale.
+func wideDifferenceSums(left, right []float64) (sum, abs float64) {
+	s, a := new(big.Int), new(big.Int)
+	for i, l := range left {
+		r := right[i]
+		if math.IsNaN(l) || math.IsInf(l, 0) || math.IsNaN(r) || math.IsInf(r, 0) {
+			return math.NaN(), math.NaN()
+		}
+		d := wideInt(l)
+		d.Sub(d, wideInt(r))
+		s.Add(s, d)
+		a.Add(a, d.Abs(d))
+	}
+	one := big.NewInt(1)
+	return ratio(s, WideScale, one), ratio(a, WideScale, one)
+}

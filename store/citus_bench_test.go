@@ -181,6 +181,21 @@ func TestCitusBench(t *testing.T) {
 		}
 		row(name, took[0], took[1], moved)
 	}
+	// `verdict diff` as a user asks for it: on the cluster the counts, the
+	// users listed and the quantiles come from the workers.
+	{
+		var took [2]time.Duration
+		for i, st := range []*store.Store{cs, ps} {
+			start := time.Now()
+			_, err := compare.Diff(ctx, st, evals[st][0], evals[st][1], compare.DiffQuery{Metric: "ndcg@10"})
+			require.NoError(t, err)
+			took[i] = time.Since(start)
+		}
+		row("diff (the 10 users who moved most, the quantiles)", took[0], took[1],
+			explain(store.DifferenceSumsQuery(e[0].ID, e[1].ID), 1, 1)+" of sums, "+
+				explain(store.TopDifferencesQuery(e[0].ID, e[1].ID, false), 1, 1, 10)+" of users listed, "+
+				explain(store.DifferenceBucketsQuery(e[0].ID, e[1].ID), 1, 1, -1.0, 1.0, 1024.0)+" a counting pass")
+	}
 	// `verdict rank` of the five runs: on the cluster each shard ranks its
 	// own users and returns its rank sums.
 	{

@@ -93,6 +93,11 @@ func TestPushedDownPlans(t *testing.T) {
 			{"summary", summaryQuery(a, b), []any{1, 1}, 4 * 512},
 			{"rank sums of three", rankSumsQuery([]int64{a, b, c}, false), []any{1, 1, 1}, 4 * 512},
 			{"signed ranks", signedRanksQuery(a, b), []any{1, 1}, 4 * 64 * 40},
+			{"a diff's sums", differenceSumsQuery(a, b), []any{1, 1}, 4 * 512},
+			// A counting pass of a diff's ranking: a row a shard and
+			// bucket at most, whatever the units.
+			{"a diff's buckets", differenceBucketsQuery(a, b), []any{1, 1, -1.0, 1.0, 64.0}, 4 * 64 * 48},
+			{"a diff's values", differenceValuesQuery(a, b, 2), []any{1, 1, -0.5, -0.25, 0.25, 0.5}, 4 * 64 * 40},
 		} {
 			plan, bytes := explain(q.query, q.args...)
 			t.Logf("%s, %d units: %d bytes reached the coordinator in %s", q.name, n, bytes, plan[strings.LastIndex(plan, "Execution Time: ")+16:])
@@ -109,9 +114,15 @@ func TestPushedDownPlans(t *testing.T) {
 			require.Regexp(t, `(?s)Aggregate.*Output:.*remote_scan`, plan[:strings.Index(plan, "->  Task")], "%s: the coordinator combines partial aggregates\n%s", q.name, plan)
 			require.LessOrEqual(t, bytes, q.maxBytes, "%s: %d units", q.name, n)
 		}
+		// A diff's list: each shard's first 15 units, merged on the
+		// coordinator.
+		plan, bytes := explain(topDifferencesQuery(a, b, false), 1, 1, 15)
+		require.Contains(t, plan, "Task Count: 4", plan)
+		require.Regexp(t, `(?s)->  Task.*Limit`, plan, "the limit runs on the workers\n%s", plan)
+		require.LessOrEqual(t, bytes, 4*15*64, "top differences: %d units", n)
 		// The Poisson bootstrap's stream: the same co-located join, and 24
 		// bytes a pair (a hash and two words), no more.
-		plan, bytes := explain(differencesQuery(a, b), 1, 1, int64(3))
+		plan, bytes = explain(differencesQuery(a, b), 1, 1, int64(3))
 		require.Contains(t, plan, "Task Count: 4", plan)
 		for _, bad := range []string{"Subplan", "intermediate", "Repartition", "MapMergeJob", "repartition"} {
 			require.NotContains(t, plan, bad, "differences: the join must be co-located\n%s", plan)

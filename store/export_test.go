@@ -13,6 +13,10 @@ var (
 	DifferencesQuery = differencesQuery
 	RankSumsQuery    = rankSumsQuery
 	ValueSumsQuery   = valueSumsQuery
+
+	DifferenceSumsQuery    = differenceSumsQuery
+	TopDifferencesQuery    = topDifferencesQuery
+	DifferenceBucketsQuery = differenceBucketsQuery
 )
 
 // RunMeansColumnsBy is RunMeansColumns in queries of up to perQuery values.

@@ -14,6 +14,9 @@ func diffCommand() *cli.Command {
 	return resultCommand(&cli.Command{Name: "diff", Usage: "per-user drill-down: which users moved most between two evaluations"},
 		"a histogram of the per-user differences",
 		func(c *cli.Context, st *store.Store, req compare.DiffRequest) (*compare.DiffResult, error) {
+			if c.String("out") != "" || c.String("plot") != "" {
+				req.KeepPairs()
+			}
 			d, err := req.Run(c.Context, st, nil)
 			if out := c.String("out"); err == nil && out != "" {
 				if err := writeAtomically(out, func(f *os.File) error { return report.DiffPairs(f, d) }); err != nil {
