@@ -103,6 +103,26 @@ func TestCitusBench(t *testing.T) {
 	row("log both evaluations", logCluster, logServer, fmt.Sprintf("%.0f rows/s on the cluster, %.0f on one server",
 		float64(2*n)/logCluster.Seconds(), float64(2*n)/logServer.Seconds()))
 
+	// Three more runs for the leaderboard and rank, then a first read of
+	// every evaluation's values on both deployments, which sets the rows'
+	// hint bits: every step below measures the steady state, whatever
+	// step reads a table first.
+	for _, st := range []*store.Store{cs, ps} {
+		for i, run := range []string{"r3", "r4", "r5"} {
+			l, err := st.LogEvaluation(ctx, store.NewEvaluation{Experiment: "bench", Run: run, EvalSet: "test"}, &genRows{n: n, salt: 2 + i})
+			require.NoError(t, err)
+			require.NoError(t, st.InTx(ctx, func(tx *store.Tx) error {
+				_, err := tx.Lines(ctx, fmt.Sprintf(`SELECT sum(vals[1])::text FROM verdict_units.unit_values_%d`, l.ID))
+				return err
+			}))
+		}
+		for _, e := range evals[st] {
+			require.NoError(t, st.InTx(ctx, func(tx *store.Tx) error {
+				_, err := tx.Lines(ctx, fmt.Sprintf(`SELECT sum(vals[1])::text FROM verdict_units.unit_values_%d`, e.ID))
+				return err
+			}))
+		}
+	}
 	received := regexp.MustCompile(`Tuple data received from nodes: (\d+ (bytes|kB|MB))`)
 	explain := func(query string, args ...any) string {
 		var lines []string
@@ -155,12 +175,6 @@ func TestCitusBench(t *testing.T) {
 	// (a run's values, and its pairs with the reference); and with a
 	// number of resamples, the bootstrap, which reads every run's values
 	// as they are.
-	for _, st := range []*store.Store{cs, ps} {
-		for i, run := range []string{"r3", "r4", "r5"} {
-			_, err := st.LogEvaluation(ctx, store.NewEvaluation{Experiment: "bench", Run: run, EvalSet: "test"}, &genRows{n: n, salt: 2 + i})
-			require.NoError(t, err)
-		}
-	}
 	values := "every run's values: " + explain(fmt.Sprintf(`SELECT sample_id, vals[1] FROM verdict_units.unit_values_%d`, e[0].ID)) + " a run"
 	sums := values
 	if n >= compare.AutoTMinUnits {
