@@ -350,6 +350,38 @@ func TestReplicateStreamEqualsHashedReplicates(t *testing.T) {
 	require.ErrorIs(t, s.Add(ctx, hashes[:2], hi[:1], lo[:2]), ErrLengths)
 }
 
+// TestDifferenceSums: Σ (l − r) and Σ |l − r| rounded once from the exact
+// sums, against big.Rat's, in Q64 (where l − r itself may not be a
+// float64), past it, and in any order.
+func TestDifferenceSums(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ left, right []float64 }{
+		{[]float64{0.1, 0.2, 0.3}, []float64{0.3, 0.2, 0.1}},
+		// 16777215 − 2⁻⁶⁰ needs 84 bits: a float64 difference rounds it.
+		{[]float64{16777215, 0x1p-60, 3}, []float64{0x1p-60, 16777215, 1}},
+		{[]float64{1e30, 1e-30, 1}, []float64{-1e30, 0, 1}}, // past Q64
+		{[]float64{0.5}, []float64{0.5}},
+	} {
+		sum, abs := new(big.Rat), new(big.Rat)
+		for i, l := range c.left {
+			d := new(big.Rat).Sub(new(big.Rat).SetFloat64(l), new(big.Rat).SetFloat64(c.right[i]))
+			sum.Add(sum, d)
+			abs.Add(abs, d.Abs(d))
+		}
+		ws, _ := sum.Float64()
+		wa, _ := abs.Float64()
+		gs, ga := DifferenceSums(c.left, c.right)
+		require.Equal(t, []float64{ws, wa}, []float64{gs, ga}, "%v − %v", c.left, c.right)
+		l, r := slices.Clone(c.left), slices.Clone(c.right)
+		slices.Reverse(l)
+		slices.Reverse(r)
+		gs, ga = DifferenceSums(l, r)
+		require.Equal(t, []float64{ws, wa}, []float64{gs, ga}, "reversed")
+	}
+	s, a := DifferenceSums([]float64{1, math.NaN()}, []float64{0, 0})
+	require.True(t, math.IsNaN(s) && math.IsNaN(a))
+}
+
 // TestExactMean: the mean rounded once from the exact sum, whatever the
 // order, in Q64 and past it, against big.Rat's.
 func TestExactMean(t *testing.T) {
