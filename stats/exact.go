@@ -103,12 +103,19 @@ func toFixed(v float64) (int128, bool) {
 	if !(math.Abs(v) < FixedLimit) {
 		return int128{}, false
 	}
-	fl := math.Floor(v)
-	frac := (v - fl) * 0x1p64 // exact: v − ⌊v⌋ is, and scaling by 2⁶⁴ is
+	// v·2⁶⁴ = ⌊x⌋·2³² + f·2³², x = v·2³² and f its fraction, every step
+	// exact: scaling by a power of two is, and x − ⌊x⌋ holds no bit below
+	// x's lowest, at most 32 places below the point when v·2⁶⁴ is an
+	// integer. (v − ⌊v⌋ would not be: for v = −2⁻⁶⁴ it is 1 − 2⁻⁶⁴, which
+	// rounds to 1.)
+	x := v * 0x1p32
+	fl := math.Floor(x)
+	frac := (x - fl) * 0x1p32
 	if frac != math.Trunc(frac) {
 		return int128{}, false
 	}
-	return int128{int64(fl), uint64(frac)}, true
+	h := int64(fl) // |⌊x⌋| < 2⁵⁶
+	return int128{h >> 32, uint64(h)<<32 | uint64(frac)}, true
 }
 
 // wideInt returns v·2^WideScale as an integer, exactly, for finite v.

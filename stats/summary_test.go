@@ -408,3 +408,31 @@ func TestExactMean(t *testing.T) {
 	require.True(t, math.IsNaN(ExactMean([]float64{1, math.Inf(1)})))
 	require.Equal(t, 0.5, MeanOfSum(new(big.Int).Lsh(big.NewInt(3), 63), FixedScale, 3))
 }
+
+// TestToFixedEqualsBigFloat: v·2⁶⁴ for values in Q64 equals big.Float's
+// exact product, for float32 values of both signs from 2⁻⁶⁴ to just below
+// 2²⁴, negative ones whose fraction reaches 2⁻⁶⁴ among them (v − ⌊v⌋ of
+// −2⁻⁶⁴ is not a float64); values with a bit below 2⁻⁶⁴ are not in Q64.
+func TestToFixedEqualsBigFloat(t *testing.T) {
+	t.Parallel()
+	values := []float64{0, 0x1p-64, -0x1p-64, 3 * 0x1p-64, -3 * 0x1p-64, -1e-10, -0.25, -1 - 0x1p-40, 16777215, -16777215, 0x1.fffffep+23, -(1 - 0x1p-24)}
+	rng := rand.New(rand.NewPCG(9, 9))
+	for range 20000 {
+		v := float64(float32(math.Ldexp(rng.Float64(), rng.IntN(88)-64)))
+		if rng.IntN(2) == 0 {
+			v = -v
+		}
+		values = append(values, v)
+	}
+	for _, v := range values {
+		got, ok := toFixed(v)
+		want, acc := new(big.Float).SetMantExp(big.NewFloat(v), 64).Int(nil)
+		inQ64 := acc == big.Exact && math.Abs(v) < FixedLimit
+		require.Equal(t, inQ64, ok, "%v (%x)", v, v)
+		if ok {
+			require.Zero(t, want.Cmp(got.big()), "%v (%x): %v, want %v", v, v, got.big(), want)
+		}
+	}
+	_, ok := toFixed(-0x1p-65)
+	require.False(t, ok)
+}
