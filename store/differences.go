@@ -44,9 +44,9 @@ func (t *Tx) SummarizeDifferences(ctx context.Context, leftID, rightID int64, me
 		return nil, err
 	}
 	s := &DifferenceSums{}
-	var sums [2]*string
+	var sums [4]*string
 	var lo, hi *float64
-	err = t.tx.QueryRow(ctx, differenceSumsQuery(leftID, rightID), li+1, ri+1).Scan(&s.N, &s.Greater, &s.Less, &s.Outside, &sums[0], &sums[1], &lo, &hi)
+	err = t.tx.QueryRow(ctx, differenceSumsQuery(leftID, rightID), li+1, ri+1).Scan(&s.N, &s.Greater, &s.Less, &s.Outside, &sums[0], &sums[1], &sums[2], &sums[3], &lo, &hi)
 	if err != nil {
 		return nil, fmt.Errorf("summarize the differences of evaluations %d and %d: %w", leftID, rightID, err)
 	}
@@ -60,16 +60,20 @@ func (t *Tx) SummarizeDifferences(ctx context.Context, leftID, rightID int64, me
 	if err != nil {
 		return nil, fmt.Errorf("summarize the differences of evaluations %d and %d: %w", leftID, rightID, err)
 	}
-	s.Sum, s.SumAbs = v[0], v[1]
+	s.Sum, s.SumAbs = q64(v[0], v[1]), q64(v[2], v[3])
 	return s, nil
 }
 
 // differenceSumsQuery is SummarizeDifferences' query; $1 and $2 are the
-// metric's indexes.
+// metric's indexes. Its sums are of bigints: Σ d is Σ dhi and Σ dlo, and
+// Σ |d| the same of each negative d negated (d·2⁶⁴ = dhi·2³² + dlo < 0
+// exactly when dhi < 0, or dhi = 0 and dlo < 0, as |dlo| < 2³²).
 func differenceSumsQuery(leftID, rightID int64) string {
 	return `
 		SELECT count(*), count(*) FILTER (WHERE p.l > p.r), count(*) FILTER (WHERE p.l < p.r), count(*) FILTER (WHERE NOT p.ok),
-		       sum(` + dExpr + `)::text, sum(abs(` + dExpr + `))::text, min(` + differenceOf + `), max(` + differenceOf + `)
+		       sum(p.dhi)::text, sum(p.dlo)::text,
+		       sum(CASE WHEN p.dhi < 0 OR p.dhi = 0 AND p.dlo < 0 THEN -p.dhi ELSE p.dhi END)::text,
+		       sum(CASE WHEN p.dhi < 0 OR p.dhi = 0 AND p.dlo < 0 THEN -p.dlo ELSE p.dlo END)::text, min(` + differenceOf + `), max(` + differenceOf + `)
 		FROM ` + pairedValues(leftID, rightID, false)
 }
 

@@ -65,61 +65,101 @@ func OneRowPerUnit(left, right *Evaluation) bool {
 }
 
 // fixedHi and fixedLo are the SQL of the parts of a float8 v in Q64,
-// v·2⁶⁴ = hi·2³² + lo, every step exact; inFixed is true when v is in Q64.
-func fixedHi(v string) string {
-	return "(floor(" + v + ")::bigint * 4294967296 + floor(" + fixedFrac(v) + " * 4294967296.0)::bigint)"
-}
+// v·2⁶⁴ = hi·2³² + lo with 0 ≤ lo < 2³²: hi = ⌊v·2³²⌋ and lo the fraction
+// of v·2³² times 2³², every step exact (v·2³² scales by a power of two,
+// and a float's fraction is its own low bits); inFixed is true when v is
+// in Q64, that is when |v| < 2²⁴ and lo is an integer.
+func fixedHi(v string) string { return "floor(" + v + " * 4294967296.0)::bigint" }
 
-func fixedLo(v string) string {
-	return "(" + fixedFrac(v) + " * 18446744073709551616.0 - floor(" + fixedFrac(v) + " * 4294967296.0) * 4294967296.0)::bigint"
-}
+func fixedLo(v string) string { return "(" + fixedFrac(v) + ")::bigint" }
 
 func inFixed(v string) string {
-	return "(abs(" + v + ") < 16777216 AND " + fixedFrac(v) + " * 18446744073709551616.0 = trunc(" + fixedFrac(v) + " * 18446744073709551616.0))"
+	return "(abs(" + v + ") < 16777216 AND " + fixedFrac(v) + " = trunc(" + fixedFrac(v) + "))"
 }
 
-func fixedFrac(v string) string { return "(" + v + " - floor(" + v + "))" }
+// fixedFrac is the fraction of v·2³² times 2³², a float8.
+func fixedFrac(v string) string {
+	return "((" + v + " * 4294967296.0 - floor(" + v + " * 4294967296.0)) * 4294967296.0)"
+}
 
 // pairedValues is the query text of the two evaluations' values of the
 // metrics at $1 and $2 joined by sample ID (a FULL JOIN when full, else
 // an inner join), with, per unit: the sample ID sid, the values l and r
 // (r made equal to l within storage precision), ok when both are in Q64,
 // and then dhi and dlo, d·2⁶⁴ = dhi·2³² + dlo, and lhi, llo, rhi, rlo the
-// same for each side.
+// same for each side (fixedHi, fixedLo), NULL where not ok.
 func pairedValues(leftID, rightID int64, full bool) string {
 	join := "JOIN"
 	if full {
 		join = "FULL JOIN"
 	}
-	hi, lo, in := fixedHi, fixedLo, inFixed
 	// A subquery whose select list holds a set-returning function is not
 	// merged into the query that reads it, so each level's columns are
 	// computed once per pair: generate_series(1, 1) is that barrier.
 	// Merged, every column would be recomputed wherever it is read, and
-	// under the replicates' generate_series once per replicate.
+	// under the replicates' generate_series once per replicate. Each
+	// side's parts are computed once, where |v| < 2²⁴ (a cast of NaN or
+	// of a larger v would fail), then masked where the pair is not ok.
 	return `(
 		SELECT sid, l, r, ok, generate_series(1, 1) AS once,
-		       CASE WHEN eq THEN 0 WHEN ok THEN ` + hi("l") + ` - ` + hi("r0") + ` END AS dhi,
-		       CASE WHEN eq THEN 0 WHEN ok THEN ` + lo("l") + ` - ` + lo("r0") + ` END AS dlo,
-		       CASE WHEN ok THEN ` + hi("l") + ` END AS lhi, CASE WHEN ok THEN ` + lo("l") + ` END AS llo,
-		       CASE WHEN ok AND eq THEN ` + hi("l") + ` WHEN ok THEN ` + hi("r0") + ` END AS rhi,
-		       CASE WHEN ok AND eq THEN ` + lo("l") + ` WHEN ok THEN ` + lo("r0") + ` END AS rlo
+		       CASE WHEN eq THEN 0 WHEN ok THEN lh - rh END AS dhi,
+		       CASE WHEN eq THEN 0 WHEN ok THEN lf - rf END AS dlo,
+		       CASE WHEN ok THEN lh END AS lhi, CASE WHEN ok THEN lf END AS llo,
+		       CASE WHEN ok AND eq THEN lh WHEN ok THEN rh END AS rhi,
+		       CASE WHEN ok AND eq THEN lf WHEN ok THEN rf END AS rlo
 		FROM (
-			SELECT sid, l, r0, eq, CASE WHEN eq THEN l ELSE r0 END AS r, ` + in("l") + ` AND (eq OR ` + in("r0") + `) AS ok,
+			SELECT sid, l, eq, CASE WHEN eq THEN l ELSE r0 END AS r,
+			       lin AND lfrac = trunc(lfrac) AND (eq OR rin AND rfrac = trunc(rfrac)) AS ok,
+			       CASE WHEN lin THEN floor(l * 4294967296.0)::bigint END AS lh, CASE WHEN lin THEN lfrac::bigint END AS lf,
+			       CASE WHEN rin THEN floor(r0 * 4294967296.0)::bigint END AS rh, CASE WHEN rin THEN rfrac::bigint END AS rf,
 			       generate_series(1, 1) AS once
 			FROM (
-				SELECT coalesce(a.sample_id, b.sample_id) AS sid, a.vals[$1]::float8 AS l, b.vals[$2]::float8 AS r0,
-				       abs(a.vals[$1]::float8 - b.vals[$2]::float8)
-				           <= 1.1920928955078125e-07 * greatest(abs(a.vals[$1]::float8), abs(b.vals[$2]::float8)) AS eq,
-				       generate_series(1, 1) AS once
-				FROM ` + partitionName(leftID) + ` a ` + join + ` ` + partitionName(rightID) + ` b ON b.sample_id = a.sample_id
-			) e
+				SELECT sid, l, r0, eq, abs(l) < 16777216 AS lin, abs(r0) < 16777216 AS rin,
+				       ` + fixedFrac("l") + ` AS lfrac, ` + fixedFrac("r0") + ` AS rfrac, generate_series(1, 1) AS once
+				FROM (
+					SELECT coalesce(a.sample_id, b.sample_id) AS sid, a.vals[$1]::float8 AS l, b.vals[$2]::float8 AS r0,
+					       abs(a.vals[$1]::float8 - b.vals[$2]::float8)
+					           <= 1.1920928955078125e-07 * greatest(abs(a.vals[$1]::float8), abs(b.vals[$2]::float8)) AS eq,
+					       generate_series(1, 1) AS once
+					FROM ` + partitionName(leftID) + ` a ` + join + ` ` + partitionName(rightID) + ` b ON b.sample_id = a.sample_id
+				) e
+			) f
 		) w
 	) p`
 }
 
 // dExpr is d·2⁶⁴ as a numeric, from pairedValues' columns.
 const dExpr = `(p.dhi::numeric * 4294967296 + p.dlo)`
+
+// squareLimbs is the SQL of six bigint products whose sums give Σ x², x·2⁶⁴
+// = hi·2³² + lo for the bigint columns hi and lo of the query it reads
+// (|x| < 2²⁵, |lo| < 2³²), without a numeric a row: x·2⁶⁴ = A·2⁶⁰ + B·2³¹
+// + C with A = q >> 29, B = q & (2²⁹ − 1), q = 2·hi + (lo >> 31), and C =
+// lo & (2³¹ − 1), so that x²·2¹²⁸ = A²·2¹²⁰ + AB·2⁹² + AC·2⁶¹ + B²·2⁶² +
+// BC·2³² + C², every product below 2⁶³ (squareSum adds them up). The
+// limbs are computed once a row behind a generate_series(1, 1) barrier
+// (see pairedValues) in the subquery that squareLimbsOf writes.
+const squareLimbs = `sum(sa * sa)::text, sum(sa * sb)::text, sum(sa * sc)::text, sum(sb * sb)::text, sum(sb * sc)::text, sum(sc * sc)::text`
+
+// squareLimbsOf wraps the query text from, whose rows have bigint columns
+// hi and lo (NULL together), as a subquery p with every column of from
+// and the limbs sa, sb and sc that squareLimbs sums.
+func squareLimbsOf(from, hi, lo string) string {
+	return `(
+		SELECT p.*, ((2 * p.` + hi + `) + (p.` + lo + ` >> 31)) >> 29 AS sa, ((2 * p.` + hi + `) + (p.` + lo + ` >> 31)) & 536870911 AS sb,
+		       p.` + lo + ` & 2147483647 AS sc, generate_series(1, 1) AS once2
+		FROM ` + from + `
+	) p`
+}
+
+// squareSum is Σ x² at scale 2¹²⁸ from the six sums of squareLimbs.
+func squareSum(v []*big.Int) *big.Int {
+	z := new(big.Int)
+	for i, shift := range []uint{120, 92, 61, 62, 32, 0} {
+		z.Add(z, new(big.Int).Lsh(v[i], shift))
+	}
+	return z
+}
 
 // Summarize reduces the paired values of metric to a Summary in one
 // aggregate query. Both evaluations must hold one row per unit
@@ -133,9 +173,9 @@ func (t *Tx) Summarize(ctx context.Context, leftID, rightID int64, metric string
 		return nil, err
 	}
 	s := &Summary{Left: left, Right: right, Metric: metric}
-	var sums [6]*string
+	var sums [12]*string
 	err = t.tx.QueryRow(ctx, summaryQuery(leftID, rightID), li+1, ri+1).Scan(&s.N, &s.LeftOnly, &s.RightOnly, &s.Greater, &s.Less, &s.NonBinary, &s.Outside,
-		&sums[0], &sums[1], &sums[2], &sums[3], &sums[4], &sums[5])
+		&sums[0], &sums[1], &sums[2], &sums[3], &sums[4], &sums[5], &sums[6], &sums[7], &sums[8], &sums[9], &sums[10], &sums[11])
 	if err != nil {
 		return nil, fmt.Errorf("summarize evaluations %d and %d: %w", leftID, rightID, err)
 	}
@@ -147,7 +187,7 @@ func (t *Tx) Summarize(ctx context.Context, leftID, rightID int64, metric string
 		return nil, fmt.Errorf("summarize evaluations %d and %d: %w", leftID, rightID, err)
 	}
 	s.SumLeft, s.SumRight = q64(v[0], v[1]), q64(v[2], v[3])
-	s.SumDiff, s.SumDiffSq = v[4], v[5]
+	s.SumDiff, s.SumDiffSq = q64(v[4], v[5]), squareSum(v[6:])
 	return s, nil
 }
 
@@ -160,8 +200,8 @@ func summaryQuery(leftID, rightID int64) string {
 		       count(*) FILTER (WHERE (l NOT IN (0, 1) OR r NOT IN (0, 1)) AND l IS NOT NULL AND r IS NOT NULL),
 		       count(*) FILTER (WHERE NOT ok AND l IS NOT NULL AND r IS NOT NULL),
 		       sum(p.lhi)::text, sum(p.llo)::text, sum(p.rhi)::text, sum(p.rlo)::text,
-		       sum(` + dExpr + `)::text, sum(` + dExpr + ` * ` + dExpr + `)::text
-		FROM ` + pairedValues(leftID, rightID, true)
+		       sum(p.dhi)::text, sum(p.dlo)::text, ` + squareLimbs + `
+		FROM ` + squareLimbsOf(pairedValues(leftID, rightID, true), "dhi", "dlo")
 }
 
 // ValueSums is one evaluation's values of one metric reduced to exact
@@ -198,8 +238,8 @@ func (t *Tx) SummarizeValues(ctx context.Context, id int64, metric string) (*Val
 		return nil, err
 	}
 	s := &ValueSums{Evaluation: e, Metric: metric}
-	var sums [3]*string
-	if err := t.tx.QueryRow(ctx, valueSumsQuery(id), i+1).Scan(&s.N, &s.Outside, &sums[0], &sums[1], &sums[2]); err != nil {
+	var sums [8]*string
+	if err := t.tx.QueryRow(ctx, valueSumsQuery(id), i+1).Scan(&s.N, &s.Outside, &sums[0], &sums[1], &sums[2], &sums[3], &sums[4], &sums[5], &sums[6], &sums[7]); err != nil {
 		return nil, fmt.Errorf("summarize evaluation %d: %w", id, err)
 	}
 	if s.Outside > 0 {
@@ -209,25 +249,27 @@ func (t *Tx) SummarizeValues(ctx context.Context, id int64, metric string) (*Val
 	if err != nil {
 		return nil, fmt.Errorf("summarize evaluation %d: %w", id, err)
 	}
-	s.Sum, s.SumSq = q64(v[0], v[1]), v[2]
+	s.Sum, s.SumSq = q64(v[0], v[1]), squareSum(v[2:])
 	return s, nil
 }
 
 // valueSumsQuery is SummarizeValues' query; $1 is the metric's index. As
 // in pairedValues, generate_series(1, 1) keeps each level's columns
-// computed once a unit.
+// computed once a unit, and every sum is of bigints (squareLimbs).
 func valueSumsQuery(id int64) string {
 	return `
-		SELECT count(*), count(*) FILTER (WHERE NOT ok),
-		       sum(hi)::text, sum(lo)::text, sum((hi::numeric * 4294967296 + lo) * (hi::numeric * 4294967296 + lo))::text
-		FROM (
-			SELECT ok, CASE WHEN ok THEN ` + fixedHi("v") + ` END AS hi, CASE WHEN ok THEN ` + fixedLo("v") + ` END AS lo,
+		SELECT count(*), count(*) FILTER (WHERE NOT ok), sum(hi)::text, sum(lo)::text, ` + squareLimbs + `
+		FROM ` + squareLimbsOf(`(
+			SELECT ok, CASE WHEN ok THEN floor(v * 4294967296.0)::bigint END AS hi, CASE WHEN ok THEN frac::bigint END AS lo,
 			       generate_series(1, 1) AS once
 			FROM (
-				SELECT v, ` + inFixed("v") + ` AS ok, generate_series(1, 1) AS once
-				FROM (SELECT a.vals[$1]::float8 AS v, generate_series(1, 1) AS once FROM ` + partitionName(id) + ` a) x
+				SELECT v, abs(v) < 16777216 AND frac = trunc(frac) AS ok, frac, generate_series(1, 1) AS once
+				FROM (
+					SELECT v, `+fixedFrac("v")+` AS frac, generate_series(1, 1) AS once
+					FROM (SELECT a.vals[$1]::float8 AS v, generate_series(1, 1) AS once FROM `+partitionName(id)+` a) x
+				) y
 			) w
-		) p`
+		) p`, "hi", "lo")
 }
 
 // integers parses the sums an aggregate query gave as text, a NULL sum

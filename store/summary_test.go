@@ -184,3 +184,66 @@ func TestSummaryCountsValuesOutsideFixedPoint(t *testing.T) {
 		return nil
 	}))
 }
+
+// At the edges of Q64 the exact sums still equal Go's: values of either
+// sign just below 2²⁴ and just above 2⁻⁶⁴ (the largest differences, near
+// 2²⁵, and the smallest), whose d² needs 178 bits, and the sums of the
+// differences' magnitudes, positive and negative alike.
+func TestSummaryAtTheEdgesOfFixedPoint(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _ := setup(t)
+	top := float64(float32(16777215))
+	edge := []float64{top, -top, 0x1p-64, -0x1p-64, 3 * 0x1p-64, top - 0.5, -0.25, 0x1.fffffep+23, 1 - 0x1p-24, 0}
+	left, right := &memRows{metrics: []string{"m"}}, &memRows{metrics: []string{"m"}}
+	for i, l := range edge {
+		for j, r := range edge {
+			id := fmt.Sprintf("u%02d-%02d", i, j)
+			left.ids, right.ids = append(left.ids, id), append(right.ids, id)
+			left.vals, right.vals = append(left.vals, []float64{l}), append(right.vals, []float64{r})
+		}
+	}
+	a, err := s.LogEvaluation(ctx, newEval("e", "a"), left)
+	require.NoError(t, err)
+	b, err := s.LogEvaluation(ctx, newEval("e", "b"), right)
+	require.NoError(t, err)
+	require.NoError(t, s.InTx(ctx, func(tx *store.Tx) error {
+		p, err := tx.Pair(ctx, a.ID, b.ID, "m", true)
+		require.NoError(t, err)
+		r := equalized(p.LeftSum, p.RightSum)
+		want, err := stats.SummarizePairs(p.LeftSum, r)
+		require.NoError(t, err)
+		got, err := tx.Summarize(ctx, a.ID, b.ID, "m", true)
+		require.NoError(t, err)
+		require.Zero(t, got.Outside)
+		for i, pair := range [][2]*big.Int{{want.SumLeft, got.SumLeft}, {want.SumRight, got.SumRight}, {want.SumDiff, got.SumDiff}, {want.SumDiffSq, got.SumDiffSq}} {
+			require.Zero(t, pair[0].Cmp(pair[1]), "sum %d: Go %v, SQL %v", i, pair[0], pair[1])
+		}
+		// Σ d and Σ |d|, exactly, from big.Rat.
+		sum, abs := new(big.Rat), new(big.Rat)
+		for i := range p.LeftSum {
+			d := new(big.Rat).Sub(new(big.Rat).SetFloat64(p.LeftSum[i]), new(big.Rat).SetFloat64(r[i]))
+			sum.Add(sum, d)
+			abs.Add(abs, d.Abs(d))
+		}
+		scale := new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), 64))
+		diffs, err := tx.SummarizeDifferences(ctx, a.ID, b.ID, "m", true)
+		require.NoError(t, err)
+		require.Zero(t, diffs.Outside)
+		require.Equal(t, sum.Mul(sum, scale).Num().String(), diffs.Sum.String(), "Σ d")
+		require.Equal(t, abs.Mul(abs, scale).Num().String(), diffs.SumAbs.String(), "Σ |d|")
+		for _, e := range []struct {
+			id     int64
+			values []float64
+		}{{a.ID, p.LeftSum}, {b.ID, p.RightSum}} {
+			want, err := stats.SummarizePairs(e.values, make([]float64, len(e.values)))
+			require.NoError(t, err)
+			got, err := tx.SummarizeValues(ctx, e.id, "m")
+			require.NoError(t, err)
+			require.Zero(t, got.Outside)
+			require.Zero(t, want.SumDiff.Cmp(got.Sum), "Σ v: Go %v, SQL %v", want.SumDiff, got.Sum)
+			require.Zero(t, want.SumDiffSq.Cmp(got.SumSq), "Σ v²: Go %v, SQL %v", want.SumDiffSq, got.SumSq)
+		}
+		return nil
+	}))
+}
