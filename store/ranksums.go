@@ -129,16 +129,15 @@ func rankSumsQuery(ids []int64, lowerIsBetter bool) string {
 		ties = append(ties, fmt.Sprintf("e%d * e%d - 1", j+1, j+1))
 		ok = append(ok, fmt.Sprintf("ok%d", j+1))
 	}
-	// generate_series(1, 1) keeps each level's columns computed once per
-	// unit (see pairedValues).
+	// A fence keeps each level's columns computed once per unit.
 	return `
 		SELECT count(*), coalesce(sum(` + strings.Join(ties, " + ") + `), 0),
 		       count(*) FILTER (WHERE NOT (` + strings.Join(ok, " AND ") + `)),
 		       ` + strings.Join(aggs, ",\n\t\t       ") + `
 		FROM (
-			SELECT ` + strings.Join(counts, ",\n\t\t\t       ") + `, generate_series(1, 1) AS once
+			SELECT ` + strings.Join(counts, ",\n\t\t\t       ") + `, ` + fence + `
 			FROM (
-				SELECT ` + strings.Join(vals, ", ") + `, generate_series(1, 1) AS once
+				SELECT ` + strings.Join(vals, ", ") + `, ` + fence + `
 				FROM ` + strings.Join(from, " ") + `
 			) v
 		) c`
