@@ -313,6 +313,13 @@ func (s *Store) LogEvaluation(ctx context.Context, ev NewEvaluation, rows Rows) 
 			buckets = 1
 		}
 	}
+	if buckets > 1 {
+		// A log killed just before this one began may have held its
+		// evaluation's lock a moment longer, while its server process
+		// noticed, and kept its parts from being collected when this
+		// one started: look again once this one is done.
+		defer s.collectOrphans(ctx)
+	}
 	return s.logEvaluation(ctx, ev, rows, rows.HasDraw(), buckets, func(ctx context.Context, tx pgx.Tx, l *load) error {
 		l.metrics = metrics
 		l.sums = make([]stats.CompensatedSum, len(metrics))
