@@ -13,7 +13,6 @@ import (
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/report"
 	"github.com/verdict-ml/verdict/store"
-	"github.com/verdict-ml/verdict/store/storetest"
 )
 
 // drawRows are n units of two rows each (draws 0 and 1) of one metric.
@@ -43,14 +42,7 @@ func (r *drawRows) Progress() (a, b int64) { return 0, 0 }
 func TestAutoChoosesTAtScale(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	cs, err := store.Open(ctx, storetest.Citus(t), store.Options{})
-	require.NoError(t, err)
-	t.Cleanup(cs.Close)
-	ps, err := store.Open(ctx, storetest.NewDatabase(t), store.Options{})
-	require.NoError(t, err)
-	t.Cleanup(ps.Close)
-	_, err = cs.Distribute(ctx, store.DistributeOptions{ShardCount: 4})
-	require.NoError(t, err)
+	cs, ps := twoDeployments(t)
 
 	stores := map[string]*store.Store{"citus": cs, "one server": ps}
 	// evals[where][name]: evaluations of n units, runs "a" and "b".

@@ -16,6 +16,22 @@ import (
 	"github.com/verdict-ml/verdict/store/storetest"
 )
 
+// twoDeployments opens a store on a 3-node Citus cluster, distributed
+// into 4 shards, and one on a single server, both closed when t ends.
+func twoDeployments(t *testing.T) (cluster, one *store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	cluster, err := store.Open(ctx, storetest.Citus(t), store.Options{})
+	require.NoError(t, err)
+	t.Cleanup(cluster.Close)
+	one, err = store.Open(ctx, storetest.NewDatabase(t), store.Options{})
+	require.NoError(t, err)
+	t.Cleanup(one.Close)
+	_, err = cluster.Distribute(ctx, store.DistributeOptions{ShardCount: 4})
+	require.NoError(t, err)
+	return cluster, one
+}
+
 // wideRows are per-unit values of two metrics, one row per unit, as
 // store.Rows.
 type wideRows struct {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/store"
-	"github.com/verdict-ml/verdict/store/storetest"
 )
 
 // diffRun is n users of a run with four metrics whose differences a
@@ -55,14 +54,7 @@ func diffRun(n int, seed uint64, lift float64, ids func(int) string) *wideRows {
 func TestDiffOnTheWorkers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	cs, err := store.Open(ctx, storetest.Citus(t), store.Options{})
-	require.NoError(t, err)
-	t.Cleanup(cs.Close)
-	ps, err := store.Open(ctx, storetest.NewDatabase(t), store.Options{})
-	require.NoError(t, err)
-	t.Cleanup(ps.Close)
-	_, err = cs.Distribute(ctx, store.DistributeOptions{ShardCount: 4})
-	require.NoError(t, err)
+	cs, ps := twoDeployments(t)
 
 	const n = 3000
 	user := func(u int) string { return fmt.Sprintf("user-%05d", u) }

@@ -16,7 +16,6 @@ import (
 	"github.com/verdict-ml/verdict/compare"
 	"github.com/verdict-ml/verdict/report"
 	"github.com/verdict-ml/verdict/store"
-	"github.com/verdict-ml/verdict/store/storetest"
 )
 
 // tRun is n users of a run: ndcg@10, multiples of 1/32 with a third
@@ -79,14 +78,7 @@ func tInterval(xs []float64) (mean, low, high, p float64) {
 func TestLeaderboardChoosesTAtScale(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	cs, err := store.Open(ctx, storetest.Citus(t), store.Options{})
-	require.NoError(t, err)
-	t.Cleanup(cs.Close)
-	ps, err := store.Open(ctx, storetest.NewDatabase(t), store.Options{})
-	require.NoError(t, err)
-	t.Cleanup(ps.Close)
-	_, err = cs.Distribute(ctx, store.DistributeOptions{ShardCount: 4})
-	require.NoError(t, err)
+	cs, ps := twoDeployments(t)
 
 	n := compare.AutoTMinUnits
 	runs := map[string]*wideRows{
