@@ -74,8 +74,11 @@ func fixedHi(v string) string { return "floor(" + v + " * 4294967296.0)::bigint"
 func fixedLo(v string) string { return "(" + fixedFrac(v) + ")::bigint" }
 
 func inFixed(v string) string {
-	return "(abs(" + v + ") < 16777216 AND " + fixedFrac(v) + " = trunc(" + fixedFrac(v) + "))"
+	return "(" + inRange(v) + " AND " + fixedFrac(v) + " = trunc(" + fixedFrac(v) + "))"
 }
+
+// inRange is true when |v| < 2²⁴, where fixedHi and fixedLo are defined.
+func inRange(v string) string { return "abs(" + v + ") < 16777216" }
 
 // fixedFrac is the fraction of v·2³² times 2³², a float8.
 func fixedFrac(v string) string {
@@ -107,11 +110,11 @@ func pairedValues(leftID, rightID int64, full bool) string {
 		FROM (
 			SELECT sid, l, eq, CASE WHEN eq THEN l ELSE r0 END AS r,
 			       lin AND lfrac = trunc(lfrac) AND (eq OR rin AND rfrac = trunc(rfrac)) AS ok,
-			       CASE WHEN lin THEN floor(l * 4294967296.0)::bigint END AS lh, CASE WHEN lin THEN lfrac::bigint END AS lf,
-			       CASE WHEN rin THEN floor(r0 * 4294967296.0)::bigint END AS rh, CASE WHEN rin THEN rfrac::bigint END AS rf,
+			       CASE WHEN lin THEN ` + fixedHi("l") + ` END AS lh, CASE WHEN lin THEN lfrac::bigint END AS lf,
+			       CASE WHEN rin THEN ` + fixedHi("r0") + ` END AS rh, CASE WHEN rin THEN rfrac::bigint END AS rf,
 			       ` + fence + `
 			FROM (
-				SELECT sid, l, r0, eq, abs(l) < 16777216 AS lin, abs(r0) < 16777216 AS rin,
+				SELECT sid, l, r0, eq, ` + inRange("l") + ` AS lin, ` + inRange("r0") + ` AS rin,
 				       ` + fixedFrac("l") + ` AS lfrac, ` + fixedFrac("r0") + ` AS rfrac, ` + fence + `
 				FROM (
 					SELECT coalesce(a.sample_id, b.sample_id) AS sid, a.vals[$1]::float8 AS l, b.vals[$2]::float8 AS r0,
@@ -267,10 +270,10 @@ func valueSumsQuery(id int64) string {
 	return `
 		SELECT count(*), count(*) FILTER (WHERE NOT ok), sum(hi)::text, sum(lo)::text, ` + squareLimbs + `
 		FROM ` + squareLimbsOf(`(
-			SELECT ok, CASE WHEN ok THEN floor(v * 4294967296.0)::bigint END AS hi, CASE WHEN ok THEN frac::bigint END AS lo,
+			SELECT ok, CASE WHEN ok THEN `+fixedHi("v")+` END AS hi, CASE WHEN ok THEN frac::bigint END AS lo,
 			       `+fence+`
 			FROM (
-				SELECT v, abs(v) < 16777216 AND frac = trunc(frac) AS ok, frac, `+fence+`
+				SELECT v, `+inRange("v")+` AND frac = trunc(frac) AS ok, frac, `+fence+`
 				FROM (
 					SELECT v, `+fixedFrac("v")+` AS frac, `+fence+`
 					FROM (SELECT a.vals[$1]::float8 AS v, `+fence+` FROM `+partitionName(id)+` a) x
